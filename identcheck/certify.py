@@ -1,0 +1,132 @@
+"""Exact proofs of relations between terms (SPEC §3.5).
+
+Every type-1 term of component c is exp(xᵀM_c x) · c·x^α · φ^(m)(a_cᵀx). A relation
+Σ_i λ_i term_i = 0 on a probe is therefore, after dividing by exp(xᵀM_1x),
+
+    Σ_c exp(xᵀ(M_c − M_1)x) · Σ_{i ∈ c} λ_i c_i x^{α_i} φ^(m_i)(a_cᵀx) = 0,
+
+and the exponentials drop out exactly when the components share M (the only cross-component
+families we name). The reduced expression — polynomials in x times φ's derivatives at exact
+rational arguments — is handed to sympy: first ``expand`` (enough for polynomials and the
+heat/Euler families), then ``simplify``. "Proved" means sympy returned an exact 0; nothing else
+counts as a proof.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from .activation import Z
+from .terms import TermSet, _PhiDerivative
+
+__all__ = ["prove_relation", "relation_expression"]
+
+MAX_OPS_FOR_SIMPLIFY = 4000
+
+
+def relation_expression(term_set: TermSet, derivatives: tuple, components, coefficients) -> sp.Expr:
+    """Σ λ_i term_i / exp(xᵀM_1x) for a concrete φ, as a sympy expression in x.
+
+    Parameters
+    ----------
+    term_set : TermSet
+    derivatives : tuple of sympy.Expr
+        (φ, φ', φ'') in :data:`~identcheck.activation.Z`.
+    components : sequence of Component
+    coefficients : iterable of (column, exact coefficient)
+    """
+    n = len(term_set.terms)
+    values = [term_set.numeric_params(c.M, c.a) for c in components]
+    reference = term_set.quadratic.xreplace(values[0])
+    total = sp.Integer(0)
+    for column, coeff in coefficients:
+        comp, position = divmod(column, n)
+        reduced = term_set.terms[position].reduced.xreplace(values[comp])
+        reduced = reduced.replace(
+            lambda e: isinstance(e, _PhiDerivative), lambda e: derivatives[e.order].subs(Z, e.args[0])
+        )
+        shift = sp.expand(term_set.quadratic.xreplace(values[comp]) - reference)
+        total += coeff * sp.exp(shift) * reduced
+    return total
+
+
+def prove_relation(term_set: TermSet, derivatives: tuple, components, coefficients, thorough: bool = True) -> bool:
+    """True when sympy reduces the relation to exactly 0 (for all x); False if it could not.
+
+    ``thorough=False`` skips the last, slow resort (``simplify``).
+    """
+    expr = relation_expression(term_set, derivatives, components, coefficients)
+    return is_exact_zero(expr, term_set.x, thorough)
+
+
+def is_exact_zero(expr: sp.Expr, x, thorough: bool = True) -> bool:
+    """Decide ``expr ≡ 0`` in x exactly, or return False when that cannot be shown.
+
+    1. ``expand``.
+    2. Exponentials made explicit (below); failing that, the same for every ∂/∂x_j together
+       with expr(0) = 0, which suffices on the connected box [−1, 1]^d. Exponentials made explicit: rewrite in exp, then write every exp(Σ_β c_β x^β + c_0)
+       (rational c) as Π_β T_β^(L·c_β) · T_0^(L·c_0) with T_β = exp(x^β / L), L the common
+       denominator. Substitution T → exp(…) is a ring homomorphism, so if the resulting rational
+       function in (x, T, other functions) cancels to 0, ``expr`` is identically 0.
+    3. ``simplify`` (only when ``thorough``).
+    """
+    expanded = sp.expand(expr)
+    if expanded == 0:
+        return True
+    if _cancels(expanded, x):
+        return True
+    # Constant on the connected box [-1, 1]^d and zero at x = 0 ⇒ zero (logs become rational
+    # functions of exponentials once differentiated).
+    at_origin = expanded.xreplace({xi: 0 for xi in x})
+    if all(_cancels(sp.diff(expanded, xi), x) for xi in x) and _is_zero_number(at_origin):
+        return True
+    if not thorough or sp.count_ops(expanded) > MAX_OPS_FOR_SIMPLIFY:
+        return False
+    try:
+        return sp.simplify(expanded) == 0
+    except Exception:  # sympy gave up: not proved
+        return False
+
+
+def _cancels(expr: sp.Expr, x) -> bool:
+    try:
+        return _cancels_with_exponential_symbols(expr, x)
+    except Exception:  # the reduction did not apply (non-rational exponents, …)
+        return False
+
+
+def _is_zero_number(value: sp.Expr) -> bool:
+    if value == 0:
+        return True
+    try:
+        return sp.simplify(sp.expand_log(value, force=True)) == 0
+    except Exception:
+        return False
+
+
+def _cancels_with_exponential_symbols(expr: sp.Expr, x) -> bool:
+    expr = sp.expand(expr.rewrite(sp.exp))
+    exponentials = list(expr.atoms(sp.exp))
+    decompositions = []
+    monomials: set = set()
+    for e in exponentials:
+        poly = sp.Poly(sp.expand(e.args[0]), *x)
+        terms = dict(poly.terms())
+        if not all(c.is_Rational for c in terms.values()):
+            return False
+        decompositions.append(terms)
+        monomials.update(terms)
+    if not exponentials:
+        return sp.cancel(sp.together(expr)) == 0
+    denominators = [c.q for terms in decompositions for c in terms.values()]
+    common = sp.ilcm(*denominators) if denominators else 1
+    basis = sorted(monomials)
+    symbols = sp.symbols(f"T0:{len(basis)}", positive=True)
+    replacement = {}
+    for e, terms in zip(exponentials, decompositions):
+        value = sp.Integer(1)
+        for monomial, coeff in terms.items():
+            value *= symbols[basis.index(monomial)] ** int(coeff * common)
+        replacement[e] = value
+    reduced = expr.xreplace(replacement)
+    return sp.cancel(sp.together(reduced)) == 0

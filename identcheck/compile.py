@@ -1,0 +1,224 @@
+"""Compile symbolic terms once, then evaluate them as arrays: float64 (numpy) or arb balls.
+
+A term set's expressions involve the inputs x, one component's parameters θ and the
+placeholders φ^(m)(s). Compiling replaces each placeholder by a plain symbol P_m, so that
+
+    column(x; θ) = F(x, θ, P_0, P_1, P_2),      P_m = φ^(m)(aᵀx),
+
+and F is built once per term set (``sympy.lambdify`` with common-subexpression elimination for
+numpy; a closure over the sympy tree for python-flint's ``arb`` ball arithmetic). φ's own
+derivatives are compiled once per activation. No sympy object is touched while evaluating.
+
+The arb path is the high-precision one used to settle borderline ranks (see :mod:`rank`):
+the sample points and the probe parameters are binary numbers, so they enter exactly and
+every entry is computed to the requested precision.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from functools import lru_cache
+from typing import Callable, Sequence
+
+import flint
+import numpy as np
+import sympy as sp
+
+from .terms import TermSet, _PhiDerivative
+
+__all__ = ["CompiledTerms", "arb_closure", "arb_precision", "compile_terms"]
+
+MAX_PHI_ORDER = 2
+_P = sp.symbols(f"P0:{MAX_PHI_ORDER + 1}")
+
+
+@contextmanager
+def arb_precision(digits: int):
+    """Run a block with python-flint working at ``digits`` decimal digits (restored after)."""
+    saved = flint.ctx.prec
+    flint.ctx.prec = int(digits * 3.3219280948873626) + 16
+    try:
+        yield
+    finally:
+        flint.ctx.prec = saved
+
+
+def _arb_number(value: sp.Expr):
+    if value.is_Integer:
+        return flint.arb(int(value))
+    if value.is_Rational:
+        return flint.arb(flint.fmpq(int(value.p), int(value.q)))
+    if value is sp.pi:
+        return flint.arb.pi()
+    if value is sp.E:
+        return flint.arb.const_e()
+    if value.is_Float:
+        return flint.arb(str(value))
+    raise NotImplementedError(f"no arb value for {value!r}")
+
+
+_ARB_FUNCTIONS = {
+    sp.exp: lambda v: v.exp(),
+    sp.log: lambda v: v.log(),
+    sp.sin: lambda v: v.sin(),
+    sp.cos: lambda v: v.cos(),
+    sp.tan: lambda v: v.tan(),
+    sp.sinh: lambda v: v.sinh(),
+    sp.cosh: lambda v: v.cosh(),
+    sp.tanh: lambda v: v.tanh(),
+    sp.atan: lambda v: v.atan(),
+    sp.asinh: lambda v: v.asinh(),
+    sp.erf: lambda v: v.erf(),
+    sp.erfc: lambda v: v.erfc(),
+}
+
+
+def _arb_node(expr: sp.Expr, slots: dict, constants: list) -> Callable[[list], object]:
+    """A closure computing ``expr`` from a list of arb values (``slots`` maps symbol → index).
+
+    Numbers are collected in ``constants`` (a list of [sympy number, arb value]); the caller
+    fills in the arb values once per batch, at the precision in force then.
+    """
+    if expr in slots:
+        i = slots[expr]
+        return lambda v: v[i]
+    if expr.is_Number or expr in (sp.pi, sp.E):
+        entry = [expr, None]
+        constants.append(entry)
+        return lambda v: entry[1]
+    if expr.is_Add or expr.is_Mul:
+        parts = [_arb_node(a, slots, constants) for a in expr.args]
+        if expr.is_Add:
+            return lambda v: _fold(parts, v, lambda s, t: s + t)
+        return lambda v: _fold(parts, v, lambda s, t: s * t)
+    if expr.is_Pow:
+        base, exponent = expr.args
+        b = _arb_node(base, slots, constants)
+        if exponent.is_Integer:
+            n = int(exponent)
+            return lambda v: b(v) ** n
+        if exponent == sp.Rational(1, 2):
+            return lambda v: b(v).sqrt()
+        if exponent == sp.Rational(-1, 2):
+            return lambda v: b(v).rsqrt()
+        e = _arb_node(exponent, slots, constants)
+        return lambda v: (e(v) * b(v).log()).exp()
+    function = _ARB_FUNCTIONS.get(expr.func)
+    if function is not None:
+        inner = _arb_node(expr.args[0], slots, constants)
+        return lambda v: function(inner(v))
+    raise NotImplementedError(f"no arb evaluation for {expr.func}")
+
+
+def _fold(parts, values, op):
+    total = parts[0](values)
+    for part in parts[1:]:
+        total = op(total, part(values))
+    return total
+
+
+def arb_closure(exprs: Sequence[sp.Expr], symbols: Sequence[sp.Symbol]) -> Callable[[list], list]:
+    """Compile ``exprs`` into ``f(rows) -> list of output lists`` (arb), one per input row.
+
+    Each row is a list of arb values aligned with ``symbols``. Common subexpressions are computed
+    once per row, numeric constants once per call (at the precision in force then).
+    """
+    replacements, reduced = sp.cse(list(exprs))
+    slots = {s: i for i, s in enumerate(symbols)}
+    constants: list = []
+    steps = []
+    for symbol, sub in replacements:
+        steps.append(_arb_node(sub, slots, constants))
+        slots[symbol] = len(symbols) + len(steps) - 1
+    outputs = [_arb_node(e, slots, constants) for e in reduced]
+
+    def evaluate(rows):
+        for entry in constants:
+            entry[1] = _arb_number(entry[0])
+        results = []
+        for row in rows:
+            values = list(row)
+            for step in steps:
+                values.append(step(values))
+            results.append([out(values) for out in outputs])
+        return results
+
+    return evaluate
+
+
+@lru_cache(maxsize=256)
+def _phi_functions(derivatives: tuple):
+    z = sp.Symbol("z", real=True)
+    return [arb_closure([d], [z]) for d in derivatives]
+
+
+def _placeholders_to_symbols(expr: sp.Expr) -> sp.Expr:
+    return expr.replace(lambda e: isinstance(e, _PhiDerivative), lambda e: _P[e.order])
+
+
+class CompiledTerms:
+    """A term set compiled for evaluation at many points and parameter values.
+
+    Parameters
+    ----------
+    term_set : TermSet
+        The symbolic terms of one component.
+    """
+
+    def __init__(self, term_set: TermSet):
+        self.term_set = term_set
+        exprs = [_placeholders_to_symbols(t.expr) for t in term_set.terms]
+        self._args = (*term_set.x, *term_set.params, *_P)
+        self._numpy = sp.lambdify(self._args, exprs, modules=["scipy", "numpy"], cse=True)
+        self._arb = arb_closure(exprs, self._args)
+        self._a_slice = slice(len(term_set.params) - term_set.dim, len(term_set.params))
+
+    @property
+    def n_terms(self) -> int:
+        return len(self.term_set.terms)
+
+    def float64(self, points: np.ndarray, components: Sequence[Sequence], activation) -> np.ndarray:
+        """Evaluate every term of every component at ``points``.
+
+        Parameters
+        ----------
+        points : ndarray, shape (n, d)
+        components : sequence of parameter vectors, each aligned with ``term_set.params``
+        activation : Activation
+
+        Returns
+        -------
+        ndarray, shape (n, len(components) * n_terms)
+        """
+        n = points.shape[0]
+        columns = []
+        for theta in components:
+            theta = [float(t) for t in theta]
+            z = points @ np.asarray(theta[self._a_slice])
+            phis = [activation.numpy_derivative(m)(z) for m in range(MAX_PHI_ORDER + 1)]
+            with np.errstate(all="ignore"):
+                values = self._numpy(*points.T, *theta, *phis)
+            columns.extend(np.broadcast_to(np.asarray(v, dtype=float), (n,)) for v in values)
+        return np.column_stack(columns)
+
+    def arb(self, points: np.ndarray, components: Sequence[Sequence], activation, digits: int):
+        """The same matrix as :meth:`float64`, as a ``flint.arb_mat`` at ``digits`` digits."""
+        phi = _phi_functions(tuple(activation.derivatives))
+        with arb_precision(digits):
+            x_arb = [[flint.arb(float(v)) for v in row] for row in points]
+            rows = [[] for _ in range(points.shape[0])]
+            for theta in components:
+                theta_arb = [_arb_number(sp.sympify(t)) for t in theta]
+                a_arb = theta_arb[self._a_slice]
+                zs = [[sum((x * a for x, a in zip(xi, a_arb)), flint.arb(0))] for xi in x_arb]
+                phis = [[out[0] for out in f(zs)] for f in phi]
+                inputs = [[*xi, *theta_arb, *(p[i] for p in phis)] for i, xi in enumerate(x_arb)]
+                for row, values in zip(rows, self._arb(inputs)):
+                    row.extend(values)
+            return flint.arb_mat(rows)
+
+
+@lru_cache(maxsize=None)
+def compile_terms(term_set: TermSet) -> CompiledTerms:
+    """Compile a term set once per process."""
+    return CompiledTerms(term_set)

@@ -1,0 +1,125 @@
+"""Parameter families to probe (SPEC §3.3).
+
+The definition quantifies over *every* finite family of pairwise distinct components, and the
+HMoE puts structure there that random draws never hit: the gating matrices M_{h,i} are shared
+by all channels k of a head, M_{h,N} = 0 is fixed, and nothing stops two experts from being
+a₂ = −a₁ or a₂ = c·a₁. Each structured family is therefore probed on purpose, beside random ones.
+
+Parameters are dyadic rationals (k/8): exact in float64, in arb and in sympy, so one probe is
+the same probe in every arithmetic and a relation found on it can be proved symbolically.
+
+a = 0 is not a default probe: φ(0·x) is constant, so ∂ū/∂M_jk ∝ ∂²ū/∂a_j∂a_k for *every* φ
+and the condition carries no information there (``include_zero=True`` adds it, flagged as not
+counting for the verdict).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import sympy as sp
+
+__all__ = ["Component", "Probe", "default_probes"]
+
+DENOMINATOR = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Component:
+    """One component θ = (M, a): M symmetric d×d, a in R^d, entries exact rationals."""
+
+    M: tuple  # rows of sympy Rationals
+    a: tuple
+
+    def to_dict(self) -> dict:
+        return {"M": [[str(v) for v in row] for row in self.M], "a": [str(v) for v in self.a]}
+
+    @property
+    def l1(self) -> float:
+        return float(sum(abs(v) for v in self.a))
+
+
+@dataclass(frozen=True, slots=True)
+class Probe:
+    """A named family of components, and whether its outcome counts for the verdict."""
+
+    name: str
+    components: tuple
+    counts: bool = True
+    note: str = field(default="", repr=False)
+
+    def to_dict(self) -> dict:
+        return {"components": [c.to_dict() for c in self.components]}
+
+
+def _rational_vector(rng, d, low=-DENOMINATOR, high=DENOMINATOR, nonzero=True):
+    while True:
+        v = rng.integers(low, high + 1, size=d)
+        if not nonzero or np.any(v != 0):
+            return tuple(sp.Rational(int(k), DENOMINATOR) for k in v)
+
+
+def _random_matrix(rng, d):
+    while True:
+        upper = rng.integers(-DENOMINATOR, DENOMINATOR + 1, size=(d, d))
+        if np.any(np.triu(upper) != 0):
+            break
+    return tuple(
+        tuple(sp.Rational(int(upper[min(i, j), max(i, j)]), DENOMINATOR) for j in range(d)) for i in range(d)
+    )
+
+
+def _zero_matrix(d):
+    return tuple(tuple(sp.Integer(0) for _ in range(d)) for _ in range(d))
+
+
+def _distinct_vectors(rng, d, count):
+    found = []
+    while len(found) < count:
+        v = _rational_vector(rng, d)
+        if all(v != w and v != tuple(-x for x in w) for w in found):
+            found.append(v)
+    return found
+
+
+def default_probes(dim: int, seed: int = 0, include_zero: bool = False) -> list[Probe]:
+    """The standard probe list for ``dim``, deterministic in ``seed``.
+
+    Returns
+    -------
+    list of Probe
+        random single; M = 0; random pair; gate M_N = 0 beside a random M; shared M with
+        random a; shared M = 0 with random a; shared M with a₂ = −a₁; shared M with a₂ = c·a₁;
+        random triple; and with ``include_zero`` a = 0 (not counted).
+    """
+    rng = np.random.default_rng([seed, dim])
+    probes = []
+
+    def add(name, components, counts=True, note=""):
+        probes.append(Probe(name, tuple(components), counts, note))
+
+    M1, M2, M3 = (_random_matrix(rng, dim) for _ in range(3))
+    while M2 == M1:
+        M2 = _random_matrix(rng, dim)
+    a1, a2, a3 = _distinct_vectors(rng, dim, 3)
+    zero = _zero_matrix(dim)
+    c = sp.Rational(int(rng.choice([-4, -1, 1, 3, 4])), 2)  # c ∉ {0, ±1}
+
+    add("random single", [Component(M1, a1)])
+    add("M = 0", [Component(zero, a1)], note="the fixed gate M_N = 0")
+    add("random pair", [Component(M1, a1), Component(M2, a2)])
+    add("gate M_N = 0 beside random M", [Component(zero, a1), Component(M2, a2)])
+    add("shared M, random a", [Component(M1, a1), Component(M1, a2)], note="one head, two channels")
+    add("shared M = 0, random a", [Component(zero, a1), Component(zero, a2)])
+    add("shared M, a2 = -a1", [Component(M1, a1), Component(M1, tuple(-v for v in a1))])
+    add(f"shared M, a2 = {c}·a1", [Component(M1, a1), Component(M1, tuple(c * v for v in a1))])
+    add("random triple", [Component(M1, a1), Component(M2, a2), Component(M3, a3)])
+    if include_zero:
+        add(
+            "a = 0",
+            [Component(M1, tuple(sp.Integer(0) for _ in range(dim)))],
+            counts=False,
+            note="phi(0·x) is constant: a relation here holds for every phi, so it does not count",
+        )
+    return probes

@@ -1,0 +1,229 @@
+"""Decide whether the columns of a collocation matrix are linearly independent.
+
+A[i, j] = term_j(x_i) at n random points x_i ∈ [−1, 1]^d, n several times the number of terms T.
+Independent columns prove the functions independent (up to rounding, which is what the
+precision ladder controls); a dependence among the columns at n ≫ T random points is evidence
+of a dependence among the functions.
+
+The rule, with its named tolerances (recorded in every :class:`RankDecision`):
+
+1. **Scale.** B = A·D⁻¹, D = diag(‖A_j‖₂): all columns unit length, so the singular values
+   measure directions, not units. An exactly zero column is a dependence candidate by itself.
+2. **float64.** SVD of B: s_1 ≥ … ≥ s_T. Rounding moves singular values by about
+   eps·s_1·√n ≈ 1e-14, so ``s_T ≥ borderline = sqrt(eps)·s_1`` (≈ 1.5e-8·s_1) cannot be an
+   artefact: *independent*, settled at 16 digits. Below it the direction is **borderline**:
+   a genuine dependence and an ill-conditioned independence look alike in float64 (both occur
+   among ordinary activations), so float64 alone decides nothing there.
+3. **Higher precision.** The matrix is re-evaluated in arb ball arithmetic (python-flint)
+   carrying 2p digits for p on a ladder (30, 60, 120). With H = BᵀB rotated by the float64
+   right singular vectors V = [V_r V_b] (resolved | borderline),
+
+       S = H_bb − H_br·H_rr⁻¹·H_rb        (k × k, k = number of borderline directions)
+
+   is the Gram matrix of the borderline directions after removing their components along the
+   resolved ones; its eigenvalues are the squares of the k smallest singular values (up to a
+   factor near 1). S is itself split the same way when its eigenvalues spread over more than
+   eight decades (recursive deflation). A singular value is **collapsed at p** when it is below
+   ``10^-p``: the arithmetic carries 2p digits, so an exact dependence lands near 10^-2p.
+4. **Decision** on consecutive rungs p < p': the same number c of collapsed values at both
+   ⇒ c > 0: *dependent* (settled at p'); c = 0 and the smallest singular value equal to
+   ``agreement`` (1e-6) relative: *independent* (settled at p). Otherwise climb; past the last
+   rung: *inconclusive*. A true dependence collapses with precision; an independence converges
+   to its (possibly tiny) true value and stays there.
+
+The null directions found at the settling precision are returned in unscaled coordinates, so
+that callers can read them as relations between labelled terms.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import flint
+import numpy as np
+
+from .compile import arb_precision
+
+__all__ = ["RankDecision", "decide_rank", "DEFAULT_LADDER"]
+
+EPS = np.finfo(float).eps
+DEFAULT_LADDER = (30, 60, 120)
+BORDERLINE_FACTOR = float(np.sqrt(EPS))  # borderline = sqrt(eps) * s_1
+AGREEMENT = 1e-6
+DEFLATION_GAP = 1e-8  # eigenvalue ratio that counts as resolved inside S
+
+
+@dataclass(frozen=True, slots=True)
+class RankDecision:
+    """Outcome of the independence decision for one matrix.
+
+    Attributes
+    ----------
+    independent : bool or None
+        True / False, or None when the ladder ended without a consistent answer.
+    smallest_singular_value : float
+        Of the column-scaled matrix, at ``precision_digits``.
+    precision_digits : int
+        16 when float64 settled it, else the ladder rung that did.
+    nullity : int
+        Number of collapsed directions (0 unless dependent).
+    null_space : ndarray, shape (T, nullity)
+        Orthonormal-ish null directions, in unscaled column coordinates.
+    history : tuple of (int, float, int)
+        (digits, smallest singular value, collapsed count) per precision tried.
+    tolerances : dict
+        The named thresholds used.
+    """
+
+    independent: bool | None
+    smallest_singular_value: float
+    precision_digits: int
+    nullity: int
+    null_space: np.ndarray = field(repr=False)
+    history: tuple
+    tolerances: dict = field(repr=False)
+
+
+def decide_rank(
+    matrix: np.ndarray,
+    high_precision: Callable[[int], "flint.arb_mat"],
+    ladder: tuple = DEFAULT_LADDER,
+) -> RankDecision:
+    """Decide the column rank of ``matrix`` (float64), re-evaluating borderline cases.
+
+    Parameters
+    ----------
+    matrix : ndarray, shape (n, T)
+        The float64 collocation matrix.
+    high_precision : callable
+        ``high_precision(digits)`` returns the same matrix as a ``flint.arb_mat`` whose entries
+        carry at least ``digits`` correct digits.
+    ladder : tuple of int
+        Increasing precisions p (decimal digits of resolution) to try.
+
+    Returns
+    -------
+    RankDecision
+    """
+    n, T = matrix.shape
+    norms = np.linalg.norm(matrix, axis=0)
+    zero = norms == 0
+    if not np.all(np.isfinite(matrix)):
+        raise FloatingPointError("the collocation matrix has non-finite entries")
+    live = np.flatnonzero(~zero)
+    scaled = matrix[:, live] / norms[live]
+    _, s, vt = np.linalg.svd(scaled, full_matrices=False) if live.size else (None, np.zeros(0), np.zeros((0, 0)))
+    s_max = s[0] if s.size else 1.0
+    borderline = BORDERLINE_FACTOR * s_max
+    tolerances = {
+        "borderline": borderline,
+        "borderline_rule": "sqrt(eps) * s_max",
+        "collapse_rule": "10**-p at precision p (arithmetic carries 2p digits)",
+        "agreement": AGREEMENT,
+        "ladder": list(ladder),
+        "scaling": "unit 2-norm columns",
+    }
+    s_min64 = s[-1] if s.size else 0.0
+    history = [(16, float(s_min64) if not zero.any() else 0.0, int(zero.sum()))]
+    if not zero.any() and s_min64 >= borderline:
+        return RankDecision(True, float(s_min64), 16, 0, np.zeros((T, 0)), tuple(history), tolerances)
+
+    # Rotation: full V for the live columns, identity for the zero ones; borderline directions last.
+    v_full = np.zeros((T, T))
+    v_full[np.ix_(live, np.arange(live.size))] = vt.T
+    v_full[np.flatnonzero(zero), live.size + np.arange(zero.sum())] = 1.0
+    order_resolved = [i for i in range(live.size) if s[i] >= borderline]
+    order_borderline = [i for i in range(live.size) if s[i] < borderline] + list(range(live.size, T))
+    scale = norms.copy()
+
+    results = []
+    for digits in ladder:
+        values, vectors = _small_singular_values(
+            high_precision(2 * digits), scale, zero, v_full, order_resolved, order_borderline, digits
+        )
+        collapsed = values < 10.0 ** (-digits)
+        results.append((digits, values, vectors, collapsed))
+        history.append((digits, float(values.min()), int(collapsed.sum())))
+        if len(results) < 2:
+            continue
+        (p, v_p, _, c_p), (q, v_q, vec_q, c_q) = results[-2], results[-1]
+        if c_p.sum() == c_q.sum() and c_q.sum() > 0:
+            null = vectors[:, collapsed] / np.where(scale > 0, scale, 1.0)[:, None]
+            null /= np.linalg.norm(null, axis=0)
+            return RankDecision(False, float(v_q.min()), q, int(c_q.sum()), null, tuple(history), tolerances)
+        if c_p.sum() == 0 and c_q.sum() == 0:
+            if abs(v_p.min() - v_q.min()) <= AGREEMENT * v_q.min():
+                return RankDecision(True, float(v_q.min()), p, 0, np.zeros((T, 0)), tuple(history), tolerances)
+    return RankDecision(None, float(results[-1][1].min()), ladder[-1], 0, np.zeros((T, 0)), tuple(history), tolerances)
+
+
+def _small_singular_values(arb_matrix, scale, zero, v_full, resolved, borderline, digits):
+    """The borderline singular values of the scaled matrix, and their directions (scaled coords)."""
+    T = v_full.shape[0]
+    with arb_precision(2 * digits):
+        a = arb_matrix.mid()
+        raw_gram = (a.transpose() * a).mid()
+        inv = flint.arb_mat(T, T)
+        for j in range(T):
+            if zero[j]:  # float64 saw an exactly zero column: take its norm from arb
+                scale[j] = float(raw_gram[j, j].sqrt().mid())
+            inv[j, j] = flint.arb(1.0 / scale[j]) if scale[j] > 0 else flint.arb(0)
+        gram = (inv * raw_gram * inv).mid()
+        values, vectors = _deflate(gram, v_full, resolved, borderline, digits)
+    return np.sqrt(np.maximum(values, 0.0)), vectors
+
+
+def _deflate(gram, basis, resolved, borderline, digits, depth=0):
+    """Eigenvalues of the Schur complement of ``gram`` in the rotated basis, deflated recursively.
+
+    Returns (eigenvalues, directions) for the ``borderline`` columns of ``basis``.
+    """
+    rotation = _arb_from(basis)
+    rotated = (rotation.transpose() * gram * rotation).mid()
+    b_idx, r_idx = list(borderline), list(resolved)
+    h_bb = _sub(rotated, b_idx, b_idx)
+    if r_idx:
+        h_rr = _sub(rotated, r_idx, r_idx)
+        h_rb = _sub(rotated, r_idx, b_idx)
+        x = h_rr.solve(h_rb, algorithm="approx")
+        schur = (h_bb - h_rb.transpose() * x).mid()
+        x_mid = _float(x)
+        directions = basis[:, b_idx] - basis[:, r_idx] @ x_mid
+    else:
+        schur = h_bb
+        directions = basis[:, b_idx]
+    s = _float(schur)
+    s = (s + s.T) / 2
+    floor = 10.0 ** (-2 * digits)
+    top = np.max(np.abs(s)) if s.size else 0.0
+    if top <= floor or depth >= 8 or s.shape[0] == 0:
+        if not s.size:
+            return np.zeros(0), directions
+        w, q = np.linalg.eigh(s)
+        return np.abs(w), directions @ q
+    w, q = np.linalg.eigh(s / top)
+    w = w * top
+    keep = w >= DEFLATION_GAP * w.max()
+    if keep.all():
+        return w, directions @ q
+    inner_values, inner_vectors = _deflate(
+        schur, q, list(np.flatnonzero(keep)), list(np.flatnonzero(~keep)), digits, depth + 1
+    )
+    values = np.concatenate([w[keep], inner_values])
+    vectors = np.concatenate([directions @ q[:, keep], directions @ inner_vectors], axis=1)
+    return values, vectors
+
+
+def _arb_from(array: np.ndarray):
+    return flint.arb_mat([[flint.arb(float(v)) for v in row] for row in np.atleast_2d(array)])
+
+
+def _sub(matrix, rows, cols):
+    return flint.arb_mat([[matrix[i, j] for j in cols] for i in rows])
+
+
+def _float(matrix) -> np.ndarray:
+    return np.array([[float(v.mid()) for v in row] for row in matrix.tolist()], dtype=float).reshape(
+        matrix.nrows(), matrix.ncols()
+    )

@@ -1,0 +1,83 @@
+"""Read a numerical null space as relations between labelled terms.
+
+Given the null space N found by :func:`~identcheck.rank.decide_rank` (nullity k) and the
+templates of the known families (:mod:`families`), all in column-scaled coordinates:
+
+1. a template t is **recognised** when it lies in the null space:
+   ‖(I − Q Qᵀ) t‖ ≤ ``in_null_space`` · ‖t‖ (Q an orthonormal basis of N; 1e-6);
+2. recognised templates are kept greedily while they add rank (a basis of what they explain);
+3. if they explain fewer than k directions, the rest of N (its part orthogonal to the kept
+   templates) is reported raw — "unrecognised" — scaled so its largest coefficient is 1.
+
+Kept templates are proved exactly with sympy (:mod:`certify`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .certify import prove_relation
+from .families import templates_for
+from .report import Relation
+
+__all__ = ["explain_null_space", "IN_NULL_SPACE"]
+
+IN_NULL_SPACE = 1e-6
+RAW_CUTOFF = 1e-9  # raw coefficients below this (relative to the largest) are dropped
+
+
+def explain_null_space(decision, matrix, term_set, activation, probe, labels, prove=True) -> tuple:
+    """Relations explaining ``decision.null_space`` (a tuple of :class:`Relation`)."""
+    norms = np.linalg.norm(matrix, axis=0)
+    norms = np.where(norms > 0, norms, 1.0)
+    null = decision.null_space * norms[:, None]
+    q, _ = np.linalg.qr(null)
+    kept_vectors = []
+    relations = []
+    for template in templates_for(term_set, activation.derivatives, probe):
+        vector = np.zeros(matrix.shape[1])
+        for column, coeff in template.coefficients:
+            vector[column] = float(coeff)
+        scaled = vector * norms
+        size = np.linalg.norm(scaled)
+        if size == 0 or np.linalg.norm(scaled - q @ (q.T @ scaled)) > IN_NULL_SPACE * size:
+            continue
+        trial = np.column_stack(kept_vectors + [scaled / size])
+        if np.linalg.matrix_rank(trial, tol=1e-8) <= len(kept_vectors):
+            continue
+        kept_vectors.append(scaled / size)
+        proved = prove and prove_relation(
+            term_set, activation.derivatives, probe.components, template.coefficients, thorough=not relations
+        )
+        relations.append(
+            Relation(
+                terms=tuple((labels[c], float(v)) for c, v in template.coefficients),
+                exact=tuple((labels[c], str(v)) for c, v in template.coefficients),
+                family=template.family,
+                hypothesis=template.hypothesis,
+                proved=proved,
+            )
+        )
+        if len(kept_vectors) == decision.nullity:
+            break
+    missing = decision.nullity - len(kept_vectors)
+    if missing > 0:
+        rest = q
+        if kept_vectors:
+            basis, _ = np.linalg.qr(np.column_stack(kept_vectors))
+            rest = q - basis @ (basis.T @ q)
+        u, _, _ = np.linalg.svd(rest, full_matrices=False)
+        for direction in u[:, :missing].T:
+            coeffs = direction / norms
+            coeffs /= coeffs[np.argmax(np.abs(coeffs))]
+            keep = np.flatnonzero(np.abs(coeffs) > RAW_CUTOFF)
+            relations.append(
+                Relation(
+                    terms=tuple((labels[c], float(coeffs[c])) for c in keep),
+                    exact=None,
+                    family=None,
+                    hypothesis=None,
+                    proved=False,
+                )
+            )
+    return tuple(relations)

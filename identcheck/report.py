@@ -1,0 +1,221 @@
+"""Results of a check, as frozen dataclasses, with their JSON form and their text form.
+
+Verdicts are three-valued and one-sided (SPEC §3.6):
+
+- ``not identifiable``: some probe that counts has a dependence confirmed at two precisions;
+  the witness is that probe and its relation. ``evidence = "proof"`` when sympy reduced the
+  witness relation to an exact 0, else ``"numeric"``.
+- ``identifiable``: every probe that counts is independent. Evidence, never proof: other
+  parameter values were not covered.
+- ``inconclusive``: no dependence, but some probe could not be settled on the precision ladder.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = ["CheckResult", "ProbeResult", "Relation", "format_relation"]
+
+VERDICTS = ("identifiable", "not identifiable", "inconclusive")
+
+
+def _coefficient_text(value: str | float, first: bool) -> tuple[str, str]:
+    """Sign and magnitude text of one coefficient."""
+    if isinstance(value, str):
+        negative = value.startswith("-")
+        magnitude = value[1:] if negative else value
+    else:
+        negative = value < 0
+        magnitude = f"{abs(value):.6g}"
+    sign = ("−" if negative else "") if first else (" − " if negative else " + ")
+    return sign, magnitude
+
+
+def format_relation(terms) -> str:
+    """``[(label, coeff), ...]`` → ``'1/2·∂ū/∂a1 − ū = 0'`` (coefficients 1 and −1 bare)."""
+    parts = []
+    for i, (label, coeff) in enumerate(terms):
+        sign, magnitude = _coefficient_text(coeff, i == 0)
+        shown = "" if magnitude in ("1", "1.0") else f"{magnitude}·"
+        parts.append(f"{sign}{shown}{label}")
+    return "".join(parts) + " = 0"
+
+
+@dataclass(frozen=True, slots=True)
+class Relation:
+    """A linear relation between labelled terms on one probe.
+
+    Attributes
+    ----------
+    terms : tuple of (str, float)
+        Label and coefficient; a raw relation is scaled so its largest coefficient is 1.
+    exact : tuple of (str, str) or None
+        The same with exact coefficients, for relations from a known family.
+    family : str or None
+        The family (``"Euler/homogeneity"``, …), or None for a relation not recognised.
+    hypothesis : str or None
+        The property of φ behind the family, proved by sympy.
+    proved : bool
+        Whether sympy reduced the relation itself, on this probe, to an exact 0.
+    """
+
+    terms: tuple
+    exact: tuple | None
+    family: str | None
+    hypothesis: str | None
+    proved: bool
+
+    def __str__(self) -> str:
+        return format_relation(self.exact if self.exact is not None else self.terms)
+
+    def to_dict(self) -> dict:
+        return {
+            "terms": [[label, coeff] for label, coeff in self.terms],
+            "exact": None if self.exact is None else [[label, c] for label, c in self.exact],
+            "family": self.family,
+            "hypothesis": self.hypothesis,
+            "proved": self.proved,
+            "text": str(self),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeResult:
+    """What one probe showed."""
+
+    name: str
+    components: tuple = field(repr=False)
+    n_terms: int
+    n_points: int
+    smallest_singular_value: float
+    precision_digits: int
+    dependent: bool | None
+    nullity: int
+    relations: tuple = field(repr=False)
+    counts_for_verdict: bool
+    history: tuple = field(repr=False)
+    note: str = ""
+
+    @property
+    def relation(self):
+        return self.relations[0] if self.relations else None
+
+    @property
+    def pde(self) -> str | None:
+        if not self.relations:
+            return None
+        names = []
+        for r in self.relations:
+            name = r.family or "unrecognised"
+            if name not in names:
+                names.append(name)
+        return "; ".join(names)
+
+    @property
+    def outcome(self) -> str:
+        if self.dependent is None:
+            return "undecided"
+        return "dependent" if self.dependent else "independent"
+
+    def to_dict(self) -> dict:
+        return {
+            "name": self.name,
+            "components": [c.to_dict() for c in self.components],
+            "n_terms": self.n_terms,
+            "n_points": self.n_points,
+            "smallest_singular_value": self.smallest_singular_value,
+            "precision_digits": self.precision_digits,
+            "dependent": self.dependent,
+            "nullity": self.nullity,
+            "relation": None if self.relation is None else [[l, c] for l, c in self.relation.terms],
+            "pde": self.pde,
+            "relations": [r.to_dict() for r in self.relations],
+            "counts_for_verdict": self.counts_for_verdict,
+            "precision_history": [
+                {"digits": d, "smallest_singular_value": s, "collapsed": c} for d, s, c in self.history
+            ],
+            "note": self.note,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    """The answer to "is φ type-1 strongly identifiable?", with the evidence behind it."""
+
+    phi: str
+    expression: str
+    condition: str
+    dim: int
+    verdict: str
+    evidence: str
+    summary: str
+    witness: str | None
+    merges: tuple = field(repr=False)
+    n_derivatives: int = 0
+    n_terms: int = 0
+    probes: tuple = field(repr=False, default=())
+    seed: int = 0
+    points_per_term: int = 4
+    domain_bound: float = 0.0
+    tolerances: dict = field(repr=False, default_factory=dict)
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict:
+        return {
+            "phi": self.phi,
+            "expression": self.expression,
+            "condition": self.condition,
+            "dim": self.dim,
+            "verdict": self.verdict,
+            "evidence": self.evidence,
+            "summary": self.summary,
+            "witness": self.witness,
+            "merges": [m.to_dict() for m in self.merges],
+            "n_derivatives_per_component": self.n_derivatives,
+            "n_terms_per_component": self.n_terms,
+            "probes": [p.to_dict() for p in self.probes],
+            "seed": self.seed,
+            "points_per_term": self.points_per_term,
+            "domain": [-self.domain_bound, self.domain_bound],
+            "tolerances": self.tolerances,
+            "seconds": self.seconds,
+        }
+
+    def to_text(self) -> str:
+        """The human report."""
+        lines = [
+            f"φ(z) = {self.phi}    [{self.condition}, d = {self.dim}]",
+            f"  verdict: {self.verdict.upper()} ({self.evidence} evidence)",
+            f"  {self.summary}",
+        ]
+        witness = next((p for p in self.probes if p.name == self.witness), None)
+        if witness is not None:
+            for r in witness.relations[:4]:
+                tag = f"{r.family or 'unrecognised'}" + (f": {r.hypothesis}" if r.hypothesis else "")
+                proof = ", proved by sympy" if r.proved else ""
+                lines.append(f"    {r}    [{tag}{proof}]")
+            if len(witness.relations) > 4:
+                lines.append(f"    … and {len(witness.relations) - 4} more relation(s) on this probe")
+        lines.append(
+            f"  terms: {self.n_derivatives} derivatives per component, {len(self.merges)} merged "
+            f"(same function for every φ) → {self.n_terms} distinct"
+        )
+        for m in self.merges:
+            lines.append(f"    {m}")
+        lines.append(
+            f"  probes (seed {self.seed}, {self.points_per_term} points per term, x uniform in [-1, 1]^{self.dim}, "
+            f"z = aᵀx in [-{self.domain_bound:g}, {self.domain_bound:g}]):"
+        )
+        width = max(len(p.name) for p in self.probes) if self.probes else 10
+        lines.append(f"    {'name':<{width}}  terms  margin     digits  result")
+        for p in self.probes:
+            result = p.outcome
+            if p.dependent:
+                result += f" ({p.nullity}): {p.pde}"
+            if not p.counts_for_verdict:
+                result += "  [does not count: " + p.note + "]"
+            lines.append(
+                f"    {p.name:<{width}}  {p.n_terms:>5}  {p.smallest_singular_value:<9.2e}  {p.precision_digits:>6}  {result}"
+            )
+        lines.append(f"  time: {self.seconds:.2f} s")
+        return "\n".join(lines)
