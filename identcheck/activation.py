@@ -219,7 +219,7 @@ def parse_param(text: str) -> tuple[str, sp.Rational]:
         if int(denominator) == 0:
             raise IdentcheckError(f"--param {text!r}: division by zero")
         fraction /= int(denominator)
-    if fraction != 0 and abs(math.log10(abs(fraction))) > MAX_LOG10_CONSTANT:
+    if _out_of_range(fraction):
         raise IdentcheckError(f"--param {text!r}: value out of range")
     return name, sp.Rational(fraction.numerator, fraction.denominator)
 
@@ -243,7 +243,7 @@ def parse_activation(phi, params: Mapping[str, object] | None = None) -> Activat
     Examples
     --------
     >>> parse_activation("sigmoid(z + b)", {"b": 1}).expr
-    1/(1 + exp(-z - 1))
+    1/(exp(-z - 1) + 1)
     """
     params = {k: _exact(k, v) for k, v in (params or {}).items()}
     if isinstance(phi, Activation):
@@ -260,6 +260,14 @@ def parse_activation(phi, params: Mapping[str, object] | None = None) -> Activat
     else:
         raise IdentcheckError(f"phi={phi!r}: expected a string or a sympy expression, got {type(phi).__name__}")
     return _validated(shown, expr)
+
+
+def _out_of_range(fraction: Fraction) -> bool:
+    """|log10|fraction|| beyond MAX_LOG10_CONSTANT (0 is in range); no float conversion."""
+    if fraction == 0:
+        return False
+    bits = abs(fraction.numerator).bit_length() - fraction.denominator.bit_length()
+    return abs(bits) * 0.30103 > MAX_LOG10_CONSTANT + 1
 
 
 def _exact(name: str, value) -> sp.Rational:
@@ -342,7 +350,7 @@ class _Builder:
         if isinstance(value, float) and not math.isfinite(value):
             self.fail(f"{source} is not a finite number")
         fraction = Fraction(source.replace("_", ""))
-        if fraction != 0 and abs(math.log10(abs(fraction))) > MAX_LOG10_CONSTANT:
+        if _out_of_range(fraction):
             self.fail(f"the number {source[:20]} is out of range")
         return sp.Rational(fraction.numerator, fraction.denominator)
 
@@ -430,10 +438,25 @@ def _validated(shown: str, expr: sp.Expr) -> Activation:
         raise IdentcheckError(f"phi={shown!r} is constant; the condition needs a phi that depends on z")
     first = sp.diff(expr, Z)
     derivatives = (expr, first, sp.diff(first, Z))
-    if derivatives[1] == 0:
+    if derivatives[1] == 0 or _simplifies_to_zero(derivatives[1]):
         raise IdentcheckError(f"phi={shown!r} is constant; the condition needs a phi that depends on z")
     numpy_functions = tuple(_numpy_function(d) for d in derivatives)
     return Activation(text=shown, expr=expr, derivatives=derivatives, _numpy=numpy_functions)
+
+
+def _simplifies_to_zero(expr: sp.Expr) -> bool:
+    """φ' ≡ 0? Cheap numeric samples first (any clearly nonzero value settles it), then sympy."""
+    for value in (-0.731, -0.113, 0.257, 0.619, 1.333):
+        try:
+            sample = complex(expr.evalf(20, subs={Z: value}))
+        except (TypeError, ValueError):
+            continue
+        if abs(sample) > 1e-9:
+            return False
+    try:
+        return sp.simplify(expr) == 0
+    except Exception:  # sympy could not decide: the numeric domain check still runs
+        return False
 
 
 def _numpy_function(expr: sp.Expr):

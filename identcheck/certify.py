@@ -70,6 +70,8 @@ def is_exact_zero(expr: sp.Expr, x, thorough: bool = True) -> bool:
        function in (x, T, other functions) cancels to 0, ``expr`` is identically 0.
     3. ``simplify`` (only when ``thorough``).
     """
+    # floats in the input are taken at their exact binary value: no rounding tolerance anywhere
+    expr = expr.xreplace({f: sp.Rational(f) for f in expr.atoms(sp.Float)})
     expanded = sp.expand(expr)
     if expanded == 0:
         return True

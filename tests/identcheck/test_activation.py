@@ -1,0 +1,168 @@
+"""Parsing φ: what is accepted, what is refused and why, and that nothing is ever executed."""
+
+import os
+
+import pytest
+import sympy as sp
+
+from identcheck import IdentcheckError, parse_activation, parse_param
+from identcheck.activation import FUNCTIONS, Z
+
+ACCEPTED = [
+    ("z", Z),
+    ("z + 1", Z + 1),
+    ("2*z - 3/4", 2 * Z - sp.Rational(3, 4)),
+    ("z**2", Z**2),
+    ("-z", -Z),
+    ("0.1*z", Z / 10),
+    ("1e-3*z", Z / 1000),
+    ("sigmoid(z + 1)", 1 / (1 + sp.exp(-Z - 1))),
+    ("softplus(z)", sp.log(1 + sp.exp(Z))),
+    ("gelu(z)", Z / 2 * (1 + sp.erf(Z / sp.sqrt(2)))),
+    ("silu(z)", Z / (1 + sp.exp(-Z))),
+    ("swish(z)", Z / (1 + sp.exp(-Z))),
+    ("tanh(z) + 0.1*z", sp.tanh(Z) + Z / 10),
+    ("exp(-z**2)", sp.exp(-(Z**2))),
+    ("atan(z) + arctan(z)", 2 * sp.atan(Z)),
+    ("erf(z) + erfc(z) + z", 1 + Z),  # erf + erfc == 1 (sympy does not fold it; compare numerically)
+    ("pi*z + e", sp.pi * Z + sp.E),
+]
+
+
+@pytest.mark.parametrize("text, expected", ACCEPTED)
+def test_accepts_and_builds_the_expected_expression(text, expected):
+    got = parse_activation(text).expr
+    for value in (-0.7, 0.3, 1.1):
+        assert float(got.subs(Z, value)) == pytest.approx(float(expected.subs(Z, value)), rel=1e-12)
+
+
+def test_every_listed_function_parses_and_differentiates():
+    for name in FUNCTIONS:
+        argument = "z + 2" if name in ("log", "sqrt") else "z"
+        act = parse_activation(f"{name}({argument})")
+        assert len(act.derivatives) == 3
+        assert act.derivatives[1] == sp.diff(act.expr, Z)
+
+
+def test_params_are_substituted_exactly():
+    act = parse_activation("sigmoid(z + b)", {"b": sp.Rational(1, 2)})
+    assert act.expr == 1 / (1 + sp.exp(-Z - sp.Rational(1, 2)))
+    assert "b=1/2" in act.text
+
+
+def test_sympy_expression_in_any_single_symbol():
+    t = sp.Symbol("t")
+    assert parse_activation(sp.tanh(t)).expr == sp.tanh(Z)
+
+
+HOSTILE = [
+    ("__import__('os').system('touch /tmp/identcheck_pwned')", "attribute access"),
+    ("__import__('os')", "'__'"),
+    ("().__class__.__bases__[0]", "not allowed"),
+    ("lambda: 0", "lambda"),
+    ("z.real", "attribute access"),
+    ("[z for z in range(10)]", "comprehension"),
+    ("z[0]", "indexing"),
+    ("open('/etc/passwd')", "unknown function"),
+    ("eval('1')", "unknown function"),
+    ("exp(z, 2)", "exactly one positional argument"),
+    ("exp(x=z)", "exactly one positional argument"),
+    ("10**10**10**10", "exponent"),
+    ("z**1000000", "exponent"),
+    ("(10**100)**100*z", "out of range"),
+    ("9" * 400 + "*z", "out of range"),
+    ("(" * 60 + "z" + ")" * 60, "nested"),
+    ("z" + "+z" * 400, "longer than"),
+    ("1e999*z", "not a finite number"),
+    ("z if z else 1", "'if ... else'"),
+    ("z > 0", "comparison"),
+    ("z ^ 2", "'^'"),
+    ("z % 2", "'%'"),
+    ("'z'", "not a number"),
+    ("1j*z", "complex"),
+    ("f'{z}'", "f-string"),
+    ("sigmod(z)", "did you mean sigmoid"),
+    ("y + 1", "has no value"),
+    ("exp", "is a function"),
+    ("", "empty"),
+    ("z +", "not a valid expression"),
+    ("(z := 1)", "':='"),
+]
+
+
+@pytest.mark.parametrize("text, reason", HOSTILE)
+def test_hostile_or_malformed_text_is_refused_with_a_reason(text, reason):
+    with pytest.raises(IdentcheckError) as info:
+        parse_activation(text)
+    message = str(info.value)
+    assert reason in message
+    assert "\n" not in message
+    assert not os.path.exists("/tmp/identcheck_pwned")
+
+
+NOT_USABLE = [
+    ("relu(z)", "not differentiable at 0"),
+    ("abs(z)", "not differentiable"),
+    ("max(z, 0)", "not differentiable"),
+    ("sign(z)", "discontinuous"),
+    ("heaviside(z)", "discontinuous"),
+    ("elu(z)", "C¹ only"),
+    ("sqrt(z**2)", "Abs"),
+    ("z - z", "constant"),
+    ("exp(0) + 1", "constant"),
+    ("sqrt(-1)*z", "complex-valued"),
+    ("log(-2) + z", "complex-valued"),
+    ("1/(z - z)", "division by zero"),
+]
+
+
+@pytest.mark.parametrize("text, reason", NOT_USABLE)
+def test_non_smooth_constant_or_complex_phi_is_refused(text, reason):
+    with pytest.raises(IdentcheckError) as info:
+        parse_activation(text)
+    assert reason in str(info.value)
+
+
+@pytest.mark.parametrize("text", ["log(z)", "sqrt(z)", "1/z", "tan(z)", "z**(5/2)", "1/(z**2 - 1)"])
+def test_domain_check_refuses_phi_not_smooth_on_the_probed_interval(text):
+    act = parse_activation(text)
+    with pytest.raises(IdentcheckError, match="probed domain"):
+        act.check_domain(2.0)
+
+
+def test_domain_check_accepts_smooth_phi():
+    for text in ["sigmoid(z + 1)", "gelu(z)", "log(z + 3)", "tan(z)"]:
+        parse_activation(text).check_domain(1.0)  # tan is smooth on [-1, 1]
+
+
+def test_sin_squared_plus_cos_squared_is_caught_as_constant_on_the_domain():
+    with pytest.raises(IdentcheckError, match="constant"):
+        parse_activation("sin(z)**2 + cos(z)**2")
+
+
+@pytest.mark.parametrize(
+    "text, name, value",
+    [("b=1", "b", 1), ("b=0.5", "b", sp.Rational(1, 2)), ("c=-2/3", "c", sp.Rational(-2, 3)), ("k=1e-3", "k", sp.Rational(1, 1000))],
+)
+def test_parse_param(text, name, value):
+    assert parse_param(text) == (name, value)
+
+
+@pytest.mark.parametrize(
+    "text, reason",
+    [
+        ("b", "expected NAME=VALUE"),
+        ("=1", "expected NAME=VALUE"),
+        ("b=", "not a number"),
+        ("b=__import__('os')", "not a number"),
+        ("b=1+1", "not a number"),
+        ("z=1", "reserved"),
+        ("exp=1", "reserved"),
+        ("__x=1", "not a valid parameter name"),
+        ("b=1/0", "division by zero"),
+        ("b=1e999", "out of range"),
+    ],
+)
+def test_parse_param_refuses_garbage(text, reason):
+    with pytest.raises(IdentcheckError, match=reason):
+        parse_param(text)

@@ -1,0 +1,93 @@
+"""The API: validation at the boundary, the verdict logic, the result's shape."""
+
+import json
+
+import flint
+import numpy as np
+import pytest
+
+from identcheck import IdentcheckError, check, default_probes, parse_activation, type1_term_set
+from identcheck.compile import arb_precision, compile_terms
+from identcheck.rank import decide_rank
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"condition": "type3"}, "condition"),
+        ({"dim": 0}, "dim"),
+        ({"seed": -1}, "seed"),
+        ({"points_per_term": 1}, "points_per_term"),
+        ({"ladder": (30,)}, "ladder"),
+        ({"ladder": (60, 30)}, "ladder"),
+    ],
+)
+def test_bad_arguments_are_refused(kwargs, match):
+    with pytest.raises(IdentcheckError, match=match):
+        check("sigmoid(z + 1)", **kwargs)
+
+
+def test_identifiable_result_says_it_is_evidence_not_proof():
+    result = check("sigmoid(z + 1)")
+    assert result.verdict == "identifiable" and result.evidence == "numeric"
+    assert "not a proof" in result.summary
+    assert all(p.dependent is False for p in result.probes)
+    assert result.n_terms == 18 and result.n_derivatives == 21
+
+
+def test_identity_witness_is_the_pde_5():
+    result = check("z")
+    witness = next(p for p in result.probes if p.name == result.witness)
+    first = witness.relations[0]
+    assert first.family == "Euler/homogeneity" and first.proved
+    labels = dict(first.terms)
+    a = [float(v) for v in witness.components[0].a]
+    assert labels["ū"] == -1.0
+    assert labels["∂ū/∂a1"] == pytest.approx(a[0]) and labels["∂ū/∂a2"] == pytest.approx(a[1])
+
+
+def test_include_zero_reports_the_universal_relation_without_changing_the_verdict():
+    result = check("sigmoid(z + 1)", include_zero=True)
+    zero = next(p for p in result.probes if p.name == "a = 0")
+    assert zero.dependent is True and not zero.counts_for_verdict
+    assert zero.relations[0].family == "a = 0"
+    assert result.verdict == "identifiable"
+
+
+def test_to_dict_is_json_and_has_the_documented_fields():
+    data = json.loads(json.dumps(check("z").to_dict()))
+    for key in ("phi", "condition", "dim", "verdict", "evidence", "merges", "probes", "seconds"):
+        assert key in data
+    probe = data["probes"][0]
+    for key in ("name", "n_terms", "smallest_singular_value", "precision_digits", "dependent", "relation", "pde"):
+        assert key in probe
+    assert probe["relation"][0][0] == "∂ū/∂a1"
+
+
+def test_other_dimensions_run():
+    assert check("z", dim=1).verdict == "not identifiable"
+    assert check("sigmoid(z + 1)", dim=3).verdict == "identifiable"
+
+
+@pytest.mark.parametrize("phi", ["z", "sigmoid(z + 1)", "tanh(z)"])
+def test_rank_decision_invariant_to_term_order_and_scaling_on_real_probes(phi):
+    ts = type1_term_set(2)
+    compiled = compile_terms(ts)
+    act = parse_activation(phi)
+    rng = np.random.default_rng(0)
+    for probe in default_probes(2)[:7]:
+        thetas = [list(ts.numeric_params(c.M, c.a).values()) for c in probe.components]
+        points = rng.uniform(-1, 1, (4 * len(thetas) * 18, 2))
+        matrix = compiled.float64(points, thetas, act)
+        provider = lambda d: compiled.arb(points, thetas, act, d)  # noqa: E731
+        ref = decide_rank(matrix, provider)
+        order = rng.permutation(matrix.shape[1])
+        scale = 2.0 ** rng.integers(-10, 10, matrix.shape[1])
+
+        def permuted(d):
+            m = provider(d)
+            with arb_precision(d):  # exact: scales are powers of two
+                return flint.arb_mat([[m[i, j] * flint.arb(float(scale[k])) for k, j in enumerate(order)] for i in range(m.nrows())])
+
+        got = decide_rank(matrix[:, order] * scale, permuted)
+        assert (got.independent, got.nullity) == (ref.independent, ref.nullity), probe.name

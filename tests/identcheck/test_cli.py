@@ -1,0 +1,64 @@
+"""The CLI is a thin shell: same answers as the API, clear errors, meaningful exit codes."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from identcheck import check
+from identcheck.cli import main
+
+
+def _volatile(d):
+    d = dict(d)
+    d.pop("seconds")
+    return d
+
+
+def test_json_equals_the_api_to_dict(capsys):
+    assert main(["check", "z", "sigmoid(z + b)", "--param", "b=1", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    api = [check("z").to_dict(), check("sigmoid(z + b)", params={"b": 1}).to_dict()]
+    assert [_volatile(d) for d in out] == [_volatile(d) for d in api]
+
+
+def test_default_runs_the_paper_examples(capsys):
+    assert main(["check"]) == 0
+    out = capsys.readouterr().out
+    assert "φ(z) = z " in out and "φ(z) = sigmoid(z + 1)" in out
+    assert "NOT IDENTIFIABLE" in out and "IDENTIFIABLE (numeric evidence)" in out
+
+
+BAD = [
+    (["check", "__import__('os').system('touch /tmp/identcheck_cli_pwned')"], "attribute access"),
+    (["check", "relu(z)"], "not differentiable"),
+    (["check", "log(z)"], "probed domain"),
+    (["check", "z", "--dim", "0"], "dim"),
+    (["check", "z", "--dim", "two"], "not an integer"),
+    (["check", "z", "--condition", "typ1"], "did you mean type1"),
+    (["check", "sigmoid(z + b)"], "--param b=VALUE"),
+    (["check", "z", "--param", "b=1"], "no phi uses 'b'"),
+    (["check", "z", "--param", "b=oops"], "not a number"),
+    (["check", "z", "--seed", "-3"], "seed"),
+    (["check", "z", "--bogus"], "unrecognized arguments"),
+    (["check", "z", "10**10**10**10"], "exponent"),
+]
+
+
+@pytest.mark.parametrize("argv, reason", BAD)
+def test_bad_input_exits_2_with_one_line_and_no_output(capsys, argv, reason):
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""  # nothing written half-way, even when a valid phi came first
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("identcheck: error:") and reason in lines[0]
+    assert not os.path.exists("/tmp/identcheck_cli_pwned")
+
+
+def test_module_entry_point_and_exit_code():
+    done = subprocess.run(
+        [sys.executable, "-m", "identcheck", "check", "relu(z)"], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr
