@@ -14,8 +14,10 @@ The rule, with its named tolerances (recorded in every :class:`RankDecision`):
    artefact: *independent*, settled at 16 digits. Below it the direction is **borderline**:
    a genuine dependence and an ill-conditioned independence look alike in float64 (both occur
    among ordinary activations), so float64 alone decides nothing there.
-3. **Higher precision.** The matrix is re-evaluated in arb ball arithmetic (python-flint)
-   carrying 2p digits for p on a ladder (30, 60, 120). With H = BᵀB rotated by the float64
+3. **Higher precision.** The matrix is re-evaluated in arb ball arithmetic (python-flint),
+   and each rung p of a ladder (30, 60, 120) works with 2p digits (the first two rungs share
+   one evaluation at 120 digits: what separates them is the working precision of the Gram and
+   Schur arithmetic below; the third rung re-evaluates at 240). With H = BᵀB rotated by the float64
    right singular vectors V = [V_r V_b] (resolved | borderline),
 
        S = H_bb − H_br·H_rr⁻¹·H_rb        (k × k, k = number of borderline directions)
@@ -138,10 +140,16 @@ def decide_rank(
     scale = norms.copy()
 
     results = []
-    for digits in ladder:
-        values, vectors = _small_singular_values(
-            high_precision(2 * digits), scale, zero, v_full, order_resolved, order_borderline, digits
-        )
+    grams: dict = {}
+    for rung, digits in enumerate(ladder):
+        # The first two rungs share one evaluation at the second rung's precision: what tells
+        # them apart is the working precision (2p digits) of the Gram and Schur arithmetic.
+        evaluate_at = 2 * (max(ladder[:2]) if rung < 2 else digits)
+        if evaluate_at not in grams:
+            grams[evaluate_at] = _scaled_gram(high_precision(evaluate_at), scale, zero, evaluate_at)
+        with arb_precision(2 * digits):
+            values, vectors = _deflate(grams[evaluate_at], v_full, order_resolved, order_borderline, digits)
+        values = np.sqrt(np.maximum(values, 0.0))
         collapsed = values < 10.0 ** (-digits)
         results.append((digits, values, vectors, collapsed))
         history.append((digits, float(values.min()), int(collapsed.sum())))
@@ -158,20 +166,19 @@ def decide_rank(
     return RankDecision(None, float(results[-1][1].min()), ladder[-1], 0, np.zeros((T, 0)), tuple(history), tolerances)
 
 
-def _small_singular_values(arb_matrix, scale, zero, v_full, resolved, borderline, digits):
-    """The borderline singular values of the scaled matrix, and their directions (scaled coords)."""
-    T = v_full.shape[0]
-    with arb_precision(2 * digits):
+def _scaled_gram(arb_matrix, scale, zero, digits):
+    """BᵀB for B = A·D⁻¹ (unit columns), computed at ``digits`` digits from the entries' midpoints.
+
+    Columns that float64 saw as exactly zero take their norm from arb (0 if truly zero).
+    """
+    T = len(scale)
+    with arb_precision(digits):
         a = arb_matrix.mid()
         raw_gram = (a.transpose() * a).mid()
-        inv = flint.arb_mat(T, T)
-        for j in range(T):
-            if zero[j]:  # float64 saw an exactly zero column: take its norm from arb
-                scale[j] = float(raw_gram[j, j].sqrt().mid())
-            inv[j, j] = flint.arb(1.0 / scale[j]) if scale[j] > 0 else flint.arb(0)
-        gram = (inv * raw_gram * inv).mid()
-        values, vectors = _deflate(gram, v_full, resolved, borderline, digits)
-    return np.sqrt(np.maximum(values, 0.0)), vectors
+        for j in np.flatnonzero(zero):
+            scale[j] = float(raw_gram[j, j].sqrt().mid())
+        inv = [flint.arb(1.0 / v) if v > 0 else flint.arb(0) for v in scale]
+        return flint.arb_mat([[raw_gram[i, j] * inv[i] * inv[j] for j in range(T)] for i in range(T)]).mid()
 
 
 def _deflate(gram, basis, resolved, borderline, digits, depth=0):
