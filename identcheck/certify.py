@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .activation import Z
-from .terms import TermSet, _PhiDerivative
+from .terms import TermSet, substitute_phi
 
 __all__ = ["prove_relation", "relation_expression"]
 
@@ -41,10 +40,7 @@ def relation_expression(term_set: TermSet, derivatives: tuple, components, coeff
     total = sp.Integer(0)
     for column, coeff in coefficients:
         comp, position = divmod(column, n)
-        reduced = term_set.terms[position].reduced.xreplace(values[comp])
-        reduced = reduced.replace(
-            lambda e: isinstance(e, _PhiDerivative), lambda e: derivatives[e.order].subs(Z, e.args[0])
-        )
+        reduced = substitute_phi(term_set.terms[position].reduced.xreplace(values[comp]), derivatives)
         shift = sp.expand(term_set.quadratic.xreplace(values[comp]) - reference)
         total += coeff * sp.exp(shift) * reduced
     return total

@@ -29,7 +29,7 @@ from functools import lru_cache
 
 import sympy as sp
 
-__all__ = ["Merge", "Term", "TermSet", "phi_placeholder", "type1_term_set"]
+__all__ = ["Merge", "Term", "TermSet", "phi_placeholder", "substitute_phi", "type1_term_set", "type1_terms"]
 
 MAX_DIM = 6
 
@@ -256,3 +256,25 @@ def _shape_key(reduced: sp.Expr, x) -> tuple:
     leading = poly.LC()
     normalised = tuple((monom, sp.nsimplify(coeff / leading)) for monom, coeff in poly.terms())
     return (tuple(str(p) for p in phis), normalised), leading
+
+
+def type1_terms(phi=None, dim: int = 2, params=None):
+    """The labelled type-1 terms of one component (after merges), for a generic or given φ.
+
+    Returns a list of (label, sympy expression). With ``phi`` given, φ and its derivatives are
+    substituted; without it, φ^(m) appears as ``Phi<m>``.
+    """
+    from .activation import parse_activation
+
+    term_set = type1_term_set(dim)
+    if phi is None:
+        return [(t.label, t.expr) for t in term_set.terms]
+    derivatives = parse_activation(phi, params).derivatives
+    return [(t.label, substitute_phi(t.expr, derivatives)) for t in term_set.terms]
+
+
+def substitute_phi(expr: sp.Expr, derivatives: tuple) -> sp.Expr:
+    """Replace each placeholder φ^(m)(s) in ``expr`` by ``derivatives[m]`` evaluated at s."""
+    from .activation import Z
+
+    return expr.replace(lambda e: isinstance(e, _PhiDerivative), lambda e: derivatives[e.order].subs(Z, e.args[0]))
