@@ -1,0 +1,19 @@
+"""Synthetic regression data (SPEC §4): X ~ Uniform([−1, 1]^d), Y = f*(X) + N(0, ν²)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .params import NumericError
+
+__all__ = ["sample"]
+
+
+def sample(truth, model, n: int, seed: int):
+    """Draw (X, Y) of shapes (n, d) and (n,), deterministic in ``seed``."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise NumericError(f"n={n!r}: must be a positive integer")
+    rng = np.random.default_rng([int(seed), 0xDA7A])
+    X = rng.uniform(-1.0, 1.0, size=(int(n), truth.params.dim))
+    Y = model.value(truth.params, X) + truth.noise_std * rng.standard_normal(int(n))
+    return X, Y

@@ -1,0 +1,89 @@
+"""Voronoi losses between a fitted mixture G and the truth G* (SPEC §4).
+
+Atoms are channels (h, k) with parameters (ω_{h,k}, {(M_{h,i}, a_{h,i,k})}_i). Softmax gating
+depends only on differences of the M_{h,i}, so reordering the gating components of a fitted head
+and re-anchoring them on the new last component (M̃_i = M'_{π(i)} − M'_{π(N)}) gives the same
+function. The distance between a fitted channel (h', k') and a true channel (h, k) is
+
+    D = min_π Σ_i ( ‖M̃_{h',i} − M*_{h,i}‖_F + ‖a'_{h',π(i),k'} − a*_{h,i,k}‖_2 ),
+
+the minimum over the N! orders π (N ≤ 6). **Cells:** V(h, k) holds the fitted channels whose
+nearest true channel, in D, is (h, k) (ties to the lower index). Within a pair, ΔM_i and Δa_i are
+taken under the minimising π. With ‖·‖ as in D:
+
+    L1,r = Σ_{h,k} |Σ_{V(h,k)} ω' − ω*| + Σ_{h,k} Σ_{V(h,k)} ω' Σ_i (‖ΔM_i‖^r + ‖Δa_i‖^r)          (MHA)
+    L2   = Σ_{h,k} |Σ_{V(h,k)} ω' − ω*| + Σ_{|V|=1} ω' Σ_i (‖ΔM_i‖ + ‖Δa_i‖)
+                                        + Σ_{|V|>1} ω' Σ_i (‖ΔM_i‖² + ‖Δa_i‖²)                    (gated)
+
+An empty cell contributes ω* (nothing fitted there).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+
+from .params import HMoEParams, NumericError
+
+__all__ = ["VoronoiCells", "voronoi_cells", "voronoi_loss"]
+
+MAX_N_FOR_PERMUTATIONS = 6
+
+
+@dataclass(frozen=True)
+class VoronoiCells:
+    """cells[(h, k)] = list of (h', k', dM (N,), da (N,)) for the fitted channels in V(h, k)."""
+
+    cells: dict
+    distances: np.ndarray  # (H', K', H*, K*)
+
+
+def _pair(fitted: HMoEParams, hf: int, kf: int, truth: HMoEParams, h: int, k: int):
+    N = truth.N
+    best = None
+    for order in itertools.permutations(range(N)):
+        anchor = fitted.M[hf, order[-1]]
+        dM = np.array([np.linalg.norm(fitted.M[hf, order[i]] - anchor - truth.M[h, i]) for i in range(N)])
+        da = np.array([np.linalg.norm(fitted.a[hf, order[i], kf] - truth.a[h, i, k]) for i in range(N)])
+        total = dM.sum() + da.sum()
+        if best is None or total < best[0]:
+            best = (total, dM, da)
+    return best
+
+
+def voronoi_cells(fitted: HMoEParams, truth: HMoEParams) -> VoronoiCells:
+    """Assign every fitted channel to its nearest true channel (module docstring)."""
+    if fitted.N != truth.N or fitted.dim != truth.dim:
+        raise NumericError(f"fitted (N={fitted.N}, d={fitted.dim}) and truth (N={truth.N}, d={truth.dim}) differ in N or d")
+    if truth.N > MAX_N_FOR_PERMUTATIONS:
+        raise NumericError(f"N={truth.N}: Voronoi matching enumerates N! orders; at most {MAX_N_FOR_PERMUTATIONS}")
+    distances = np.zeros((fitted.H, fitted.K, truth.H, truth.K))
+    pairs = {}
+    for hf, kf, h, k in itertools.product(range(fitted.H), range(fitted.K), range(truth.H), range(truth.K)):
+        total, dM, da = _pair(fitted, hf, kf, truth, h, k)
+        distances[hf, kf, h, k] = total
+        pairs[(hf, kf, h, k)] = (dM, da)
+    cells = {(h, k): [] for h in range(truth.H) for k in range(truth.K)}
+    for hf, kf in itertools.product(range(fitted.H), range(fitted.K)):
+        flat = int(np.argmin(distances[hf, kf]))
+        h, k = divmod(flat, truth.K)
+        cells[(h, k)].append((hf, kf, *pairs[(hf, kf, h, k)]))
+    return VoronoiCells(cells, distances)
+
+
+def voronoi_loss(fitted: HMoEParams, truth: HMoEParams, kind: str = "L2", r: float = 1.0) -> float:
+    """L1,r (``kind="L1"``, for MHA) or L2 (``kind="L2"``, for the gated models)."""
+    if kind not in ("L1", "L2"):
+        raise NumericError(f"kind={kind!r}: choose 'L1' or 'L2'")
+    if kind == "L1" and not (isinstance(r, (int, float)) and r >= 1):
+        raise NumericError(f"r={r!r}: must be a number >= 1")
+    cells = voronoi_cells(fitted, truth).cells
+    loss = 0.0
+    for (h, k), members in cells.items():
+        loss += abs(sum(fitted.omega[hf, kf] for hf, kf, _, _ in members) - truth.omega[h, k])
+        power = r if kind == "L1" else (1.0 if len(members) == 1 else 2.0)
+        for hf, kf, dM, da in members:
+            loss += fitted.omega[hf, kf] * float(np.sum(dM**power) + np.sum(da**power))
+    return float(loss)
