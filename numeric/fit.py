@@ -147,31 +147,26 @@ def _mse(model, X, Y, theta, shape):
 
 def _gd(model, X, Y, theta, shape, box, max_epochs=1000, step=0.05, rtol=1e-10):
     n = len(Y)
-    value, J = model.value_and_jacobian(HMoEParams.from_vector(theta, *shape), X)
-    r = value - Y
-    loss = float(np.mean(r**2))
+    value, vjp = model.value_and_vjp(HMoEParams.from_vector(theta, *shape), X)
+    loss = float(np.mean((value - Y) ** 2))
     converged = False
     epochs = 0
     for epochs in range(1, max_epochs + 1):
-        grad = (2.0 / n) * (J.T @ r)
+        grad = vjp((2.0 / n) * (value - Y))
         t = step
         for _ in range(30):
             trial = box.clip(theta - t * grad)
             move = trial - theta
-            trial_value = model.value(HMoEParams.from_vector(trial, *shape), X)
+            trial_value, trial_vjp = model.value_and_vjp(HMoEParams.from_vector(trial, *shape), X)
             trial_loss = float(np.mean((trial_value - Y) ** 2))
             if trial_loss <= loss + grad @ move + (move @ move) / (2 * t):
                 break
             t /= 2
         improvement = loss - trial_loss
-        theta = trial
+        theta, value, vjp, loss = trial, trial_value, trial_vjp, min(loss, trial_loss)
         if improvement <= rtol * loss:
             converged = True
-            loss = min(loss, trial_loss)
             break
-        loss = trial_loss
-        value, J = model.value_and_jacobian(HMoEParams.from_vector(theta, *shape), X)
-        r = value - Y
     return theta, epochs, converged
 
 

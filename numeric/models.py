@@ -35,14 +35,13 @@ def _phi_functions(phi: str):
     from identcheck import IdentcheckError, parse_activation
 
     if phi == "sigmoid(z)":  # the default, written out for speed and overflow-free evaluation
-        def f0(z):
-            return 0.5 * (1.0 + np.tanh(0.5 * z))
+        from scipy.special import expit
 
         def f1(z):
-            s = f0(z)
+            s = expit(z)
             return s * (1.0 - s)
 
-        return f0, f1
+        return expit, f1
     try:
         act = parse_activation(phi)
     except IdentcheckError as exc:
@@ -65,48 +64,73 @@ class Model:
 
     def value(self, params: HMoEParams, X: np.ndarray) -> np.ndarray:
         """f(X), shape (n,)."""
-        return self._evaluate(params, X, jacobian=False)[0]
+        return self._forward(params, X, derivatives=False)[0]
 
     def value_and_jacobian(self, params: HMoEParams, X: np.ndarray):
         """f(X) of shape (n,) and ∂f/∂θ of shape (n, params.size), θ as in :mod:`numeric.params`."""
-        return self._evaluate(params, X, jacobian=True)
+        value, (d_omega, d_q, d_a_factor, features) = self._forward(params, X)
+        H, N, K, d = params.a.shape
+        n = X.shape[0]
+        d_m = d_q[:, : N - 1, None, :] * features.T[None, None]  # (H, N-1, p, n)
+        d_a = d_a_factor[:, :, :, None, :] * X.T[None, None, None]  # (H, N, K, d, n)
+        rows = np.concatenate([d_omega.reshape(-1, n), d_m.reshape(-1, n), d_a.reshape(-1, n)], axis=0)
+        return value, rows.T
 
-    def _evaluate(self, params: HMoEParams, X: np.ndarray, jacobian: bool):
+    def value_and_vjp(self, params: HMoEParams, X: np.ndarray):
+        """f(X) and a function w ↦ Σ_j w_j ∂f(X_j)/∂θ (the gradient without forming the Jacobian)."""
+        value, (d_omega, d_q, d_a_factor, features) = self._forward(params, X)
+        N = params.N
+
+        def vjp(w: np.ndarray) -> np.ndarray:
+            g_omega = d_omega @ w
+            g_m = (d_q[:, : N - 1] * w) @ features
+            g_a = (d_a_factor * w) @ X
+            return np.concatenate([g_omega.ravel(), g_m.ravel(), g_a.ravel()])
+
+        return value, vjp
+
+    def _forward(self, params: HMoEParams, X: np.ndarray, derivatives: bool = True):
+        """f(X) and the pieces of its derivatives, samples last: ∂f/∂ω (H,K,n), ∂f/∂q (H,N,n),
+        the factor of x in ∂f/∂a (H,N,K,n), and ∂q/∂m (n, d(d+1)/2).
+
+        Samples are the last, contiguous axis so that sums over the small axes (i, k) are
+        vectorised adds of length-n rows.
+        """
         X = np.asarray(X, dtype=float)
         if X.ndim != 2 or X.shape[1] != params.dim:
             raise NumericError(f"X has shape {X.shape}, expected (n, {params.dim})")
-        omega, M, a = params.omega, params.M, params.a
-        q = np.einsum("nj,hijl,nl->nhi", X, M, X)
-        q -= q.max(axis=2, keepdims=True)
+        omega, a = params.omega, params.a
+        H, N, K, d = a.shape
+        n = X.shape[0]
+        j, l = np.triu_indices(d)
+        features = X[:, j] * X[:, l] * np.where(j == l, 1.0, 2.0)  # ∂q/∂m_{jl}: q = features · m
+        q = (params.M[:, :, j, l].reshape(H * N, -1) @ features.T).reshape(H, N, n)
+        q -= q.max(axis=1, keepdims=True)
         sigma = np.exp(q)
-        sigma /= sigma.sum(axis=2, keepdims=True)
-        s = np.einsum("nd,hikd->nhik", X, a)
+        sigma /= sigma.sum(axis=1, keepdims=True)
+        s = (a.reshape(-1, d) @ X.T).reshape(H, N, K, n)
+        w = omega[:, None, :, None]  # (H, 1, K, 1)
         if self.kind == "gated2":
-            F = np.einsum("nhi,nhik->nhk", sigma, s)
+            F = (sigma[:, :, None, :] * s).sum(axis=1)  # (H, K, n)
             outer = self._phi(F)
-            value = np.einsum("hk,nhk->n", omega, outer)
-            if not jacobian:
+            value = (omega[:, :, None] * outer).sum(axis=(0, 1))
+            if not derivatives:
                 return value, None
-            slope = omega[None] * self._dphi(F)  # (n, h, k)
+            slope = omega[:, :, None] * self._dphi(F)  # (H, K, n)
             d_omega = outer
-            d_a = np.einsum("nhk,nhi,nd->nhikd", slope, sigma, X)
-            d_q = np.einsum("nhk,nhi,nhik->nhi", slope, sigma, s - F[:, :, None, :])
+            d_a_factor = sigma[:, :, None, :] * slope[:, None]
+            d_q = sigma * ((s - F[:, None]) * slope[:, None]).sum(axis=2)
         else:
             expert = s if self.kind == "mha" else self._phi(s)
-            G = np.einsum("nhi,nhik->nhk", sigma, expert)
-            value = np.einsum("hk,nhk->n", omega, G)
-            if not jacobian:
+            G = (sigma[:, :, None, :] * expert).sum(axis=1)  # (H, K, n)
+            value = (omega[:, :, None] * G).sum(axis=(0, 1))
+            if not derivatives:
                 return value, None
-            d_expert = np.ones_like(s) if self.kind == "mha" else self._dphi(s)
             d_omega = G
-            d_a = np.einsum("hk,nhi,nhik,nd->nhikd", omega, sigma, d_expert, X)
-            d_q = np.einsum("hk,nhi,nhik->nhi", omega, sigma, expert - G[:, :, None, :])
-        j, l = np.triu_indices(params.dim)
-        features = X[:, j] * X[:, l] * np.where(j == l, 1.0, 2.0)  # ∂q/∂m_{jl}
-        d_m = d_q[:, :, : params.N - 1, None] * features[:, None, None, :]
-        n = X.shape[0]
-        J = np.concatenate([d_omega.reshape(n, -1), d_m.reshape(n, -1), d_a.reshape(n, -1)], axis=1)
-        return value, J
+            d_expert = 1.0 if self.kind == "mha" else self._dphi(s)
+            d_a_factor = w * sigma[:, :, None, :] * d_expert
+            d_q = sigma * ((expert - G[:, None]) * w).sum(axis=2)
+        return value, (d_omega, d_q, d_a_factor, features)
 
 
 def get_model(kind: str, phi: str = "sigmoid(z)") -> Model:
