@@ -223,8 +223,8 @@ def fit(
     truth = truth if truth is not None else load_truth()
     if optimizer not in OPTIMIZERS:
         raise NumericError(f"optimizer={optimizer!r}: choose one of {', '.join(OPTIMIZERS)}")
-    if isinstance(K, bool) or not isinstance(K, (int, np.integer)) or K < truth.params.K:
-        raise NumericError(f"K={K!r}: must be an integer >= K* = {truth.params.K} (the truth's channels per head)")
+    if isinstance(K, bool) or not isinstance(K, (int, np.integer)) or not truth.params.K <= K <= 16:
+        raise NumericError(f"K={K!r}: must be an integer from K* = {truth.params.K} (the truth's channels per head) to 16")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise NumericError(f"seed={seed!r}: must be a non-negative integer")
     if isinstance(max_epochs, bool) or not isinstance(max_epochs, int) or max_epochs < 1:

@@ -54,6 +54,8 @@ def test_box_is_reported_and_binds_when_small():
         ({"optimizer": "adam"}, "optimizer"),
         ({"K": 1}, "K=1"),
         ({"n": 0}, "n=0"),
+        ({"n": 10**9}, "n=1000000000"),
+        ({"K": 99}, "K=99"),
         ({"seed": -1}, "seed"),
         ({"box_factor": -1.0}, "box factor"),
         ({"init": "random"}, "init"),
