@@ -21,11 +21,19 @@ and clipped into the box.
   Each epoch starts from step η = 0.05 and halves it (at most 30 times) until the projected
   Armijo condition MSE(θ⁺) ≤ MSE(θ) + ∇ᵀ(θ⁺ − θ) + ‖θ⁺ − θ‖²/(2η) holds; at most 1000
   epochs. Converged when the projected step moves MSE by less than ``rtol`` relative.
-- ``lm`` — scipy's trust-region reflective least squares (``least_squares(method="trf")``,
-  the bounded Levenberg–Marquardt-type method) with the analytic Jacobian. Stopping rule tied to
-  the statistical error rather than machine precision: stop when an iteration changes the cost
-  by less than ``ftol`` = 1e-6 relative — for ν = 0.1 a change of about 1e-8 in MSE, well below
-  the statistical resolution ν²·p/n ≥ 2e-6 of the fits here.
+- ``lm`` — projected Levenberg–Marquardt: each iteration forms A = JᵀJ/n and g = Jᵀr/n from
+  the analytic Jacobian (one n×P product), pins the parameters that sit on a bound with the
+  gradient pushing outwards, solves (A + λ·diag A) δ = −g on the others by Cholesky, clips the
+  step into the box, and accepts it if the MSE drops (λ ← λ/3), else retries with λ ← 4λ.
+  Stopping rule tied to the statistical error rather than to machine precision: stop when an
+  accepted step, on which the quadratic model agreed with the actual drop (ratio > 0.25, as in
+  scipy's ftol test), lowers the MSE by less than ``ftol`` = 1e-6 relative — about 1e-8 in MSE for
+  ν = 0.1, some 500× below the statistical resolution ν²·P/n ≈ 5e-6 at n = 10⁵ (P = 46).
+  Past that point the over-specified gated fits only creep along nearly flat directions
+  (ftol = 1e-8 buys 7e-7 of MSE for 6–11× the time at n = 10⁵).
+- ``trf`` — scipy's bounded trust-region reflective least squares with the same Jacobian and
+  ftol, for comparison: it computes an SVD of the n×P Jacobian every iteration, 6–10× slower
+  than ``lm`` at n = 10⁵ for the same MSE to 2e-5 relative.
 """
 
 from __future__ import annotations
@@ -34,6 +42,7 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.linalg import LinAlgError, cho_factor, cho_solve
 from scipy.optimize import least_squares
 
 from .data import sample
@@ -43,7 +52,7 @@ from .voronoi import voronoi_loss
 
 __all__ = ["Box", "FitResult", "fit", "initial_params", "OPTIMIZERS"]
 
-OPTIMIZERS = ("gd", "lm")
+OPTIMIZERS = ("gd", "lm", "trf")
 PAPER_INIT_EXPONENT = -0.083
 
 
@@ -163,14 +172,58 @@ def _gd(model, X, Y, theta, shape, box, max_epochs=1000, step=0.05, rtol=1e-10):
                 break
             t /= 2
         improvement = loss - trial_loss
-        theta, value, vjp, loss = trial, trial_value, trial_vjp, min(loss, trial_loss)
+        theta, value, vjp, loss = trial, trial_value, trial_vjp, trial_loss
         if improvement <= rtol * loss:
             converged = True
             break
     return theta, epochs, converged
 
 
-def _lm(model, X, Y, theta, shape, box, ftol=1e-6, max_nfev=500):
+def _lm(model, X, Y, theta, shape, box, ftol=1e-6, max_iter=200):
+    """Projected Levenberg–Marquardt on the normal equations (module docstring)."""
+    n = len(Y)
+    value, J = model.value_and_jacobian(HMoEParams.from_vector(theta, *shape), X)
+    r = value - Y
+    cost = float(r @ r) / n
+    damping = 1e-3
+    span = box.hi - box.lo
+    for iteration in range(1, max_iter + 1):
+        A = (J.T @ J) / n
+        g = (J.T @ r) / n
+        pinned = ((theta <= box.lo + 1e-12 * span) & (g > 0)) | ((theta >= box.hi - 1e-12 * span) & (g < 0))
+        free = ~pinned
+        A_free = A[np.ix_(free, free)]
+        scale = np.maximum(np.diag(A_free), 1e-12 * max(float(np.diag(A_free).max()), 1e-300))
+        while True:
+            try:
+                step = -cho_solve(cho_factor(A_free + damping * np.diag(scale)), g[free])
+            except LinAlgError:
+                damping *= 4
+                continue
+            trial = theta.copy()
+            trial[free] += step
+            trial = box.clip(trial)
+            trial_r = model.value(HMoEParams.from_vector(trial, *shape), X) - Y
+            trial_cost = float(trial_r @ trial_r) / n
+            move = (trial - theta)[free]
+            predicted = -2.0 * (g[free] @ move) - move @ A_free @ move  # quadratic model of the MSE drop
+            if trial_cost < cost:
+                agreement = (cost - trial_cost) / predicted if predicted > 0 else 0.0
+                damping = max(damping / 3, 1e-15)
+                break
+            damping *= 4
+            if damping > 1e15:  # no step decreases the cost: a (constrained) stationary point
+                return theta, iteration, True
+        decrease = (cost - trial_cost) / cost
+        theta, r, cost = trial, trial_r, trial_cost
+        value, J = model.value_and_jacobian(HMoEParams.from_vector(theta, *shape), X)
+        if decrease < ftol and agreement > 0.25:  # small drop, and the quadratic model trusted
+            return theta, iteration, True
+    return theta, max_iter, False
+
+
+def _trf(model, X, Y, theta, shape, box, ftol=1e-6, max_nfev=500):
+    """scipy's bounded trust-region reflective least squares, for comparison."""
     scale = np.sqrt(len(Y))
 
     def residuals(t):
@@ -237,8 +290,10 @@ def fit(
     theta0 = initial_params(P, int(K), int(n), seed, box, init, init_scale)
     if optimizer == "gd":
         theta, iterations, converged = _gd(m, X, Y, theta0, shape, box, max_epochs=max_epochs)
-    else:
+    elif optimizer == "lm":
         theta, iterations, converged = _lm(m, X, Y, theta0, shape, box)
+    else:
+        theta, iterations, converged = _trf(m, X, Y, theta0, shape, box)
     fitted = HMoEParams.from_vector(theta, *shape)
     kind = "L1" if model == "mha" else "L2"
     return FitResult(

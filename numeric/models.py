@@ -64,11 +64,12 @@ class Model:
 
     def value(self, params: HMoEParams, X: np.ndarray) -> np.ndarray:
         """f(X), shape (n,)."""
-        return self._forward(params, X, derivatives=False)[0]
+        return self._forward(params, X)[0]
 
     def value_and_jacobian(self, params: HMoEParams, X: np.ndarray):
         """f(X) of shape (n,) and ∂f/∂θ of shape (n, params.size), θ as in :mod:`numeric.params`."""
-        value, (d_omega, d_q, d_a_factor, features) = self._forward(params, X)
+        value, pieces = self._forward(params, X)
+        d_omega, d_q, d_a_factor, features = pieces()
         H, N, K, d = params.a.shape
         n = X.shape[0]
         d_m = d_q[:, : N - 1, None, :] * features.T[None, None]  # (H, N-1, p, n)
@@ -77,11 +78,16 @@ class Model:
         return value, rows.T
 
     def value_and_vjp(self, params: HMoEParams, X: np.ndarray):
-        """f(X) and a function w ↦ Σ_j w_j ∂f(X_j)/∂θ (the gradient without forming the Jacobian)."""
-        value, (d_omega, d_q, d_a_factor, features) = self._forward(params, X)
+        """f(X) and a function w ↦ Σ_j w_j ∂f(X_j)/∂θ (the gradient without forming the Jacobian).
+
+        The derivative pieces are computed on the first call of the function, so a value that is
+        only looked at (a rejected line-search trial) costs one forward pass.
+        """
+        value, pieces = self._forward(params, X)
         N = params.N
 
         def vjp(w: np.ndarray) -> np.ndarray:
+            d_omega, d_q, d_a_factor, features = pieces()
             g_omega = d_omega @ w
             g_m = (d_q[:, : N - 1] * w) @ features
             g_a = (d_a_factor * w) @ X
@@ -89,9 +95,10 @@ class Model:
 
         return value, vjp
 
-    def _forward(self, params: HMoEParams, X: np.ndarray, derivatives: bool = True):
-        """f(X) and the pieces of its derivatives, samples last: ∂f/∂ω (H,K,n), ∂f/∂q (H,N,n),
-        the factor of x in ∂f/∂a (H,N,K,n), and ∂q/∂m (n, d(d+1)/2).
+    def _forward(self, params: HMoEParams, X: np.ndarray):
+        """f(X), and a function returning the pieces of its derivatives (computed once, on demand),
+        samples last: ∂f/∂ω (H,K,n), ∂f/∂q (H,N,n), the factor of x in ∂f/∂a (H,N,K,n), and
+        ∂q/∂m (n, d(d+1)/2).
 
         Samples are the last, contiguous axis so that sums over the small axes (i, k) are
         vectorised adds of length-n rows.
@@ -114,23 +121,32 @@ class Model:
             F = (sigma[:, :, None, :] * s).sum(axis=1)  # (H, K, n)
             outer = self._phi(F)
             value = (omega[:, :, None] * outer).sum(axis=(0, 1))
-            if not derivatives:
-                return value, None
-            slope = omega[:, :, None] * self._dphi(F)  # (H, K, n)
-            d_omega = outer
-            d_a_factor = sigma[:, :, None, :] * slope[:, None]
-            d_q = sigma * ((s - F[:, None]) * slope[:, None]).sum(axis=2)
+
+            def derivative_pieces():
+                slope = omega[:, :, None] * self._dphi(F)  # (H, K, n)
+                d_a_factor = sigma[:, :, None, :] * slope[:, None]
+                d_q = sigma * ((s - F[:, None]) * slope[:, None]).sum(axis=2)
+                return outer, d_q, d_a_factor, features
+
         else:
             expert = s if self.kind == "mha" else self._phi(s)
             G = (sigma[:, :, None, :] * expert).sum(axis=1)  # (H, K, n)
             value = (omega[:, :, None] * G).sum(axis=(0, 1))
-            if not derivatives:
-                return value, None
-            d_omega = G
-            d_expert = 1.0 if self.kind == "mha" else self._dphi(s)
-            d_a_factor = w * sigma[:, :, None, :] * d_expert
-            d_q = sigma * ((expert - G[:, None]) * w).sum(axis=2)
-        return value, (d_omega, d_q, d_a_factor, features)
+
+            def derivative_pieces():
+                d_expert = 1.0 if self.kind == "mha" else self._dphi(s)
+                d_a_factor = w * sigma[:, :, None, :] * d_expert
+                d_q = sigma * ((expert - G[:, None]) * w).sum(axis=2)
+                return G, d_q, d_a_factor, features
+
+        cache = []
+
+        def pieces():
+            if not cache:
+                cache.append(derivative_pieces())
+            return cache[0]
+
+        return value, pieces
 
 
 def get_model(kind: str, phi: str = "sigmoid(z)") -> Model:

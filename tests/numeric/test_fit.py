@@ -20,11 +20,11 @@ TINY = Truth(
 )
 
 
-@pytest.mark.parametrize("optimizer", ["gd", "lm"])
+@pytest.mark.parametrize("optimizer", ["gd", "lm", "trf"])
 @pytest.mark.parametrize("model", ["mha", "gated1", "gated2"])
 def test_both_optimizers_recover_a_tiny_truth(optimizer, model):
     result = fit(model, 1, 2000, seed=0, optimizer=optimizer, truth=TINY, init="fixed", init_scale=0.05)
-    if optimizer == "lm":  # the least-squares estimate: at most the truth's MSE
+    if optimizer in ("lm", "trf"):  # the least-squares estimate: at most the truth's MSE
         assert result.mse <= result.truth_mse
     else:  # 1000 epochs of the paper's GD get close, not all the way: excess below ν²/2
         assert result.mse <= result.truth_mse + 0.5 * TINY.noise_std**2
@@ -37,6 +37,18 @@ def test_lm_reaches_at_most_the_gd_mse():
     gd = fit("gated1", 2, 3000, seed=1, optimizer="gd", truth=TINY, init="fixed", init_scale=0.05, max_epochs=200)
     lm = fit("gated1", 2, 3000, seed=1, optimizer="lm", truth=TINY, init="fixed", init_scale=0.05)
     assert lm.mse <= gd.mse
+
+
+@pytest.mark.parametrize("model", ["gated1", "gated2"])
+def test_lm_and_scipy_trf_agree_within_the_statistical_resolution(model):
+    """Both go below the truth's MSE; they may stop at different points of the flat valley of an
+    over-specified fit, but no further apart than ν²·P/n, what the data can resolve."""
+    n = 4000
+    lm = fit(model, 3, n, seed=3, optimizer="lm")
+    trf = fit(model, 3, n, seed=3, optimizer="trf")
+    resolution = 0.1**2 * lm.params.size / n
+    assert lm.mse < lm.truth_mse and trf.mse < trf.truth_mse
+    assert abs(lm.mse - trf.mse) <= resolution
 
 
 def test_box_is_reported_and_binds_when_small():
