@@ -28,8 +28,6 @@ from .terms import TermSet, _PhiDerivative
 
 __all__ = ["CompiledTerms", "arb_closure", "arb_precision", "compile_terms"]
 
-MAX_PHI_ORDER = 2
-_P = sp.symbols(f"P0:{MAX_PHI_ORDER + 1}")
 
 
 @contextmanager
@@ -152,38 +150,45 @@ def _phi_functions(derivatives: tuple):
     return [arb_closure([d], [z]) for d in derivatives]
 
 
-def _placeholders_to_symbols(expr: sp.Expr) -> sp.Expr:
-    return expr.replace(lambda e: isinstance(e, _PhiDerivative), lambda e: _P[e.order])
-
-
 class CompiledTerms:
-    """A term set compiled for evaluation at many points and parameter values.
+    """Terms compiled once for evaluation at many points and parameter values.
 
     Parameters
     ----------
-    term_set : TermSet
-        The symbolic terms of one component.
+    exprs : sequence of sympy.Expr
+        The terms, in the inputs ``x``, the parameters ``params`` and placeholders φ^(m)(s)
+        (any arguments s: aᵀx for type-1, the channel outputs f^k for type-2).
+    x, params : sequences of sympy.Symbol
     """
 
-    def __init__(self, term_set: TermSet):
-        self.term_set = term_set
-        exprs = [_placeholders_to_symbols(t.expr) for t in term_set.terms]
-        self._args = (*term_set.x, *term_set.params, *_P)
-        self._numpy = sp.lambdify(self._args, exprs, modules=["scipy", "numpy"], cse=True)
-        self._arb = arb_closure(exprs, self._args)
-        self._a_slice = slice(len(term_set.params) - term_set.dim, len(term_set.params))
+    def __init__(self, exprs: Sequence[sp.Expr], x: Sequence[sp.Symbol], params: Sequence[sp.Symbol]):
+        atoms = sorted({a for e in exprs for a in e.atoms(_PhiDerivative)}, key=sp.default_sort_key)
+        arguments = []
+        for atom in atoms:
+            if atom.args[0] not in arguments:
+                arguments.append(atom.args[0])
+        stand_ins = {atom: sp.Symbol(f"P{atom.order}_{arguments.index(atom.args[0])}") for atom in atoms}
+        self._slots = [(atom.order, arguments.index(atom.args[0])) for atom in atoms]
+        replaced = [e.xreplace(stand_ins) for e in exprs]
+        self._n_terms = len(replaced)
+        inputs = (*x, *params)
+        values = tuple(stand_ins.values())
+        self._numpy_arguments = sp.lambdify(inputs, arguments, modules=["scipy", "numpy"], cse=True)
+        self._numpy = sp.lambdify((*inputs, *values), replaced, modules=["scipy", "numpy"], cse=True)
+        self._arb_arguments = arb_closure(arguments, inputs)
+        self._arb = arb_closure(replaced, (*inputs, *values))
 
     @property
     def n_terms(self) -> int:
-        return len(self.term_set.terms)
+        return self._n_terms
 
     def float64(self, points: np.ndarray, components: Sequence[Sequence], activation) -> np.ndarray:
-        """Evaluate every term of every component at ``points``.
+        """Evaluate every term for every parameter vector in ``components`` at ``points``.
 
         Parameters
         ----------
         points : ndarray, shape (n, d)
-        components : sequence of parameter vectors, each aligned with ``term_set.params``
+        components : sequence of parameter vectors, each aligned with ``params``
         activation : Activation
 
         Returns
@@ -194,9 +199,9 @@ class CompiledTerms:
         columns = []
         for theta in components:
             theta = [float(t) for t in theta]
-            z = points @ np.asarray(theta[self._a_slice])
-            phis = [activation.numpy_derivative(m)(z) for m in range(MAX_PHI_ORDER + 1)]
             with np.errstate(all="ignore"):
+                arguments = [np.broadcast_to(np.asarray(z, dtype=float), (n,)) for z in self._numpy_arguments(*points.T, *theta)]
+                phis = [activation.numpy_derivative(m)(arguments[j]) for m, j in self._slots]
                 values = self._numpy(*points.T, *theta, *phis)
             columns.extend(np.broadcast_to(np.asarray(v, dtype=float), (n,)) for v in values)
         return np.column_stack(columns)
@@ -209,16 +214,16 @@ class CompiledTerms:
             rows = [[] for _ in range(points.shape[0])]
             for theta in components:
                 theta_arb = [_arb_number(sp.sympify(t)) for t in theta]
-                a_arb = theta_arb[self._a_slice]
-                zs = [[sum((x * a for x, a in zip(xi, a_arb)), flint.arb(0))] for xi in x_arb]
-                phis = [[out[0] for out in f(zs)] for f in phi]
-                inputs = [[*xi, *theta_arb, *(p[i] for p in phis)] for i, xi in enumerate(x_arb)]
-                for row, values in zip(rows, self._arb(inputs)):
+                inputs = [[*xi, *theta_arb] for xi in x_arb]
+                arguments = self._arb_arguments(inputs)
+                by_slot = [[out[0] for out in phi[m]([[args[j]] for args in arguments])] for m, j in self._slots]
+                phis = list(zip(*by_slot)) if by_slot else [()] * len(inputs)
+                for row, values in zip(rows, self._arb([[*inp, *p] for inp, p in zip(inputs, phis)])):
                     row.extend(values)
             return flint.arb_mat(rows)
 
 
 @lru_cache(maxsize=None)
 def compile_terms(term_set: TermSet) -> CompiledTerms:
-    """Compile a term set once per process."""
-    return CompiledTerms(term_set)
+    """Compile a type-1 term set once per process."""
+    return CompiledTerms([t.expr for t in term_set.terms], term_set.x, term_set.params)
