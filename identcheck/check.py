@@ -9,6 +9,7 @@ relations between labelled terms (:mod:`relations`). The verdict follows :mod:`r
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import Mapping
 
@@ -19,13 +20,15 @@ from .compile import compile_terms
 from .errors import IdentcheckError
 from .probes import default_probes
 from .rank import DEFAULT_LADDER, decide_rank
-from .relations import explain_null_space
+from .relations import explain_type1
 from .report import CheckResult, ProbeResult
 from .terms import type1_term_set
 
 __all__ = ["check", "CONDITIONS"]
 
-CONDITIONS = ("type1",)
+#: type1: Setting I (gate after the value projection); type2: Setting II (after the SDPA output);
+#: mha: no gate, the linear expert u = exp(xᵀMx)·aᵀx (the contrast: PDE (5) makes it fail).
+CONDITIONS = ("type1", "type2", "mha")
 
 
 def check(
@@ -38,6 +41,9 @@ def check(
     points_per_term: int = 4,
     ladder: tuple = DEFAULT_LADDER,
     progress=None,
+    n_gates: int = 2,
+    n_channels: int = 2,
+    mixed_products: bool = False,
 ) -> CheckResult:
     """Check whether ``phi`` satisfies a strong-identifiability condition.
 
@@ -45,8 +51,8 @@ def check(
     ----------
     phi : str or sympy.Expr or Activation
         The gate activation, in ``z`` (e.g. ``"sigmoid(z + 1)"``).
-    condition : {"type1"}
-        Which condition (Setting I).
+    condition : {"type1", "type2", "mha"}
+        Setting I, Setting II, or plain MHA (linear experts; ``phi`` is ignored).
     dim : int
         Input dimension d (1 to 6).
     params : mapping, optional
@@ -61,6 +67,11 @@ def check(
         Precisions (decimal digits) for borderline cases.
     progress : callable, optional
         Called as ``progress(done, total, probe_name)`` after each probe.
+    n_gates, n_channels : int
+        Type-2 only: gating matrices N (the last fixed at 0) and channels K of the head.
+    mixed_products : bool
+        Type-2 only: add the mixed ∂u·∂v products of the full second-order expansion
+        (an extension beyond the paper's set, labelled as such).
 
     Returns
     -------
@@ -80,8 +91,18 @@ def check(
         raise IdentcheckError(f"points_per_term={points_per_term!r}: must be an integer from 2 to 100")
     if not ladder or list(ladder) != sorted(set(ladder)) or len(ladder) < 2 or min(ladder) < 20:
         raise IdentcheckError(f"ladder={ladder!r}: need at least two increasing precisions of 20 digits or more")
-    activation = parse_activation(phi, params)
-    term_set = type1_term_set(dim)
+    if condition == "type2":
+        from .type2_check import check_type2
+
+        activation = parse_activation(phi, params)
+        return check_type2(
+            activation, dim, n_gates, n_channels, mixed_products, int(seed), points_per_term, ladder, progress, started
+        )
+    if condition == "mha":
+        activation = dataclasses.replace(parse_activation("z"), text="z (linear expert, no gate)")
+    else:
+        activation = parse_activation(phi, params)
+    term_set = type1_term_set(dim, "u" if condition == "mha" else "ū")
     compiled = compile_terms(term_set)
     probes = default_probes(dim, seed=int(seed), include_zero=include_zero)
     bound = max(c.l1 for p in probes for c in p.components)
@@ -92,7 +113,7 @@ def check(
         results.append(_run_probe(probe, index, term_set, compiled, activation, seed, points_per_term, ladder))
         if progress is not None:
             progress(index + 1, len(probes), probe.name)
-    verdict, evidence, summary, witness = _conclude(results, ladder)
+    verdict, evidence, summary, witness = conclude(results, ladder)
     return CheckResult(
         phi=activation.text,
         expression=str(activation.expr),
@@ -109,12 +130,12 @@ def check(
         seed=int(seed),
         points_per_term=points_per_term,
         domain_bound=bound,
-        tolerances=_tolerances(ladder),
+        tolerances=tolerances(ladder),
         seconds=round(time.perf_counter() - started, 3),
     )
 
 
-def _tolerances(ladder) -> dict:
+def tolerances(ladder) -> dict:
     from . import rank, relations
 
     return {
@@ -145,7 +166,7 @@ def _run_probe(probe, index, term_set, compiled, activation, seed, points_per_te
     relations = ()
     if decision.independent is False:
         labels = _labels(term_set, len(probe.components))
-        relations = explain_null_space(decision, matrix, term_set, activation, probe, labels)
+        relations = explain_type1(decision, matrix, term_set, activation, probe, labels)
     return ProbeResult(
         name=probe.name,
         components=probe.components,
@@ -162,7 +183,7 @@ def _run_probe(probe, index, term_set, compiled, activation, seed, points_per_te
     )
 
 
-def _conclude(results, ladder):
+def conclude(results, ladder):
     counted = [p for p in results if p.counts_for_verdict]
     dependent = [p for p in counted if p.dependent]
     if dependent:

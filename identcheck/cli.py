@@ -32,12 +32,19 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     c = sub.add_parser("check", help="check activations", description="Check activations phi(z).")
     c.add_argument("phi", nargs="*", help="activations in z, e.g. 'sigmoid(z + 1)' (default: the paper's examples z and sigmoid(z + 1))")
-    c.add_argument("--condition", default="type1", help=f"which condition: {', '.join(CONDITIONS)} (default type1)")
+    c.add_argument(
+        "--condition",
+        default="type1",
+        help="type1 (Setting I), type2 (Setting II), both, or mha (no gate: the linear expert; takes no PHI). Default type1",
+    )
     c.add_argument("--dim", type=_int("--dim"), default=2, help=f"input dimension d, 1..{MAX_DIM} (default 2)")
     c.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="value of a named constant in phi (repeatable)")
     c.add_argument("--seed", type=_int("--seed"), default=0, help="seed for probes and sample points (default 0)")
     c.add_argument("--points-per-term", type=_int("--points-per-term"), default=4, help="sample points per column (default 4)")
     c.add_argument("--include-zero", action="store_true", help="also probe a = 0 (a relation there holds for every phi; reported, not counted)")
+    c.add_argument("--gates", type=_int("--gates"), default=2, help="type2: gating matrices N per head, the last fixed at 0 (default 2)")
+    c.add_argument("--channels", type=_int("--channels"), default=2, help="type2: channels K per head (default 2)")
+    c.add_argument("--mixed-products", action="store_true", help="type2: add the mixed u·v second-order products (an extension beyond the paper's set)")
     c.add_argument("--json", action="store_true", help="print one JSON array, one object per (phi, condition)")
     return parser
 
@@ -71,37 +78,51 @@ def _run(argv) -> int:
     if args.command != "check":
         build_parser().print_help()
         return 2 if args.command is None and argv else 0
-    if args.condition not in CONDITIONS:
-        close = difflib.get_close_matches(args.condition, CONDITIONS, n=1)
+    choices = (*CONDITIONS, "both")
+    if args.condition not in choices:
+        close = difflib.get_close_matches(args.condition, choices, n=1)
         hint = f" (did you mean {close[0]}?)" if close else ""
-        raise IdentcheckError(f"--condition={args.condition!r} is unknown{hint}; available: {', '.join(CONDITIONS)}")
+        raise IdentcheckError(f"--condition={args.condition!r} is unknown{hint}; available: {', '.join(choices)}")
+    conditions = ("type1", "type2") if args.condition == "both" else (args.condition,)
     params = dict(parse_param(p) for p in args.param)
-    phis = args.phi or PAPER_EXAMPLES
+    if args.condition == "mha" and args.phi:
+        raise IdentcheckError("--condition mha takes no PHI: the expert is linear (that is the point of the contrast)")
+    if args.condition != "mha" and args.condition != "type1" and args.include_zero:
+        raise IdentcheckError("--include-zero applies to type1 and mha only")
+    phis = ["z"] if args.condition == "mha" else (args.phi or PAPER_EXAMPLES)
     for phi in phis:  # validate every input before any output
         parse_activation(phi, params)
     unused = [name for name in params if not any(_mentions(phi, name) for phi in phis)]
     if unused:
         raise IdentcheckError(f"--param {unused[0]}: no phi uses {unused[0]!r}")
+    if "type2" in conditions:
+        from .type2 import type2_term_set
+
+        type2_term_set(args.dim, args.gates, args.channels, args.mixed_products)  # validates the head shape
     show_progress = sys.stderr.isatty() and not args.json
     results = []
-    for i, phi in enumerate(phis):
-        progress = _progress(i, len(phis), phi) if show_progress else None
+    jobs = [(phi, condition) for phi in phis for condition in conditions]
+    for i, (phi, condition) in enumerate(jobs):
+        progress = _progress(i, len(jobs), f"{phi} [{condition}]") if show_progress else None
         result = check(
             phi,
-            condition=args.condition,
+            condition=condition,
             dim=args.dim,
             params=params,
             seed=args.seed,
             include_zero=args.include_zero,
             points_per_term=args.points_per_term,
             progress=progress,
+            n_gates=args.gates,
+            n_channels=args.channels,
+            mixed_products=args.mixed_products,
         )
         if show_progress:
             print("\r\033[K", end="", file=sys.stderr)
         results.append(result)
         if not args.json:
             print(result.to_text())
-            if i + 1 < len(phis):
+            if i + 1 < len(jobs):
                 print()
     if args.json:
         print(json.dumps([r.to_dict() for r in results], indent=2, ensure_ascii=False))

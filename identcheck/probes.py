@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import sympy as sp
 
-__all__ = ["Component", "Probe", "default_probes"]
+__all__ = ["Component", "HeadConfig", "Probe", "default_probes", "head_probes"]
 
 DENOMINATOR = 8
 
@@ -122,4 +122,60 @@ def default_probes(dim: int, seed: int = 0, include_zero: bool = False) -> list[
             counts=False,
             note="phi(0·x) is constant: a relation here holds for every phi, so it does not count",
         )
+    return probes
+
+
+@dataclass(frozen=True, slots=True)
+class HeadConfig:
+    """One head for type-2: M (N matrices, the last 0) and a (N gates × K channels × d)."""
+
+    M: tuple
+    a: tuple
+
+    def to_dict(self) -> dict:
+        return {
+            "M": [[[str(v) for v in row] for row in Mi] for Mi in self.M],
+            "a": [[[str(v) for v in vec] for vec in gate] for gate in self.a],
+        }
+
+    @property
+    def l1(self) -> float:
+        """The largest ‖a_{i,k}‖₁: f^k is a convex combination of the a_{i,k}ᵀx, so |f^k| ≤ this."""
+        return float(max(sum(abs(v) for v in vec) for gate in self.a for vec in gate))
+
+
+def head_probes(dim: int, n_gates: int, n_channels: int, seed: int = 0) -> list[Probe]:
+    """Head configurations for type-2, deterministic in ``seed``.
+
+    random; M_1..M_{N-1} = 0 (uniform gating); channel 2 = −channel 1
+    (a_{i,2} = −a_{i,1}); channel 2 = c·channel 1; gates opposite (a_{2,k} = −a_{1,k}).
+    The channel families need K ≥ 2.
+    """
+    rng = np.random.default_rng([seed, dim, n_gates, n_channels, 2])
+    zero = _zero_matrix(dim)
+
+    def draw_matrices():
+        return tuple(_random_matrix(rng, dim) for _ in range(n_gates - 1)) + (zero,)
+
+    def draw_experts():
+        vectors = _distinct_vectors(rng, dim, n_gates * n_channels)
+        return tuple(tuple(vectors[i * n_channels + k] for k in range(n_channels)) for i in range(n_gates))
+
+    def head(M, a):
+        return (HeadConfig(M, a),)
+
+    probes = [
+        Probe("random head", head(draw_matrices(), draw_experts())),
+        Probe("all M = 0 (uniform gating)", head(tuple(zero for _ in range(n_gates)), draw_experts())),
+    ]
+    M = draw_matrices()
+    a = draw_experts()
+    c = sp.Rational(int(rng.choice([-4, -1, 1, 3, 4])), 2)
+    if n_channels >= 2:
+        opposite = tuple((gate[0], tuple(-v for v in gate[0])) + gate[2:] for gate in a)
+        scaled = tuple((gate[0], tuple(c * v for v in gate[0])) + gate[2:] for gate in a)
+        probes.append(Probe("channel 2 = -channel 1", head(M, opposite)))
+        probes.append(Probe(f"channel 2 = {c}·channel 1", head(M, scaled)))
+    flipped = (a[0], tuple(tuple(-v for v in vec) for vec in a[0])) + a[2:]
+    probes.append(Probe("gate 2 = -gate 1 experts", head(M, flipped)))
     return probes

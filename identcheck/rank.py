@@ -47,7 +47,7 @@ import numpy as np
 
 from .compile import arb_precision
 
-__all__ = ["RankDecision", "decide_rank", "DEFAULT_LADDER"]
+__all__ = ["RankDecision", "decide_rank", "raw_gram", "DEFAULT_LADDER"]
 
 EPS = np.finfo(float).eps
 DEFAULT_LADDER = (30, 60, 120)
@@ -89,8 +89,9 @@ class RankDecision:
 
 def decide_rank(
     matrix: np.ndarray,
-    high_precision: Callable[[int], "flint.arb_mat"],
+    high_precision: Callable[[int], "flint.arb_mat"] | None = None,
     ladder: tuple = DEFAULT_LADDER,
+    gram: Callable[[int], "flint.arb_mat"] | None = None,
 ) -> RankDecision:
     """Decide the column rank of ``matrix`` (float64), re-evaluating borderline cases.
 
@@ -103,6 +104,10 @@ def decide_rank(
         carry at least ``digits`` correct digits.
     ladder : tuple of int
         Increasing precisions p (decimal digits of resolution) to try.
+    gram : callable, optional
+        Instead of ``high_precision``: ``gram(digits)`` returns AᵀA (unscaled) as a
+        ``flint.arb_mat`` computed at ``digits`` digits — lets callers share one Gram matrix
+        among decisions on subsets of its columns.
 
     Returns
     -------
@@ -146,7 +151,8 @@ def decide_rank(
         # them apart is the working precision (2p digits) of the Gram and Schur arithmetic.
         evaluate_at = 2 * (max(ladder[:2]) if rung < 2 else digits)
         if evaluate_at not in grams:
-            grams[evaluate_at] = _scaled_gram(high_precision(evaluate_at), scale, zero, evaluate_at)
+            raw = gram(evaluate_at) if gram is not None else raw_gram(high_precision(evaluate_at), evaluate_at)
+            grams[evaluate_at] = _scaled_gram(raw, scale, zero, evaluate_at)
         with arb_precision(2 * digits):
             values, vectors = _deflate(grams[evaluate_at], v_full, order_resolved, order_borderline, digits)
         values = np.sqrt(np.maximum(values, 0.0))
@@ -166,19 +172,24 @@ def decide_rank(
     return RankDecision(None, float(results[-1][1].min()), ladder[-1], 0, np.zeros((T, 0)), tuple(history), tolerances)
 
 
-def _scaled_gram(arb_matrix, scale, zero, digits):
-    """BᵀB for B = A·D⁻¹ (unit columns), computed at ``digits`` digits from the entries' midpoints.
+def raw_gram(arb_matrix, digits):
+    """AᵀA of an arb matrix's midpoints, at ``digits`` digits."""
+    with arb_precision(digits):
+        a = arb_matrix.mid()
+        return (a.transpose() * a).mid()
+
+
+def _scaled_gram(raw, scale, zero, digits):
+    """BᵀB for B = A·D⁻¹ (unit columns), from AᵀA, at ``digits`` digits.
 
     Columns that float64 saw as exactly zero take their norm from arb (0 if truly zero).
     """
     T = len(scale)
     with arb_precision(digits):
-        a = arb_matrix.mid()
-        raw_gram = (a.transpose() * a).mid()
         for j in np.flatnonzero(zero):
-            scale[j] = float(raw_gram[j, j].sqrt().mid())
+            scale[j] = float(raw[j, j].sqrt().mid())
         inv = [flint.arb(1.0 / v) if v > 0 else flint.arb(0) for v in scale]
-        return flint.arb_mat([[raw_gram[i, j] * inv[i] * inv[j] for j in range(T)] for i in range(T)]).mid()
+        return flint.arb_mat([[raw[i, j] * inv[i] * inv[j] for j in range(T)] for i in range(T)]).mid()
 
 
 def _deflate(gram, basis, resolved, borderline, digits, depth=0):

@@ -20,21 +20,34 @@ from .certify import prove_relation
 from .families import templates_for
 from .report import Relation
 
-__all__ = ["explain_null_space", "IN_NULL_SPACE"]
+__all__ = ["explain_null_space", "explain_type1", "IN_NULL_SPACE"]
 
 IN_NULL_SPACE = 1e-6
 RAW_CUTOFF = 1e-9  # raw coefficients below this (relative to the largest) are dropped
 
 
-def explain_null_space(decision, matrix, term_set, activation, probe, labels, prove=True) -> tuple:
-    """Relations explaining ``decision.null_space`` (a tuple of :class:`Relation`)."""
+def explain_type1(decision, matrix, term_set, activation, probe, labels) -> tuple:
+    """Relations explaining a type-1 null space, with the type-1 families and proofs."""
+
+    def prove(template, thorough):
+        return prove_relation(term_set, activation.derivatives, probe.components, template.coefficients, thorough=thorough)
+
+    return explain_null_space(decision, matrix, templates_for(term_set, activation.derivatives, probe), labels, prove)
+
+
+def explain_null_space(decision, matrix, templates, labels, prove=None) -> tuple:
+    """Relations explaining ``decision.null_space`` (a tuple of :class:`Relation`).
+
+    ``templates`` are candidate exact relations; ``prove(template, thorough)`` returns whether
+    sympy proved one (None: no proofs).
+    """
     norms = np.linalg.norm(matrix, axis=0)
     norms = np.where(norms > 0, norms, 1.0)
     null = decision.null_space * norms[:, None]
     q, _ = np.linalg.qr(null)
     kept_vectors = []
     relations = []
-    for template in templates_for(term_set, activation.derivatives, probe):
+    for template in templates:
         vector = np.zeros(matrix.shape[1])
         for column, coeff in template.coefficients:
             vector[column] = float(coeff)
@@ -46,9 +59,7 @@ def explain_null_space(decision, matrix, term_set, activation, probe, labels, pr
         if np.linalg.matrix_rank(trial, tol=1e-8) <= len(kept_vectors):
             continue
         kept_vectors.append(scaled / size)
-        proved = prove and prove_relation(
-            term_set, activation.derivatives, probe.components, template.coefficients, thorough=not relations
-        )
+        proved = bool(prove is not None and prove(template, not relations))
         relations.append(
             Relation(
                 terms=tuple((labels[c], float(v)) for c, v in template.coefficients),

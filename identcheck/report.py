@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 __all__ = ["CheckResult", "ProbeResult", "Relation", "format_relation"]
 
 VERDICTS = ("identifiable", "not identifiable", "inconclusive")
+MERGES_SHOWN = 6
 
 
 def _coefficient_text(value: str | float, first: bool) -> tuple[str, str]:
@@ -95,6 +96,12 @@ class ProbeResult:
     counts_for_verdict: bool
     history: tuple = field(repr=False)
     note: str = ""
+    literal_dependent: bool | None = None
+    phi_free_relations: tuple = field(repr=False, default=())
+
+    @property
+    def phi_free_nullity(self) -> int:
+        return len(self.phi_free_relations)
 
     @property
     def relation(self):
@@ -135,6 +142,8 @@ class ProbeResult:
                 {"digits": d, "smallest_singular_value": s, "collapsed": c} for d, s, c in self.history
             ],
             "note": self.note,
+            "literal_dependent": self.literal_dependent,
+            "phi_free_relations": [r.to_dict() for r in self.phi_free_relations],
         }
 
 
@@ -159,6 +168,8 @@ class CheckResult:
     domain_bound: float = 0.0
     tolerances: dict = field(repr=False, default_factory=dict)
     seconds: float = 0.0
+    literal_verdict: str | None = None
+    head: dict | None = None
 
     def to_dict(self) -> dict:
         return {
@@ -179,6 +190,8 @@ class CheckResult:
             "domain": [-self.domain_bound, self.domain_bound],
             "tolerances": self.tolerances,
             "seconds": self.seconds,
+            "literal_verdict": self.literal_verdict,
+            "head": self.head,
         }
 
     def to_text(self) -> str:
@@ -196,12 +209,15 @@ class CheckResult:
                 lines.append(f"    {r}    [{tag}{proof}]")
             if len(witness.relations) > 4:
                 lines.append(f"    … and {len(witness.relations) - 4} more relation(s) on this probe")
+        unit = "per head" if self.condition == "type2" else "derivatives per component"
         lines.append(
-            f"  terms: {self.n_derivatives} derivatives per component, {len(self.merges)} merged "
+            f"  terms: {self.n_derivatives} {unit}, {len(self.merges)} merged "
             f"(same function for every φ) → {self.n_terms} distinct"
         )
-        for m in self.merges:
+        for m in self.merges[:MERGES_SHOWN]:
             lines.append(f"    {m}")
+        if len(self.merges) > MERGES_SHOWN:
+            lines.append(f"    … and {len(self.merges) - MERGES_SHOWN} more (--json lists all)")
         lines.append(
             f"  probes (seed {self.seed}, {self.points_per_term} points per term, x uniform in [-1, 1]^{self.dim}, "
             f"z = aᵀx in [-{self.domain_bound:g}, {self.domain_bound:g}]):"

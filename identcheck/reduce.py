@@ -1,0 +1,74 @@
+"""Relations that hold for every φ, and the reduced set judged instead (SPEC §2, type-2).
+
+In the type-2 set, the terms of one channel k and one derivative order m share the factor
+φ^(m)(f^k): a *group*. A linear relation among the φ-free factors of a group is a relation
+among the terms for **every** φ (the linear expert's PDE Σ_l a_l ∂²u/∂M_jk∂a_l = ∂u/∂M_jk
+appears this way, three times per channel at d = 2). Taken literally, the set is then dependent
+whatever φ is, which says nothing about φ. So, per probe:
+
+1. each group's φ-free factor matrix goes through the same rank decision
+   (:func:`~identcheck.rank.decide_rank`, with higher precision where borderline): its nullity
+   is the number of φ-independent relations there;
+2. a basis of the group is kept — the first columns of a column-pivoted QR of the scaled
+   factor matrix, as many as its rank;
+3. φ is judged on the kept terms (all groups together); the literal verdict on the full set is
+   reported beside it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import flint
+import numpy as np
+from scipy.linalg import qr
+
+from .rank import decide_rank
+
+__all__ = ["Reduction", "reduce_groups", "sub_gram"]
+
+
+@dataclass(frozen=True)
+class Reduction:
+    """Kept columns and, per group, the φ-independent decision."""
+
+    kept: np.ndarray = field(repr=False)
+    nullities: dict
+    undecided: tuple
+    null_spaces: dict = field(repr=False)
+
+
+def sub_gram(gram, columns):
+    """A Gram provider restricted to ``columns`` (AᵀA of the selected columns is a submatrix)."""
+    columns = [int(c) for c in columns]
+
+    def restricted(digits):
+        g = gram(digits)
+        return flint.arb_mat([[g[i, j] for j in columns] for i in columns])
+
+    return restricted
+
+
+def reduce_groups(factor_matrix: np.ndarray, groups: dict, factor_gram, ladder) -> Reduction:
+    """Apply steps 1–2 of the module docstring; ``groups`` maps a group key to its column indices,
+    ``factor_gram(digits)`` gives FᵀF of all the factors."""
+    kept = []
+    nullities = {}
+    null_spaces = {}
+    undecided = []
+    for key, columns in groups.items():
+        columns = np.asarray(columns)
+        sub = factor_matrix[:, columns]
+        decision = decide_rank(sub, ladder=ladder, gram=sub_gram(factor_gram, columns))
+        if decision.independent is None:
+            undecided.append(key)
+        nullity = decision.nullity if decision.independent is False else 0
+        nullities[key] = nullity
+        if nullity:
+            null_spaces[key] = (columns, decision.null_space)
+            norms = np.linalg.norm(sub, axis=0)
+            _, _, pivots = qr(sub / np.where(norms > 0, norms, 1.0), mode="economic", pivoting=True)
+            kept.extend(columns[np.sort(pivots[: len(columns) - nullity])])
+        else:
+            kept.extend(columns)
+    return Reduction(np.sort(np.asarray(kept)), nullities, tuple(undecided), null_spaces)
