@@ -46,6 +46,22 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--channels", type=_int("--channels"), default=2, help="type2: channels K per head (default 2)")
     c.add_argument("--mixed-products", action="store_true", help="type2: add the mixed u·v second-order products (an extension beyond the paper's set)")
     c.add_argument("--json", action="store_true", help="print one JSON array, one object per (phi, condition)")
+    pos = sub.add_parser(
+        "positions",
+        help="the five gate positions G1-G5: expert form, whether the PDE survives, what decides",
+        description="For each gate position: the expert form, whether the linear-expert PDE survives "
+        "(derived, and checked numerically), and the check that decides it.",
+    )
+    pos.add_argument("phi", help="the activation, e.g. 'sigmoid(z + 1)'")
+    pos.add_argument("--param", action="append", default=[], metavar="NAME=VALUE")
+    pos.add_argument("--seed", type=_int("--seed"), default=0)
+    pos.add_argument("--check", action="store_true", help="also run the deciding check (type2 for G1, type1 for G2)")
+    pos.add_argument("--json", action="store_true")
+    cat = sub.add_parser("catalog", help="type-1 and type-2 verdicts for common activations (about 3 minutes)")
+    cat.add_argument("--json", action="store_true", help="print the rows as JSON")
+    cat.add_argument("--markdown", action="store_true", help="print the markdown table (docs/catalog.md)")
+    cat.add_argument("--out", help="write the output to this file instead of stdout (written only when complete)")
+    cat.add_argument("--jobs", type=_int("--jobs"), default=2, help="worker processes (default 2)")
     return parser
 
 
@@ -75,6 +91,10 @@ def main(argv=None) -> int:
 
 def _run(argv) -> int:
     args = build_parser().parse_args(argv)
+    if args.command == "positions":
+        return _positions(args)
+    if args.command == "catalog":
+        return _catalog(args)
     if args.command != "check":
         build_parser().print_help()
         return 2 if args.command is None and argv else 0
@@ -126,6 +146,72 @@ def _run(argv) -> int:
                 print()
     if args.json:
         print(json.dumps([r.to_dict() for r in results], indent=2, ensure_ascii=False))
+    return 0
+
+
+def _catalog(args) -> int:
+    import os
+    import tempfile
+
+    from .catalog import catalog_rows, to_markdown
+
+    if args.out is not None:
+        folder = os.path.dirname(os.path.abspath(args.out))
+        if not os.path.isdir(folder):
+            raise IdentcheckError(f"--out {args.out!r}: folder {folder!r} does not exist")
+    show = sys.stderr.isatty()
+
+    def progress(done, total, phi):
+        if show:
+            print(f"\r\033[Kcatalog {done}/{total}: {phi}", end="", file=sys.stderr, flush=True)
+
+    if not 1 <= args.jobs <= 64:
+        raise IdentcheckError(f"--jobs={args.jobs}: must be from 1 to 64")
+    rows = catalog_rows(progress, jobs=args.jobs)
+    if show:
+        print("\r\033[K", end="", file=sys.stderr)
+    if args.json or not args.markdown:
+        text = json.dumps(rows, indent=2, ensure_ascii=False) + "\n"
+    else:
+        text = to_markdown(rows)
+    if args.out is None:
+        print(text, end="")
+        return 0
+    handle, temporary = tempfile.mkstemp(dir=folder, prefix=".catalog-")
+    with os.fdopen(handle, "w", encoding="utf-8") as out:
+        out.write(text)
+    os.replace(temporary, args.out)  # atomic: nothing half-written
+    return 0
+
+
+def _positions(args) -> int:
+    from .positions import positions
+
+    params = dict(parse_param(p) for p in args.param)
+    if args.seed < 0:
+        raise IdentcheckError(f"--seed={args.seed}: must be >= 0")
+    parse_activation(args.phi, params)
+    rows = positions(args.phi, params, seed=args.seed)
+    verdicts = {}
+    if args.check:
+        for row in rows:
+            if row.decided_by:
+                verdicts[row.position] = check(args.phi, condition=row.decided_by, params=params, seed=args.seed).verdict
+    if args.json:
+        out = [r.to_dict() | ({"verdict": verdicts[r.position]} if r.position in verdicts else {}) for r in rows]
+        print(json.dumps(out, indent=2, ensure_ascii=False))
+        return 0
+    print(f"gate positions for phi(z) = {args.phi}")
+    print(f"  {'pos':<4}{'phi acts':<28}{'PDE survives (derived)':<26}{'numeric r_V - c r_O':<22}decided by")
+    for r in rows:
+        derived = ("yes" if r.predicted_survives else "no") + (" (every phi)" if r.decided_by is None else "")
+        seen = f"{r.residual:.1e} ({'holds' if r.observed_survives else 'fails'})"
+        decided = r.decided_by or "nothing: fails for every phi"
+        if r.position in verdicts:
+            decided += f" -> {verdicts[r.position]}"
+        print(f"  {r.position:<4}{r.where:<28}{derived:<26}{seen:<22}{decided}")
+    agree = all(r.predicted_survives == r.observed_survives for r in rows)
+    print(f"  derivation and numerics {'agree' if agree else 'DISAGREE'} (see docs/positions.md)")
     return 0
 
 

@@ -62,3 +62,28 @@ def test_module_entry_point_and_exit_code():
         [sys.executable, "-m", "identcheck", "check", "relu(z)"], capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 2 and "Traceback" not in done.stderr
+
+
+def test_condition_both_gives_one_object_per_phi_and_condition(capsys):
+    assert main(["check", "sigmoid(z + 1)", "--condition", "both", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [d["condition"] for d in out] == ["type1", "type2"]
+    api = check("sigmoid(z + 1)", condition="type2").to_dict()
+    assert _volatile(out[1]) == _volatile(api)
+    assert out[1]["literal_verdict"] == "not identifiable" and out[1]["head"]["n_gates"] == 2
+
+
+@pytest.mark.parametrize(
+    "argv, reason",
+    [
+        (["check", "--condition", "mha", "z"], "takes no PHI"),
+        (["check", "z", "--condition", "type2", "--gates", "9"], "n_gates=9"),
+        (["check", "z", "--condition", "type2", "--include-zero"], "--include-zero"),
+        (["catalog", "--jobs", "0"], "--jobs"),
+        (["catalog", "--out", "/nonexistent/folder/x.md"], "does not exist"),
+    ],
+)
+def test_more_bad_input(capsys, argv, reason):
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and reason in captured.err

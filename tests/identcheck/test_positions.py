@@ -1,0 +1,36 @@
+"""Gate positions: the derivation's prediction agrees with the numerical check, and the CLI."""
+
+import json
+
+import pytest
+
+from identcheck.cli import main
+from identcheck.positions import positions
+
+
+@pytest.mark.parametrize("phi", ["sigmoid(z + 1)", "tanh(z)", "gelu(z)", "z", "z**2", "3*z"])
+def test_prediction_agrees_with_numerics(phi):
+    rows = {r.position: r for r in positions(phi)}
+    for r in rows.values():
+        assert r.predicted_survives == r.observed_survives, (phi, r.position, r.residual)
+    for name in ("G3", "G4", "G5"):
+        assert rows[name].observed_survives and rows[name].residual < 1e-12
+        assert rows[name].ratio == pytest.approx(1.0)
+
+
+def test_homogeneous_phi_keeps_the_relation_with_its_degree():
+    rows = {r.position: r for r in positions("z**2")}
+    assert rows["G1"].ratio == pytest.approx(2.0) and rows["G2"].ratio == pytest.approx(2.0)
+
+
+def test_cli_positions_json_and_check(capsys):
+    assert main(["positions", "sigmoid(z + 1)", "--json", "--check"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    by = {r["position"]: r for r in rows}
+    assert by["G1"]["verdict"] == by["G2"]["verdict"] == "identifiable"
+    assert by["G1"]["decided_by"] == "type2" and by["G5"]["decided_by"] is None
+
+
+def test_cli_positions_bad_phi(capsys):
+    assert main(["positions", "abs(z)"]) == 2
+    assert "not differentiable" in capsys.readouterr().err
