@@ -61,6 +61,25 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--init", choices=("paper", "fixed"), default="paper", help="perturbation n^-0.083 (paper) or --init-scale (fixed)")
     f.add_argument("--init-scale", type=_positive_float("--init-scale"), default=0.1)
     f.add_argument("--json", action="store_true", help="print one JSON object")
+    r = sub.add_parser("reproduce", help="the paper's grid of fits, resumable", description="Run the grid; finished fits are stored and skipped on rerun.")
+    r.add_argument("--models", nargs="+", default=list(MODELS), metavar="MODEL")
+    r.add_argument("--K", nargs="+", type=_positive_int("--K"), default=[3, 4], dest="Ks", metavar="K")
+    r.add_argument("--sizes", nargs="+", type=_positive_int("--sizes"), default=None, metavar="N", help="default: 10 sizes from 1e4 to 1e5")
+    r.add_argument("--reps", type=_positive_int("--reps"), default=10)
+    r.add_argument("--optimizer", choices=OPTIMIZERS, default="lm")
+    r.add_argument("--init", choices=("paper", "fixed"), default="paper")
+    r.add_argument("--box", type=_positive_float("--box"), default=2.0)
+    r.add_argument("--seed", type=_positive_int("--seed"), default=0)
+    r.add_argument("--jobs", type=_positive_int("--jobs"), default=2)
+    r.add_argument("--truth", default=None)
+    r.add_argument("--out", default="out/reproduce", help="folder of the fit store (default out/reproduce)")
+    r.add_argument("--quick", action="store_true", help="a small preset: K = 3, sizes 2000-16000, 3 repetitions")
+    r.add_argument("--json", action="store_true", help="print the counts as JSON")
+    rt = sub.add_parser("rates", help="slopes of log(mean loss) vs log(n) with bootstrap CIs")
+    rt.add_argument("folder")
+    rt.add_argument("--json", action="store_true")
+    pl = sub.add_parser("plot", help="Figure-1-style panel (PNG and PDF) from a fit store")
+    pl.add_argument("folder")
     return parser
 
 
@@ -82,6 +101,10 @@ def main(argv=None) -> int:
 
 def _run(argv) -> int:
     args = build_parser().parse_args(argv)
+    if args.command == "reproduce":
+        return _reproduce(args)
+    if args.command in ("rates", "plot"):
+        return _rates(args)
     if args.command != "fit":
         build_parser().print_help()
         return 0
@@ -108,6 +131,49 @@ def _run(argv) -> int:
             f"  box: {result.box}; parameters on a bound: {result.active_bounds}\n"
             f"  init: {result.init}; truth: {truth.name} ({truth.source})"
         )
+    return 0
+
+
+def _reproduce(args) -> int:
+    from .sweep import DEFAULT_SIZES, QUICK, Grid, run_grid
+    from .truth import load_truth
+
+    if args.truth is not None:
+        load_truth(args.truth)  # validate before running anything
+    sizes = tuple(args.sizes) if args.sizes else DEFAULT_SIZES
+    Ks, reps = tuple(args.Ks), args.reps
+    if args.quick:
+        sizes, reps, Ks = QUICK["sizes"], QUICK["reps"], QUICK["Ks"]
+    grid = Grid(tuple(args.models), Ks, sizes, reps, args.optimizer, args.init, args.box, args.seed).validate()
+    counts = run_grid(grid, args.out, jobs=args.jobs, truth_path=args.truth, progress=sys.stderr.isatty())
+    if args.json:
+        print(json.dumps(counts | {"out": args.out}))
+    else:
+        print(f"{counts['ran']} fits run, {counts['skipped']} already done, {counts['total']} in the grid; store: {args.out}/fits.sqlite")
+    return 0
+
+
+def _rates(args) -> int:
+    from .rates import rates_from_records
+    from .sweep import load_records
+
+    records = load_records(args.folder)
+    if not records:
+        raise NumericError(f"{args.folder!r}: the fit store is empty")
+    rates = rates_from_records(records)
+    if args.command == "plot":
+        from .plots import plot_rates
+
+        for path in plot_rates(records, rates, args.folder):
+            print(path)
+        return 0
+    if args.json:
+        print(json.dumps([r.to_dict() for r in rates], indent=2))
+        return 0
+    print(f"{'model':<8}{'K':>3}  {'slope':>7}  {'95% CI':<18}{'paper':>7}  reps  sizes")
+    for r in rates:
+        paper = f"{r.paper:.2f}" if r.paper is not None else "-"
+        print(f"{r.model:<8}{r.K:>3}  {r.slope:>7.3f}  [{r.ci_low:6.3f}, {r.ci_high:6.3f}]  {paper:>7}  {r.n_reps:>4}  {min(r.sizes)}..{max(r.sizes)} ({len(r.sizes)})")
     return 0
 
 

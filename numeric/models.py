@@ -37,8 +37,8 @@ def _phi_functions(phi: str):
     if phi == "sigmoid(z)":  # the default, written out for speed and overflow-free evaluation
         from scipy.special import expit
 
-        def f1(z):
-            s = expit(z)
+        def f1(z, value=None):  # σ' = σ(1 − σ), from σ(z) when the caller has it already
+            s = expit(z) if value is None else value
             return s * (1.0 - s)
 
         return expit, f1
@@ -46,7 +46,8 @@ def _phi_functions(phi: str):
         act = parse_activation(phi)
     except IdentcheckError as exc:
         raise NumericError(str(exc)) from None
-    return act.numpy_derivative(0), act.numpy_derivative(1)
+    derivative = act.numpy_derivative(1)
+    return act.numpy_derivative(0), lambda z, value=None: derivative(z)
 
 
 class Model:
@@ -118,25 +119,25 @@ class Model:
         s = (a.reshape(-1, d) @ X.T).reshape(H, N, K, n)
         w = omega[:, None, :, None]  # (H, 1, K, 1)
         if self.kind == "gated2":
-            F = (sigma[:, :, None, :] * s).sum(axis=1)  # (H, K, n)
+            F = np.einsum("hin,hikn->hkn", sigma, s)  # (H, K, n)
             outer = self._phi(F)
-            value = (omega[:, :, None] * outer).sum(axis=(0, 1))
+            value = np.einsum("hk,hkn->n", omega, outer)
 
             def derivative_pieces():
-                slope = omega[:, :, None] * self._dphi(F)  # (H, K, n)
+                slope = omega[:, :, None] * self._dphi(F, outer)  # (H, K, n)
                 d_a_factor = sigma[:, :, None, :] * slope[:, None]
-                d_q = sigma * ((s - F[:, None]) * slope[:, None]).sum(axis=2)
+                d_q = sigma * np.einsum("hikn,hkn->hin", s - F[:, None], slope)
                 return outer, d_q, d_a_factor, features
 
         else:
             expert = s if self.kind == "mha" else self._phi(s)
-            G = (sigma[:, :, None, :] * expert).sum(axis=1)  # (H, K, n)
-            value = (omega[:, :, None] * G).sum(axis=(0, 1))
+            G = np.einsum("hin,hikn->hkn", sigma, expert)  # (H, K, n)
+            value = np.einsum("hk,hkn->n", omega, G)
 
             def derivative_pieces():
-                d_expert = 1.0 if self.kind == "mha" else self._dphi(s)
+                d_expert = 1.0 if self.kind == "mha" else self._dphi(s, expert)
                 d_a_factor = w * sigma[:, :, None, :] * d_expert
-                d_q = sigma * ((expert - G[:, None]) * w).sum(axis=2)
+                d_q = sigma * np.einsum("hikn,hk->hin", expert - G[:, None], omega)
                 return G, d_q, d_a_factor, features
 
         cache = []
