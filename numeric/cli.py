@@ -80,6 +80,13 @@ def build_parser() -> argparse.ArgumentParser:
     rt.add_argument("--json", action="store_true")
     pl = sub.add_parser("plot", help="Figure-1-style panel (PNG and PDF) from a fit store")
     pl.add_argument("folder")
+    ra = sub.add_parser("ratio", help="Theorem 1's sequence: ||f_Gn - f_G*|| / L(G_n, G*) against n")
+    ra.add_argument("--model", required=True, choices=MODELS)
+    ra.add_argument("--ns", nargs="+", type=_positive_float("--ns"), default=[10.0, 30.0, 100.0, 300.0, 1000.0, 3000.0, 10000.0])
+    ra.add_argument("--r", type=_positive_float("--r"), default=1.0, help="the r of L1,r (MHA) and of the weight offset n^-(r+1)")
+    ra.add_argument("--mc", type=_positive_int("--mc"), default=200_000, help="Monte Carlo points for the L2 norm")
+    ra.add_argument("--truth", default=None)
+    ra.add_argument("--json", action="store_true")
     return parser
 
 
@@ -105,6 +112,8 @@ def _run(argv) -> int:
         return _reproduce(args)
     if args.command in ("rates", "plot"):
         return _rates(args)
+    if args.command == "ratio":
+        return _ratio(args)
     if args.command != "fit":
         build_parser().print_help()
         return 0
@@ -150,6 +159,22 @@ def _reproduce(args) -> int:
         print(json.dumps(counts | {"out": args.out}))
     else:
         print(f"{counts['ran']} fits run, {counts['skipped']} already done, {counts['total']} in the grid; store: {args.out}/fits.sqlite")
+    return 0
+
+
+def _ratio(args) -> int:
+    from .ratio import ratio_table
+    from .truth import load_truth
+
+    rows = ratio_table(args.model, load_truth(args.truth), args.ns, r=args.r, mc=args.mc)
+    if args.json:
+        print(json.dumps([row.to_dict() for row in rows], indent=2))
+        return 0
+    kind = "L1,r" if args.model == "mha" else "L2"
+    print(f"{args.model}: ||f_Gn - f*||_L2 / {kind}(G_n, G*), r = {args.r:g}, Monte Carlo {args.mc} points")
+    print(f"{'n':>9}  {'L2 norm':>11}  {'+/- s.e.':>9}  {'loss':>11}  {'ratio':>11}")
+    for row in rows:
+        print(f"{row.n:>9g}  {row.l2:>11.4e}  {row.l2_se:>9.1e}  {row.loss:>11.4e}  {row.ratio:>11.4e}")
     return 0
 
 

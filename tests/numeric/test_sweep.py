@@ -113,3 +113,16 @@ def test_plot_writes_png_and_pdf(tmp_path, capsys):
     run_grid(SMALL, tmp_path, jobs=1, progress=False)
     assert main(["plot", str(tmp_path)]) == 0
     assert (tmp_path / "rates.png").stat().st_size > 1000 and (tmp_path / "rates.pdf").stat().st_size > 1000
+
+
+def test_theorem1_ratio_vanishes_for_mha_and_stays_for_gated():
+    from numeric import load_truth
+    from numeric.ratio import ratio_table
+
+    truth = load_truth()
+    ns = [10.0, 100.0, 1000.0]
+    mha = [row.ratio for row in ratio_table("mha", truth, ns, mc=20_000)]
+    assert mha[1] < mha[0] / 5 and mha[2] < mha[1] / 5  # ≈ 1/n
+    for model in ("gated1", "gated2"):
+        gated = [row.ratio for row in ratio_table(model, truth, ns, mc=20_000)]
+        assert min(gated) > 0.05 and max(gated) / min(gated) < 1.1
