@@ -163,7 +163,7 @@ def decide_rank(
             continue
         (p, v_p, _, c_p), (q, v_q, vec_q, c_q) = results[-2], results[-1]
         if c_p.sum() == c_q.sum() and c_q.sum() > 0:
-            null = vectors[:, collapsed] / np.where(scale > 0, scale, 1.0)[:, None]
+            null = vec_q[:, c_q] / np.where(scale > 0, scale, 1.0)[:, None]
             null /= np.linalg.norm(null, axis=0)
             return RankDecision(False, float(v_q.min()), q, int(c_q.sum()), null, tuple(history), tolerances)
         if c_p.sum() == 0 and c_q.sum() == 0:
