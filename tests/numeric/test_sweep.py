@@ -92,6 +92,9 @@ def test_rate_fit_refuses_bad_losses():
         (["reproduce", "--reps", "0", "--out", "X"], "--reps 0"),
         (["reproduce", "--jobs", "0", "--sizes", "300", "600", "--out", "X"], "--jobs 0"),
         (["rates", "/nonexistent/store"], "no fit store"),
+        (["ratio", "--model", "mha", "--mc", "10"], "--mc 10"),
+        (["ratio", "--model", "mha", "--r", "9"], "--r 9"),
+        (["ratio", "--model", "gpt"], "invalid choice"),
     ],
 )
 def test_bad_grid_arguments(tmp_path, capsys, argv, reason):
