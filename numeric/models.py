@@ -126,7 +126,8 @@ class Model:
             def derivative_pieces():
                 slope = omega[:, :, None] * self._dphi(F, outer)  # (H, K, n)
                 d_a_factor = sigma[:, :, None, :] * slope[:, None]
-                d_q = sigma * np.einsum("hikn,hkn->hin", s - F[:, None], slope)
+                # Σ_k (s_ik − F_k)·slope_k, without forming s − F
+                d_q = sigma * (np.einsum("hikn,hkn->hin", s, slope) - np.einsum("hkn,hkn->hn", F, slope)[:, None])
                 return outer, d_q, d_a_factor, features
 
         else:
@@ -137,7 +138,7 @@ class Model:
             def derivative_pieces():
                 d_expert = 1.0 if self.kind == "mha" else self._dphi(s, expert)
                 d_a_factor = w * sigma[:, :, None, :] * d_expert
-                d_q = sigma * np.einsum("hikn,hk->hin", expert - G[:, None], omega)
+                d_q = sigma * (np.einsum("hikn,hk->hin", expert, omega) - np.einsum("hkn,hk->hn", G, omega)[:, None])
                 return G, d_q, d_a_factor, features
 
         cache = []
