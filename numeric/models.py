@@ -71,6 +71,9 @@ class Model:
         """f(X) of shape (n,) and ∂f/∂θ of shape (n, params.size), θ as in :mod:`numeric.params`."""
         value, pieces = self._forward(params, X)
         d_omega, d_q, d_a_factor, features = pieces()
+        if isinstance(d_a_factor, tuple):  # gated2 keeps it factored as σ_{h,i} · slope_{h,k}
+            sigma, slope, _ = d_a_factor
+            d_a_factor = sigma[:, :, None, :] * slope[:, None]
         H, N, K, d = params.a.shape
         n = X.shape[0]
         d_m = d_q[:, : N - 1, None, :] * features.T[None, None]  # (H, N-1, p, n)
@@ -91,7 +94,13 @@ class Model:
             d_omega, d_q, d_a_factor, features = pieces()
             g_omega = d_omega @ w
             g_m = (d_q[:, : N - 1] * w) @ features
-            g_a = (d_a_factor * w) @ X
+            if isinstance(d_a_factor, tuple):  # Σ_n (σ_{h,i} x_d)(x_n) · slope_{h,k}(x_n) w_n, by matmul
+                sigma, slope, sx = d_a_factor
+                H, K = slope.shape[:2]
+                g_a = np.matmul(sx, (slope * w).transpose(0, 2, 1))  # (H, N·d, K)
+                g_a = g_a.reshape(H, N, -1, K).transpose(0, 1, 3, 2)
+            else:
+                g_a = (d_a_factor * w) @ X
             return np.concatenate([g_omega.ravel(), g_m.ravel(), g_a.ravel()])
 
         return value, vjp
@@ -116,21 +125,25 @@ class Model:
         q -= q.max(axis=1, keepdims=True)
         sigma = np.exp(q)
         sigma /= sigma.sum(axis=1, keepdims=True)
-        s = (a.reshape(-1, d) @ X.T).reshape(H, N, K, n)
         w = omega[:, None, :, None]  # (H, 1, K, 1)
         if self.kind == "gated2":
-            F = np.einsum("hin,hikn->hkn", sigma, s)  # (H, K, n)
+            # F_{h,k} = Σ_i σ_{h,i} a_{h,i,k}ᵀx = Σ_{i,d} (σ_{h,i} x_d) a_{h,i,k,d}: one batched matmul,
+            # without the (H, N, K, n) array of the s_{h,i,k}
+            sx = (sigma[:, :, None, :] * X.T[None, None]).reshape(H, N * d, n)
+            a_t = a.transpose(0, 1, 3, 2).reshape(H, N * d, K)
+            F = np.matmul(a_t.transpose(0, 2, 1), sx)  # (H, K, n)
             outer = self._phi(F)
             value = np.einsum("hk,hkn->n", omega, outer)
 
             def derivative_pieces():
                 slope = omega[:, :, None] * self._dphi(F, outer)  # (H, K, n)
-                d_a_factor = sigma[:, :, None, :] * slope[:, None]
-                # Σ_k (s_ik − F_k)·slope_k, without forming s − F
-                d_q = sigma * (np.einsum("hikn,hkn->hin", s, slope) - np.einsum("hkn,hkn->hn", F, slope)[:, None])
-                return outer, d_q, d_a_factor, features
+                # Σ_k (s_ik − F_k)·slope_k with Σ_k s_ik slope_k = Σ_d x_d Σ_k a_{ikd} slope_k
+                s_slope = (np.matmul(a_t, slope).reshape(H, N, d, n) * X.T[None, None]).sum(axis=2)
+                d_q = sigma * (s_slope - np.einsum("hkn,hkn->hn", F, slope)[:, None])
+                return outer, d_q, (sigma, slope, sx), features
 
         else:
+            s = (a.reshape(-1, d) @ X.T).reshape(H, N, K, n)
             expert = s if self.kind == "mha" else self._phi(s)
             G = np.einsum("hin,hikn->hkn", sigma, expert)  # (H, K, n)
             value = np.einsum("hk,hkn->n", omega, G)

@@ -103,3 +103,16 @@ def test_every_attention_entry_is_the_hmoe(where, model):
                 params = _as_hmoe(WQ, WK, WV, WO, row, col, T, dbar)
                 direct = _attention_entry(X, WQ, WK, WV, WO, row, col, gate, where)
                 assert m.value(params, X.reshape(1, -1))[0] == pytest.approx(direct, rel=1e-12, abs=1e-12)
+
+
+@settings(max_examples=15)
+@given(seed=st.integers(0, 2**31), model=st.sampled_from(["mha", "gated1", "gated2"]))
+def test_vector_jacobian_product_equals_jacobian_transpose(seed, model):
+    rng = np.random.default_rng(seed)
+    p = random_params(rng)
+    X = rng.uniform(-1, 1, (30, 2))
+    w = rng.normal(size=30)
+    m = Model(model)
+    _, J = m.value_and_jacobian(p, X)
+    _, vjp = m.value_and_vjp(p, X)
+    assert np.allclose(vjp(w), J.T @ w, rtol=1e-12, atol=1e-12)
