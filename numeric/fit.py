@@ -138,7 +138,7 @@ def initial_params(truth: HMoEParams, K: int, n: int, seed: int, box: Box, init:
     """The starting θ (module docstring), clipped into ``box``."""
     if init not in ("paper", "fixed"):
         raise NumericError(f"init={init!r}: choose 'paper' or 'fixed'")
-    H, N, Ks = truth.H, truth.N, truth.K
+    Ks = truth.K
     source = np.arange(K) % Ks
     copies = np.bincount(source, minlength=Ks)
     omega = truth.omega[:, source] / copies[source]
