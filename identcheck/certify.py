@@ -10,17 +10,35 @@ families we name). The reduced expression — polynomials in x times φ's deriva
 rational arguments — is handed to sympy: first ``expand`` (enough for polynomials and the
 heat/Euler families), then ``simplify``. "Proved" means sympy returned an exact 0; nothing else
 counts as a proof.
+
+A relation found numerically and not recognised as a family is made exact by
+:func:`recover_relations`: with k = nullity, pick k pivot columns P where the numerical null
+space N is best conditioned (QR with pivoting on Nᵀ), set λ_P = e_i, and solve the rest from the
+normal equations A_Rᵀ A_R λ_R = −A_Rᵀ A_P e_i in arb at high precision (A_R has full column rank
+exactly when N restricted to P is invertible). Each λ_j is then read as a rational p/q
+(continued fractions, q ≤ ``MAX_DENOMINATOR``, accepted only when |λ_j − p/q| < 10^-(digits/3));
+the parameters are dyadic rationals, so relations of the families have rational coefficients.
+The exact candidate is then *proved* like any other — a wrong guess cannot survive that step.
 """
 
 from __future__ import annotations
 
+from fractions import Fraction
+from typing import Callable
+
+import flint
+import numpy as np
+import scipy.linalg
 import sympy as sp
 
+from .compile import arb_precision
 from .terms import TermSet, substitute_phi
 
-__all__ = ["prove_relation", "relation_expression"]
+__all__ = ["prove_relation", "relation_expression", "is_exact_zero", "recover_relations", "RECOVERY_DIGITS"]
 
 MAX_OPS_FOR_SIMPLIFY = 4000
+RECOVERY_DIGITS = 120
+MAX_DENOMINATOR = 10**12
 
 
 def relation_expression(term_set: TermSet, derivatives: tuple, components, coefficients) -> sp.Expr:
@@ -128,3 +146,62 @@ def _cancels_with_exponential_symbols(expr: sp.Expr, x) -> bool:
         replacement[e] = value
     reduced = expr.xreplace(replacement)
     return sp.cancel(sp.together(reduced)) == 0
+
+
+def recover_relations(null_space: np.ndarray, arb_matrix: Callable[[int], "flint.arb_mat"], digits: int = RECOVERY_DIGITS):
+    """Exact rational candidates for a numerical null space (see the module docstring).
+
+    Parameters
+    ----------
+    null_space : ndarray, shape (T, k)
+        Numerical null directions (any basis).
+    arb_matrix : callable
+        ``arb_matrix(digits)`` returns the n × T matrix as a ``flint.arb_mat`` at ``digits`` digits.
+    digits : int
+
+    Returns
+    -------
+    list of tuple or None
+        Per basis relation, ``((column, sympy.Rational), ...)``: its pivot column first (coefficient
+        1, and 0 in every other relation), then the other nonzero coefficients by column; None for
+        a relation whose coefficients were not all recognised as rationals.
+    """
+    T, k = null_space.shape
+    if k == 0:
+        return []
+    _, _, pivots = scipy.linalg.qr(null_space.T, mode="economic", pivoting=True)
+    chosen = sorted(int(p) for p in pivots[:k])
+    rest = [j for j in range(T) if j not in chosen]
+    with arb_precision(digits):
+        a = arb_matrix(digits).mid()
+        n = a.nrows()
+        a_rest = flint.arb_mat([[a[i, j] for j in rest] for i in range(n)])
+        a_piv = flint.arb_mat([[a[i, j] for j in chosen] for i in range(n)])
+        gram = (a_rest.transpose() * a_rest).mid()
+        rhs = -(a_rest.transpose() * a_piv).mid()
+        try:
+            solution = gram.solve(rhs, algorithm="approx") if rest else None
+        except ZeroDivisionError:
+            return [None] * k
+        tolerance = Fraction(1, 10 ** (digits // 3))
+        out = []
+        for i in range(k):
+            coefficients = [(chosen[i], sp.Integer(1))]
+            for r, column in enumerate(rest):
+                value = _rational(solution[r, i], tolerance)
+                if value is None:
+                    coefficients = None
+                    break
+                if value != 0:
+                    coefficients.append((column, value))
+            out.append(None if coefficients is None else tuple(coefficients))
+        return out
+
+
+def _rational(value, tolerance: Fraction):
+    mantissa, exponent = value.mid().man_exp()
+    exact = Fraction(int(mantissa)) * (Fraction(2) ** int(exponent))
+    guess = exact.limit_denominator(MAX_DENOMINATOR)
+    if abs(exact - guess) >= tolerance:
+        return None
+    return sp.Rational(guess.numerator, guess.denominator)

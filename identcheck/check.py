@@ -16,6 +16,8 @@ from typing import Mapping
 import numpy as np
 
 from .activation import parse_activation
+from .certificates import certify_probe
+from .certify import prove_relation
 from .compile import compile_terms
 from .errors import IdentcheckError
 from .probes import default_probes
@@ -44,6 +46,7 @@ def check(
     n_gates: int = 2,
     n_channels: int = 2,
     mixed_products: bool = False,
+    certify: bool = False,
 ) -> CheckResult:
     """Check whether ``phi`` satisfies a strong-identifiability condition.
 
@@ -72,6 +75,10 @@ def check(
     mixed_products : bool
         Type-2 only: add the mixed ∂u·∂v products of the full second-order expansion
         (an extension beyond the paper's set, labelled as such).
+    certify : bool
+        Certify each probe's outcome (:mod:`certificates`): independence by interval arithmetic,
+        dependence by exact relations proved with sympy. Evidence becomes ``"proof"`` only when
+        every claim behind the verdict is certified.
 
     Returns
     -------
@@ -96,7 +103,8 @@ def check(
 
         activation = parse_activation(phi, params)
         return check_type2(
-            activation, dim, n_gates, n_channels, mixed_products, int(seed), points_per_term, ladder, progress, started
+            activation, dim, n_gates, n_channels, mixed_products, int(seed), points_per_term, ladder, progress, started,
+            certify,
         )
     if condition == "mha":
         activation = dataclasses.replace(parse_activation("z"), text="z (linear expert, no gate)")
@@ -110,10 +118,10 @@ def check(
 
     results = []
     for index, probe in enumerate(probes):
-        results.append(_run_probe(probe, index, term_set, compiled, activation, seed, points_per_term, ladder))
+        results.append(_run_probe(probe, index, term_set, compiled, activation, seed, points_per_term, ladder, certify))
         if progress is not None:
             progress(index + 1, len(probes), probe.name)
-    verdict, evidence, summary, witness = conclude(results, ladder)
+    verdict, evidence, summary, witness = conclude(results, ladder, certify)
     return CheckResult(
         phi=activation.text,
         expression=str(activation.expr),
@@ -132,6 +140,7 @@ def check(
         domain_bound=bound,
         tolerances=tolerances(ladder),
         seconds=round(time.perf_counter() - started, 3),
+        certified=certify,
     )
 
 
@@ -153,7 +162,7 @@ def _labels(term_set, n_components: int) -> list[str]:
     return [f"{label}[{c + 1}]" for c in range(n_components) for label in term_set.labels]
 
 
-def _run_probe(probe, index, term_set, compiled, activation, seed, points_per_term, ladder) -> ProbeResult:
+def _run_probe(probe, index, term_set, compiled, activation, seed, points_per_term, ladder, certify=False) -> ProbeResult:
     n_columns = len(probe.components) * compiled.n_terms
     n_points = points_per_term * n_columns
     rng = np.random.default_rng([seed, term_set.dim, index, 1])
@@ -167,6 +176,18 @@ def _run_probe(probe, index, term_set, compiled, activation, seed, points_per_te
     if decision.independent is False:
         labels = _labels(term_set, len(probe.components))
         relations = explain_type1(decision, matrix, term_set, activation, probe, labels)
+    certificate = None
+    if certify:
+        certificate, relations = certify_probe(
+            decision,
+            matrix,
+            points,
+            lambda digits: compiled.arb(points, thetas, activation, digits),
+            lambda rows, digits: compiled.arb(points[rows], thetas, activation, digits),
+            lambda coefficients: prove_relation(term_set, activation.derivatives, probe.components, coefficients, thorough=False),
+            _labels(term_set, len(probe.components)),
+            relations,
+        )
     return ProbeResult(
         name=probe.name,
         components=probe.components,
@@ -180,21 +201,20 @@ def _run_probe(probe, index, term_set, compiled, activation, seed, points_per_te
         counts_for_verdict=probe.counts,
         history=decision.history,
         note=probe.note,
+        certificate=certificate,
     )
 
 
-def conclude(results, ladder):
+def conclude(results, ladder, certify=False):
+    """(verdict, evidence, summary, witness name) from the probe results (see :mod:`report`)."""
     counted = [p for p in results if p.counts_for_verdict]
     dependent = [p for p in counted if p.dependent]
     if dependent:
         # best evidence first: a proved relation, then a named family, then probe order
-        witness = min(
-            dependent,
-            key=lambda p: (not p.relations[0].proved, p.relations[0].family is None) if p.relations else (True, True),
-        )
+        witness = min(dependent, key=lambda p: (not _dependence_proved(p), p.relation is None or p.relation.family is None))
         relation = witness.relation
-        proved = relation is not None and relation.proved
-        family = relation.family or "a relation not in the known families"
+        proved = _dependence_proved(witness)
+        family = (relation.family if relation is not None else None) or "a relation not in the known families"
         summary = (
             f"dependent on {len(dependent)} of {len(counted)} probes; witness: probe "
             f"'{witness.name}' ({witness.nullity} relation(s), first: {family}"
@@ -208,8 +228,23 @@ def conclude(results, ladder):
             f"{ladder[-1]} digits: {', '.join(undecided)}"
         )
         return "inconclusive", "numeric", summary, None
+    certified = [p for p in counted if p.certificate is not None and p.certificate["kind"] == "interval"]
+    if certify and len(certified) == len(counted):
+        summary = (
+            f"independent on all {len(counted)} probes, each proved in interval arithmetic at its parameter "
+            "values — parameter values not probed are not covered"
+        )
+        return "identifiable", "proof", summary, None
     summary = (
         f"independent on all {len(counted)} probes — numerical evidence at these parameter values, "
         "not a proof for all parameters"
     )
+    if certify:
+        summary += f" (interval certificates for {len(certified)} of {len(counted)} probes)"
     return "identifiable", "numeric", summary, None
+
+
+def _dependence_proved(probe) -> bool:
+    if probe.relation is not None and probe.relation.proved:
+        return True
+    return probe.certificate is not None and probe.certificate["kind"] == "proof"

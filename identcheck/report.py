@@ -32,6 +32,20 @@ def _coefficient_text(value: str | float, first: bool) -> tuple[str, str]:
     return sign, magnitude
 
 
+def _certificate_text(certificate) -> str:
+    """Short text of a probe certificate for the table."""
+    if certificate is None:
+        return "[not certified]"
+    detail = certificate["detail"]
+    if certificate["kind"] == "interval":
+        return f"[proved: interval, σ_min ≥ {detail['sigma_min_lower_bound']:.2g} at {detail['digits']} digits]"
+    if certificate["kind"] == "proof":
+        exact = " (nullity exact)" if detail.get("nullity_exact") else ""
+        return f"[proved: {detail['proved']} of {detail['nullity']} relations exact{exact}]"
+    why = detail.get("why_not", detail) if isinstance(detail, dict) else detail
+    return f"[not certified: {why}]"
+
+
 def format_relation(terms) -> str:
     """``[(label, coeff), ...]`` → ``'1/2·∂ū/∂a1 − ū = 0'`` (coefficients 1 and −1 bare)."""
     parts = []
@@ -98,6 +112,7 @@ class ProbeResult:
     note: str = ""
     literal_dependent: bool | None = None
     phi_free_relations: tuple = field(repr=False, default=())
+    certificate: dict | None = field(repr=False, default=None)
 
     @property
     def phi_free_nullity(self) -> int:
@@ -144,6 +159,7 @@ class ProbeResult:
             "note": self.note,
             "literal_dependent": self.literal_dependent,
             "phi_free_relations": [r.to_dict() for r in self.phi_free_relations],
+            "certificate": self.certificate,
         }
 
 
@@ -170,6 +186,7 @@ class CheckResult:
     seconds: float = 0.0
     literal_verdict: str | None = None
     head: dict | None = None
+    certified: bool = False
 
     def to_dict(self) -> dict:
         return {
@@ -192,6 +209,7 @@ class CheckResult:
             "seconds": self.seconds,
             "literal_verdict": self.literal_verdict,
             "head": self.head,
+            "certify": self.certified,
         }
 
     def to_text(self) -> str:
@@ -230,6 +248,8 @@ class CheckResult:
                 result += f" ({p.nullity}): {p.pde}"
             if not p.counts_for_verdict:
                 result += "  [does not count: " + p.note + "]"
+            if self.certified:
+                result += "  " + _certificate_text(p.certificate)
             lines.append(
                 f"    {p.name:<{width}}  {p.n_terms:>5}  {p.smallest_singular_value:<9.2e}  {p.precision_digits:>6}  {result}"
             )

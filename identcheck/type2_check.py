@@ -12,12 +12,14 @@ decision: dependent if any group has a φ-free relation, else the same as the re
 from __future__ import annotations
 
 import time
+from types import SimpleNamespace
 from functools import lru_cache
 
 import flint
 import numpy as np
 import sympy as sp
 
+from .certificates import certify_probe
 from .certify import is_exact_zero
 from .compile import CompiledTerms, _phi_functions, arb_precision
 from .families import Template, phi_properties
@@ -42,7 +44,7 @@ def _compiled(term_set):
     )
 
 
-def check_type2(activation, dim, n_gates, n_channels, mixed_products, seed, points_per_term, ladder, progress, started):
+def check_type2(activation, dim, n_gates, n_channels, mixed_products, seed, points_per_term, ladder, progress, started, certify=False):
     from .check import conclude, tolerances
 
     ts = type2_term_set(dim, n_gates, n_channels, mixed_products)
@@ -52,10 +54,12 @@ def check_type2(activation, dim, n_gates, n_channels, mixed_products, seed, poin
     activation.check_domain(bound)
     results = []
     for index, probe in enumerate(probes):
-        results.append(_run_head_probe(probe, index, ts, (full, factors, outputs), activation, seed, points_per_term, ladder))
+        results.append(
+            _run_head_probe(probe, index, ts, (full, factors, outputs), activation, seed, points_per_term, ladder, certify)
+        )
         if progress is not None:
             progress(index + 1, len(probes), probe.name)
-    verdict, evidence, summary, witness = conclude(results, ladder)
+    verdict, evidence, summary, witness = conclude(results, ladder, certify)
     literal = [p.literal_dependent for p in results]
     literal_verdict = "not identifiable" if any(literal) else ("inconclusive" if None in literal else "identifiable")
     free = sum(p.phi_free_nullity for p in results)
@@ -83,6 +87,7 @@ def check_type2(activation, dim, n_gates, n_channels, mixed_products, seed, poin
         seconds=round(time.perf_counter() - started, 3),
         literal_verdict=literal_verdict,
         head={"n_gates": n_gates, "n_channels": n_channels, "mixed_products": mixed_products},
+        certified=certify,
     )
 
 
@@ -170,7 +175,7 @@ def _literal(reduction, decision):
     return not decision.independent
 
 
-def _run_head_probe(probe, index, ts, compiled, activation, seed, points_per_term, ladder) -> ProbeResult:
+def _run_head_probe(probe, index, ts, compiled, activation, seed, points_per_term, ladder, certify=False) -> ProbeResult:
     full, factors, outputs = compiled
     config = probe.components[0]
     theta = ts.numeric_params(config.M, config.a)
@@ -239,6 +244,27 @@ def _run_head_probe(probe, index, ts, compiled, activation, seed, points_per_ter
             )
         )
     undecided_groups = len(reduction.undecided)
+    certificate = None
+    if certify:
+        prove = _prover(ts, activation, theta, list(kept), True)
+
+        def kept_rows(rows, digits):
+            full_arb = full_provider(digits)
+            return flint.arb_mat([[full_arb[i, j] for j in kept] for i in rows])
+
+        certificate, relations = certify_probe(
+            decision,
+            A[:, kept],
+            points,
+            lambda digits: kept_rows(range(points.shape[0]), digits),
+            kept_rows,
+            lambda coefficients: prove(SimpleNamespace(coefficients=coefficients), False),
+            [labels[c] for c in kept],
+            relations,
+            columns=list(kept),
+        )
+        if undecided_groups:
+            certificate = {"kind": None, "detail": f"{undecided_groups} phi-free group reduction(s) undecided"}
     return ProbeResult(
         name=probe.name,
         components=probe.components,
@@ -254,4 +280,5 @@ def _run_head_probe(probe, index, ts, compiled, activation, seed, points_per_ter
         note=f"{n_columns} terms, {n_columns - len(kept)} removed by relations that hold for every phi",
         literal_dependent=_literal(reduction, decision),
         phi_free_relations=tuple(free_relations),
+        certificate=certificate,
     )

@@ -81,9 +81,33 @@ def test_condition_both_gives_one_object_per_phi_and_condition(capsys):
         (["check", "z", "--condition", "type2", "--include-zero"], "--include-zero"),
         (["catalog", "--jobs", "0"], "--jobs"),
         (["catalog", "--out", "/nonexistent/folder/x.md"], "does not exist"),
+        (["prove-pde", "z", "--dim", "8"], "dim=8"),
+        (["prove-pde", "open('x')"], "phi="),
+        (["prove-pde"], "required: phi"),
+        (["prove-pde", "b*z"], "--param b=VALUE"),
     ],
 )
 def test_more_bad_input(capsys, argv, reason):
     assert main(argv) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and reason in captured.err
+
+
+def test_certify_flag_reaches_the_json_and_the_text(capsys):
+    assert main(["check", "z", "sigmoid(z + 1)", "--certify", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [d["evidence"] for d in out] == ["proof", "proof"] and all(d["certify"] for d in out)
+    assert {p["certificate"]["kind"] for p in out[0]["probes"]} == {"proof"}
+    assert {p["certificate"]["kind"] for p in out[1]["probes"]} == {"interval"}
+    assert main(["check", "sigmoid(z + 1)", "--certify"]) == 0
+    text = capsys.readouterr().out
+    assert "IDENTIFIABLE (proof evidence)" in text and "[proved: interval" in text
+
+
+def test_prove_pde_prints_the_papers_pde_and_its_proof(capsys):
+    assert main(["prove-pde", "z"]) == 0
+    text = capsys.readouterr().out
+    assert "PDE (5)" in text and "sum_j a_j du/da_j - 1*u = 0" in text and "PROVED" in text
+    assert main(["prove-pde", "sigmoid(z + 1)", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert not any(f["holds"] for f in data["families"])

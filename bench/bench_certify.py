@@ -1,0 +1,92 @@
+"""Benchmark: --certify, per probe and per check (type-1, d = 2 unless told).
+
+Run by hand:  python3 bench/bench_certify.py [--repeats 3] [--dim 2]
+
+Per (phi, probe): the time of the certification step alone (interval test for an independent
+probe; exact-relation recovery + sympy proofs + interval test of the remaining columns for a
+dependent one), median over --repeats, after one warm-up check (term set compiled, φ's
+properties cached), and what was certified. Then the whole `check(phi, certify=True)` against
+`check(phi)`, as a ratio. Goals (issue 4): one d = 2 type-1 probe (18 terms) < 30 s; the
+identity's dependence < 5 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import time
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+
+from identcheck import check, default_probes, parse_activation  # noqa: E402
+from identcheck.certificates import certify_probe  # noqa: E402
+from identcheck.certify import prove_relation  # noqa: E402
+from identcheck.compile import compile_terms  # noqa: E402
+from identcheck.rank import decide_rank  # noqa: E402
+from identcheck.relations import explain_type1  # noqa: E402
+from identcheck.terms import type1_term_set  # noqa: E402
+
+PHIS = ["z", "exp(z)", "sigmoid(z + 1)", "tanh(z) + z/10", "gelu(z + 1)"]
+
+
+def probe_times(phi: str, dim: int, repeats: int):
+    act = parse_activation(phi)
+    ts = type1_term_set(dim)
+    compiled = compile_terms(ts)
+    rows = []
+    for index, probe in enumerate(default_probes(dim, seed=0)):
+        n_cols = len(probe.components) * compiled.n_terms
+        pts = np.random.default_rng([0, dim, index, 1]).uniform(-1, 1, size=(4 * n_cols, dim))
+        thetas = [list(ts.numeric_params(c.M, c.a).values()) for c in probe.components]
+        matrix = compiled.float64(pts, thetas, act)
+        decision = decide_rank(matrix, lambda d: compiled.arb(pts, thetas, act, d))
+        labels = [f"t{j}" for j in range(n_cols)]
+        relations = explain_type1(decision, matrix, ts, act, probe, labels) if decision.independent is False else ()
+        times, cert = [], None
+        for _ in range(repeats):
+            start = time.perf_counter()
+            cert, _ = certify_probe(
+                decision, matrix, pts,
+                lambda d: compiled.arb(pts, thetas, act, d),
+                lambda r, d: compiled.arb(pts[r], thetas, act, d),
+                lambda c: prove_relation(ts, act.derivatives, probe.components, c, thorough=False),
+                labels, relations,
+            )
+            times.append(time.perf_counter() - start)
+        if cert["kind"] == "interval":
+            what = f"interval, sigma_min >= {cert['detail']['sigma_min_lower_bound']:.1e} at {cert['detail']['digits']} digits"
+        elif cert["kind"] == "proof":
+            d = cert["detail"]
+            what = f"proof, {d['proved']}/{d['nullity']} relations" + (", nullity exact" if d.get("nullity_exact") else "")
+        else:
+            what = "not certified"
+        rows.append((probe.name, n_cols, statistics.median(times), max(times), what))
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--dim", type=int, default=2)
+    args = parser.parse_args()
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, BLAS threads 1")
+    for phi in PHIS:
+        check(phi, dim=args.dim)  # warm-up: compile, cache phi's properties
+        print(f"\nphi = {phi}, d = {args.dim}: certification step per probe (median / max of {args.repeats}, s)")
+        for name, cols, med, worst, what in probe_times(phi, args.dim, args.repeats):
+            print(f"  {name:<30} {cols:>3} cols  {med:7.3f} {worst:7.3f}  {what}")
+        plain, certified = [], []
+        for _ in range(args.repeats):
+            s = time.perf_counter(); check(phi, dim=args.dim); plain.append(time.perf_counter() - s)
+            s = time.perf_counter(); r = check(phi, dim=args.dim, certify=True); certified.append(time.perf_counter() - s)
+        p, c = statistics.median(plain), statistics.median(certified)
+        print(f"  whole check: {p:.2f} s plain, {c:.2f} s with --certify (x{c / p:.1f}); verdict {r.verdict}, evidence {r.evidence}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,121 @@
+"""--certify: dependence proved by exact relations, independence by interval arithmetic."""
+
+import json
+
+import numpy as np
+import pytest
+import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from identcheck import check, default_probes, parse_activation
+from identcheck.certificates import replay
+from identcheck.certify import prove_relation, recover_relations
+from identcheck.compile import compile_terms
+from identcheck.errors import IdentcheckError
+from identcheck.rank import decide_rank
+
+
+@pytest.mark.parametrize("phi", ["z", "z + 1", "z**2", "exp(z)"])
+def test_the_paper_and_textbook_failures_are_proved(phi):
+    result = check(phi, certify=True)
+    assert result.verdict == "not identifiable" and result.evidence == "proof"
+    for probe in result.probes:
+        cert = probe.certificate
+        assert cert["kind"] == "proof", probe.name
+        # every basis relation of the null space proved, and the rest of the columns certified
+        assert cert["detail"]["proved"] == probe.nullity == cert["detail"]["nullity"]
+        assert cert["detail"]["nullity_exact"] and cert["detail"]["rest_certificate"]["proved"]
+
+
+def test_sigmoid_with_bias_is_certified_on_every_probe_and_replays():
+    result = check("sigmoid(z + 1)", certify=True)
+    assert result.verdict == "identifiable" and result.evidence == "proof"
+    assert "not probed are not covered" in result.summary
+    data = json.loads(json.dumps(result.to_dict()))
+    for probe in data["probes"]:
+        detail = probe["certificate"]["detail"]
+        assert probe["certificate"]["kind"] == "interval"
+        assert detail["residual_bound"] < 1 and detail["sigma_min_lower_bound"] > 0
+        again = replay(data, probe["name"])
+        assert again["proved"] and again["residual_bound"] < 1
+    with pytest.raises(IdentcheckError, match="not in this result"):
+        replay(data, "no such probe")
+
+
+def test_replay_refuses_a_probe_without_interval_certificate():
+    data = check("z", certify=True).to_dict()
+    with pytest.raises(IdentcheckError, match="no interval certificate"):
+        replay(data, data["probes"][0]["name"])
+
+
+def test_without_certify_nothing_is_claimed():
+    result = check("sigmoid(z + 1)")
+    assert result.evidence == "numeric" and all(p.certificate is None for p in result.probes)
+    assert result.to_dict()["certify"] is False
+
+
+def test_a_tampered_certificate_does_not_replay():
+    data = check("sigmoid(z + 1)", certify=True).to_dict()
+    probe = data["probes"][0]
+    detail = probe["certificate"]["detail"]
+    detail["points"][0] = detail["points"][1]  # two equal rows: the minor is singular
+    assert not replay(data, probe["name"])["proved"]
+
+
+def test_an_unrecognised_type2_relation_is_made_exact_and_proved():
+    """sin on the 'channel 2 = -channel 1' head: no named family, yet every relation is proved."""
+    result = check("sin(z)", condition="type2", certify=True)
+    assert result.verdict == "not identifiable" and result.evidence == "proof"
+    witness = next(p for p in result.probes if p.name == result.witness)
+    assert witness.certificate["detail"]["proved"] == witness.nullity > 0
+    assert all(r.proved and r.exact is not None for r in witness.relations)
+    assert all(p.certificate["kind"] == "interval" for p in result.probes if not p.dependent)
+
+
+@pytest.fixture(scope="module")
+def recovered(term_set_2d):
+    """Exact relations recovered from the numerical null space of exp(z) on a random pair."""
+    act = parse_activation("exp(z)")
+    compiled = compile_terms(term_set_2d)
+    probe = default_probes(2, seed=0)[2]
+    thetas = [list(term_set_2d.numeric_params(c.M, c.a).values()) for c in probe.components]
+    pts = np.random.default_rng(3).uniform(-1, 1, size=(4 * 36, 2))
+    matrix = compiled.float64(pts, thetas, act)
+    decision = decide_rank(matrix, lambda digits: compiled.arb(pts, thetas, act, digits))
+    relations = recover_relations(decision.null_space, lambda digits: compiled.arb(pts, thetas, act, digits))
+    return act, probe, decision, relations
+
+
+def test_recovered_relations_are_proved(term_set_2d, recovered):
+    act, probe, decision, relations = recovered
+    assert len(relations) == decision.nullity == 6
+    assert all(prove_relation(term_set_2d, act.derivatives, probe.components, r) for r in relations)
+
+
+@settings(max_examples=20, deadline=None)
+@given(which=st.integers(0, 100), relation=st.integers(0, 5), delta=st.integers(-64, 64).filter(bool))
+def test_a_perturbed_recovered_relation_is_never_proved(term_set_2d, recovered, which, relation, delta):
+    act, probe, _, relations = recovered
+    coeffs = list(relations[relation])
+    column, value = coeffs[which % len(coeffs)]
+    coeffs[which % len(coeffs)] = (column, value + sp.Rational(delta, 1024))
+    assert not prove_relation(term_set_2d, act.derivatives, probe.components, coeffs, thorough=False)
+
+
+def test_irrational_coefficients_are_not_guessed():
+    """A null vector with coefficient sqrt(2) is not rounded into a rational 'relation'."""
+    import flint
+
+    from identcheck.compile import arb_precision
+
+    def matrix(digits):
+        with arb_precision(digits):
+            rows = []
+            for t in np.linspace(-1, 1, 6):
+                f = flint.arb(float(t)).exp()
+                rows.append([f, f * flint.arb(2).sqrt(), flint.arb(float(t))])
+            return flint.arb_mat(rows)
+
+    null = np.array([[np.sqrt(2)], [-1.0], [0.0]])
+    assert recover_relations(null / np.linalg.norm(null), matrix) == [None]

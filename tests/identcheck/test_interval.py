@@ -1,0 +1,97 @@
+"""Interval certificates: proved for independent sets, never for a set made dependent on purpose."""
+
+import flint
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from identcheck import default_probes, parse_activation
+from identcheck.compile import arb_precision, compile_terms
+from identcheck.interval import _approximate_inverse_test, certify_full_column_rank, column_exponents, select_rows
+
+
+@pytest.fixture(scope="module")
+def sigmoid_probe(term_set_2d):
+    """sigmoid(z + 1) on the 'random pair' probe: 36 independent columns."""
+    act = parse_activation("sigmoid(z + 1)")
+    compiled = compile_terms(term_set_2d)
+    probe = default_probes(2, seed=0)[2]
+    thetas = [list(term_set_2d.numeric_params(c.M, c.a).values()) for c in probe.components]
+    pts = np.random.default_rng(7).uniform(-1, 1, size=(4 * 36, 2))
+    matrix = compiled.float64(pts, thetas, act)
+    return matrix, lambda rows, digits: compiled.arb(pts[list(rows)], thetas, act, digits)
+
+
+def test_independent_columns_are_certified(sigmoid_probe):
+    matrix, rows_at = sigmoid_probe
+    cert = certify_full_column_rank(matrix, rows_at)
+    assert cert.proved and cert.residual_bound < 1
+    s_min = np.linalg.svd(np.ldexp(matrix, column_exponents(matrix)[None, :]), compute_uv=False)[-1]
+    # the bound is a lower bound of the minor's σ_min, hence of the full scaled matrix's
+    assert 0 < cert.sigma_min_lower_bound <= s_min
+    assert len(cert.rows) == matrix.shape[1] == len(set(cert.rows))
+
+
+def test_the_certificate_agrees_with_arbs_own_rigorous_inverse(sigmoid_probe):
+    matrix, rows_at = sigmoid_probe
+    cert = certify_full_column_rank(matrix, rows_at)
+    with arb_precision(cert.digits):
+        minor = rows_at(cert.rows, cert.digits)
+        assert minor.det() != 0  # arb proves the determinant nonzero too (ball excludes 0)
+
+
+@settings(max_examples=15, deadline=None)
+@given(coefficients=st.lists(st.integers(-8, 8), min_size=36, max_size=36).filter(any), position=st.integers(0, 36))
+def test_a_set_made_dependent_is_never_certified(sigmoid_probe, coefficients, position):
+    """Insert Σ c_j column_j (exact, in arb) as a new column: the set is dependent; no certificate."""
+    matrix, rows_at = sigmoid_probe
+    c = np.array(coefficients, dtype=float) / 8
+    extended = np.insert(matrix, position, matrix @ c, axis=1)
+
+    def extended_rows(rows, digits):
+        base = rows_at(rows, digits)
+        with arb_precision(digits):
+            out = []
+            for i in range(base.nrows()):
+                row = [base[i, j] for j in range(base.ncols())]
+                combo = sum((row[j] * flint.fmpq(k, 8) for j, k in enumerate(coefficients) if k), flint.arb(0))
+                out.append(row[:position] + [combo] + row[position:])
+            return flint.arb_mat(out)
+
+    cert = certify_full_column_rank(extended, extended_rows, max_digits=120)
+    assert not cert.proved
+    assert cert.sigma_min_lower_bound == 0.0
+
+
+def test_a_zero_column_is_never_certified(sigmoid_probe):
+    matrix, rows_at = sigmoid_probe
+    zeroed = matrix.copy()
+    zeroed[:, 5] = 0.0
+
+    def rows_zeroed(rows, digits):
+        base = rows_at(rows, digits)
+        return flint.arb_mat([[flint.arb(0) if j == 5 else base[i, j] for j in range(base.ncols())] for i in range(base.nrows())])
+
+    assert not certify_full_column_rank(zeroed, rows_zeroed, max_digits=60).proved
+
+
+def test_the_test_uses_the_balls_not_their_midpoints():
+    """A minor whose balls contain a singular matrix cannot be certified, though its midpoints can."""
+    with arb_precision(30):
+        wide = flint.arb_mat([[flint.arb(1), flint.arb(1)], [flint.arb(1), flint.arb(1.0005, 1e-3)]])
+        bound, sigma = _approximate_inverse_test(wide, [0, 0], 30)
+        assert _approximate_inverse_test(wide.mid(), [0, 0], 30)[0] < 1  # the midpoint matrix is invertible
+    assert not bound < 1 and sigma == 0.0
+
+
+def test_row_selection_needs_enough_points():
+    with pytest.raises(ValueError, match="at least as many points"):
+        select_rows(np.ones((2, 3)))
+
+
+def test_column_exponents_are_exact_powers_of_two():
+    m = np.array([[3.0, 0.0, 1e-30], [4.0, 0.0, 0.0]])
+    e = column_exponents(m)
+    norms = np.linalg.norm(np.ldexp(m, e[None, :]), axis=0)
+    assert e[1] == 0 and np.all((norms[[0, 2]] >= 0.5) & (norms[[0, 2]] < 1))
