@@ -73,7 +73,7 @@ def prove_relation(term_set: TermSet, derivatives: tuple, components, coefficien
     return is_exact_zero(expr, term_set.x, thorough)
 
 
-def is_exact_zero(expr: sp.Expr, x, thorough: bool = True) -> bool:
+def is_exact_zero(expr: sp.Expr, x, thorough: bool = True, derivatives: bool = True) -> bool:
     """Decide ``expr ≡ 0`` in x exactly, or return False when that cannot be shown.
 
     1. ``expand``.
@@ -83,6 +83,9 @@ def is_exact_zero(expr: sp.Expr, x, thorough: bool = True) -> bool:
        denominator. Substitution T → exp(…) is a ring homomorphism, so if the resulting rational
        function in (x, T, other functions) cancels to 0, ``expr`` is identically 0.
     3. ``simplify`` (only when ``thorough``).
+
+    ``derivatives=False`` skips the derivative route of step 2 (for expressions with opaque
+    functions of nested exponentials, where differentiating only makes them grow).
     """
     # floats in the input are taken at their exact binary value: no rounding tolerance anywhere
     expr = expr.xreplace({f: sp.Rational(f) for f in expr.atoms(sp.Float)})
@@ -93,10 +96,12 @@ def is_exact_zero(expr: sp.Expr, x, thorough: bool = True) -> bool:
         return True
     # Constant on the connected box [-1, 1]^d and zero at x = 0 ⇒ zero (logs become rational
     # functions of exponentials once differentiated).
+    if not derivatives or sp.count_ops(expanded) > MAX_OPS_FOR_SIMPLIFY:
+        return False  # too large for the derivative route (expand blows up on nested exponentials)
     at_origin = expanded.xreplace({xi: 0 for xi in x})
     if all(_cancels(sp.diff(expanded, xi), x) for xi in x) and _is_zero_number(at_origin):
         return True
-    if not thorough or sp.count_ops(expanded) > MAX_OPS_FOR_SIMPLIFY:
+    if not thorough:
         return False
     try:
         return sp.simplify(expanded) == 0

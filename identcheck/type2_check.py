@@ -11,6 +11,7 @@ decision: dependent if any group has a φ-free relation, else the same as the re
 
 from __future__ import annotations
 
+import re
 import time
 from types import SimpleNamespace
 from functools import lru_cache
@@ -21,6 +22,7 @@ import sympy as sp
 
 from .certificates import certify_probe
 from .certify import is_exact_zero
+from .activation import Z
 from .compile import CompiledTerms, _phi_functions, arb_precision
 from .families import Template, phi_properties
 from .probes import head_probes
@@ -28,7 +30,7 @@ from .rank import decide_rank, raw_gram
 from .reduce import reduce_groups, sub_gram
 from .relations import explain_null_space
 from .report import CheckResult, ProbeResult
-from .terms import substitute_phi
+from .terms import _PhiDerivative, substitute_phi
 from .type2 import _derivative_label, type2_term_set
 
 __all__ = ["check_type2"]
@@ -135,6 +137,12 @@ def _templates(ts, activation, config, columns, full_terms):
             for c in columns:
                 if ts.terms[c].phi_order == 2:
                     add("zero second derivative", "phi'' = 0", [(ts.terms[c].label, 1)])
+        if props.symmetry is not None and K >= 2 and all(tuple(-v for v in gate[0]) == tuple(gate[1]) for gate in a):
+            for label, ratio, order in _mirrored_pairs(ts):
+                sign, q = props.symmetry
+                if sp.diff(q, Z, order) == 0:  # φ^(m)(−z) = s(−1)^m φ^(m)(z) wherever q^(m) ≡ 0
+                    mirrored = _channel_one(label)
+                    add("symmetry", f"phi(-z) = {sign}*phi(z) + ({q})", [(label, 1), (mirrored, -sign * (-1) ** order * ratio)])
     else:
         for k in range(K):
             for i in range(N - 1):
@@ -148,17 +156,106 @@ def _templates(ts, activation, config, columns, full_terms):
     return out
 
 
+def _channel_one(label: str) -> str:
+    """The label of the same term on channel 1 (for a term of channel 2)."""
+    return re.sub(r"u\[(\d+),2\]", r"u[\1,1]", label).replace("v2", "v1").replace("f2", "f1")
+
+
+@lru_cache(maxsize=None)
+def _mirrored_pairs(ts) -> tuple:
+    """(label on channel 2, ratio, φ-order): with a_{i,2} = −a_{i,1} for every gate i, the φ-free
+    factor of the channel-2 term equals ratio × that of its channel-1 counterpart (exact)."""
+    index = _label_index(ts)
+    flip = {}
+    for symbol in ts.params:
+        match = re.fullmatch(r"a(\d+)2_(\d+)", symbol.name)
+        if match:
+            partner = next(p for p in ts.params if p.name == f"a{match.group(1)}1_{match.group(2)}")
+            flip[symbol] = -partner
+    out = []
+    for term in ts.terms:
+        if term.channel != 1:
+            continue
+        mirrored = _channel_one(term.label)
+        if mirrored not in index:
+            continue
+        position, factor = index[mirrored]
+        ratio = sp.simplify(term.factor.xreplace(flip) / (factor * ts.terms[position].factor))
+        if ratio.is_number and ratio != 0:
+            out.append((term.label, ratio, term.phi_order))
+    return tuple(out)
+
+
 def _prover(ts, activation, theta, columns, full_terms):
+    """``prove(template or coefficients, thorough)``: sympy proof that the combination is ≡ 0.
+
+    First with φ kept abstract (placeholders φ^(m)(f^k) as opaque functions), after rewriting
+    φ^(m)(−f^1) by the parity φ^(m)(−w) = s(−1)^m φ^(m)(w) + q^(m)(−w) when φ has that symmetry
+    (proved by sympy in :func:`~identcheck.families.phi_properties`): an abstract identity holds for
+    the concrete φ too (substitution is a homomorphism). Then with φ substituted.
+    """
     values = dict(zip(ts.params, theta))
     exprs = ts.exprs() if full_terms else ts.factor_exprs()
+    properties = phi_properties(tuple(activation.derivatives))
+    symmetry = properties.symmetry if full_terms else None
+    polynomial = properties.degree is not None
+    outputs = [f.xreplace(values) for f in ts.channel_outputs]
+    seen: dict = {}  # argument w → (k, ±1) with w = ±f^k, or None
 
     def prove(template, thorough):
-        total = sum(coeff * exprs[columns[c]] for c, coeff in template.coefficients)
-        if full_terms:
-            total = substitute_phi(total, activation.derivatives)
-        return is_exact_zero(total.xreplace(values), ts.x, thorough)
+        total = sum(coeff * exprs[columns[c]] for c, coeff in template.coefficients).xreplace(values)
+        if not full_terms:
+            return is_exact_zero(total, ts.x, thorough)
+        concrete = substitute_phi(total, activation.derivatives)
+        # a polynomial φ substitutes into rational functions of exponentials: quick to cancel
+        if polynomial and is_exact_zero(concrete, ts.x, thorough=False, derivatives=False):
+            return True
+        if symmetry is not None and getattr(template, "family", None) in ("symmetry", None):
+            abstract, flipped = _apply_parity(total, symmetry, outputs, seen)
+            if flipped and is_exact_zero(abstract, ts.x, thorough=False, derivatives=False):
+                return True
+        return is_exact_zero(concrete, ts.x, thorough)
 
     return prove
+
+
+def _apply_parity(expr, symmetry, outputs, seen):
+    """Rewrite φ^(m)(w) with w = −f^k (exactly) as s(−1)^m φ^(m)(f^k) + q^(m)(w); w = f^k → φ^(m)(f^k).
+
+    Returns (rewritten expression, whether any argument was −f^k). ``seen`` caches the
+    comparison per argument.
+    """
+    sign, q = symmetry
+    replacements = {}
+    flipped = False
+    for atom in expr.atoms(_PhiDerivative):
+        w = atom.args[0]
+        if w not in seen:
+            seen[w] = _match_output(w, outputs)
+        match = seen[w]
+        if match is None:
+            continue
+        k, orientation = match
+        if orientation == 1:
+            replacements[atom] = type(atom)(outputs[k])
+        else:
+            flipped = True
+            replacements[atom] = sign * (-1) ** atom.order * type(atom)(outputs[k]) + sp.diff(q, Z, atom.order).subs(Z, w)
+    return expr.xreplace(replacements), flipped
+
+
+def _match_output(w, outputs):
+    """(k, ±1) when w = ±f^k exactly, else None (a float test first, then sympy's cancel)."""
+    x = sorted(w.free_symbols | set().union(*(f.free_symbols for f in outputs)), key=str)
+    point = {xi: sp.Rational(3 + 2 * i, 7 + i) for i, xi in enumerate(x)}
+    w_value = complex(w.xreplace(point).evalf(20))
+    for k, f in enumerate(outputs):
+        f_value = complex(f.xreplace(point).evalf(20))
+        for orientation in (1, -1):
+            if abs(w_value - orientation * f_value) <= 1e-12 * (1 + abs(f_value)):
+                if sp.cancel(sp.together(w - orientation * f)) == 0:
+                    return k, orientation
+    return None
 
 
 def _literal(reduction, decision):

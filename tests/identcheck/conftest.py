@@ -28,3 +28,17 @@ def term_set_2d():
 @pytest.fixture
 def rng():
     return np.random.default_rng(12345)
+
+
+def probe_matrix(term_set, phi, probe_index, seed):
+    """(activation, probe, matrix, arb(rows, digits)) for a default d = 2 probe at 4T random points."""
+    from identcheck import default_probes, parse_activation
+    from identcheck.compile import compile_terms
+
+    act = parse_activation(phi)
+    compiled = compile_terms(term_set)
+    probe = default_probes(term_set.dim, seed=0)[probe_index]
+    thetas = [list(term_set.numeric_params(c.M, c.a).values()) for c in probe.components]
+    pts = np.random.default_rng(seed).uniform(-1, 1, size=(4 * len(probe.components) * compiled.n_terms, term_set.dim))
+    matrix = compiled.float64(pts, thetas, act)
+    return act, probe, matrix, lambda rows, digits: compiled.arb(pts[list(rows)], thetas, act, digits)

@@ -8,12 +8,13 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from identcheck import check, default_probes, parse_activation
+from identcheck import check
 from identcheck.certificates import replay
 from identcheck.certify import prove_relation, recover_relations
-from identcheck.compile import compile_terms
 from identcheck.errors import IdentcheckError
 from identcheck.rank import decide_rank
+
+from .conftest import probe_matrix
 
 
 @pytest.mark.parametrize("phi", ["z", "z + 1", "z**2", "exp(z)"])
@@ -76,14 +77,10 @@ def test_an_unrecognised_type2_relation_is_made_exact_and_proved():
 @pytest.fixture(scope="module")
 def recovered(term_set_2d):
     """Exact relations recovered from the numerical null space of exp(z) on a random pair."""
-    act = parse_activation("exp(z)")
-    compiled = compile_terms(term_set_2d)
-    probe = default_probes(2, seed=0)[2]
-    thetas = [list(term_set_2d.numeric_params(c.M, c.a).values()) for c in probe.components]
-    pts = np.random.default_rng(3).uniform(-1, 1, size=(4 * 36, 2))
-    matrix = compiled.float64(pts, thetas, act)
-    decision = decide_rank(matrix, lambda digits: compiled.arb(pts, thetas, act, digits))
-    relations = recover_relations(decision.null_space, lambda digits: compiled.arb(pts, thetas, act, digits))
+    act, probe, matrix, rows_at = probe_matrix(term_set_2d, "exp(z)", 2, seed=3)
+    every_row = list(range(matrix.shape[0]))
+    decision = decide_rank(matrix, lambda digits: rows_at(every_row, digits))
+    relations = recover_relations(decision.null_space, lambda digits: rows_at(every_row, digits))
     return act, probe, decision, relations
 
 

@@ -6,21 +6,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from identcheck import default_probes, parse_activation
-from identcheck.compile import arb_precision, compile_terms
+from identcheck.compile import arb_precision
 from identcheck.interval import _approximate_inverse_test, certify_full_column_rank, column_exponents, select_rows
+
+from .conftest import probe_matrix
 
 
 @pytest.fixture(scope="module")
 def sigmoid_probe(term_set_2d):
     """sigmoid(z + 1) on the 'random pair' probe: 36 independent columns."""
-    act = parse_activation("sigmoid(z + 1)")
-    compiled = compile_terms(term_set_2d)
-    probe = default_probes(2, seed=0)[2]
-    thetas = [list(term_set_2d.numeric_params(c.M, c.a).values()) for c in probe.components]
-    pts = np.random.default_rng(7).uniform(-1, 1, size=(4 * 36, 2))
-    matrix = compiled.float64(pts, thetas, act)
-    return matrix, lambda rows, digits: compiled.arb(pts[list(rows)], thetas, act, digits)
+    _, _, matrix, rows_at = probe_matrix(term_set_2d, "sigmoid(z + 1)", 2, seed=7)
+    return matrix, rows_at
 
 
 def test_independent_columns_are_certified(sigmoid_probe):

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from identcheck import IdentcheckError, check
+from identcheck import IdentcheckError, check, parse_activation
 from identcheck.type2 import type2_term_set
 
 
@@ -66,9 +66,14 @@ def test_mha_contrast_shows_the_pde():
     assert first.family == "Euler/homogeneity" and "∂u/∂a1" in str(first) and first.proved
 
 
-def _taylor_residuals(mixed):
-    """Relative least-squares residual of each second-order Taylor coefficient ∂²φ(f)/∂θ∂θ'
-    against the span of the set (d = 1, N = 2, K = 1, φ = sigmoid(z + 1), 60 points)."""
+def _taylor_residuals(mixed, frozen_denominator=False):
+    """Relative least-squares residual of each first- and second-order Taylor coefficient
+    against the span of the set (d = 1, N = 2, K = 1, φ = sigmoid(z + 1), 60 points).
+
+    ``frozen_denominator``: expand the paper's decomposition (Appendix B.3) instead of φ(f_G):
+    φ(f* + (U(θ) − f*·E(θ))/E*), the numerator expanded, the softmax denominator kept at E*
+    (the proof divides by the fitted E_n, which tends to E*).
+    """
     from identcheck.activation import parse_activation
     from identcheck.terms import substitute_phi
 
@@ -79,34 +84,91 @@ def _taylor_residuals(mixed):
     rng = np.random.default_rng(0)
     values = dict(zip(ts.params, [sp.Rational(int(v), 4) for v in rng.integers(-4, 5, len(ts.params))]))
     points = [sp.Rational(int(v), 13) for v in rng.integers(-13, 14, 60)]
+    if frozen_denominator:
+        numerator, denominator = sp.fraction(sp.together(f))
+        f_star, e_star = f.xreplace(values), denominator.xreplace(values)
+        expanded = phi(f_star + (numerator - f_star * denominator) / e_star)
+    else:
+        expanded = phi(f)
 
-    def column(expr):
-        return [float(expr.xreplace(values).subs(ts.x[0], x)) for x in points]
+    def column(expr):  # evaluated at 30 digits, then rounded: the residuals are not rounding artefacts
+        import mpmath
+
+        evaluate = sp.lambdify(ts.x[0], expr.xreplace(values), "mpmath")
+        with mpmath.workdps(30):
+            return [float(evaluate(mpmath.mpf(x.p) / x.q)) for x in points]
 
     basis = np.array([column(substitute_phi(t, act.derivatives)) for t in ts.exprs()]).T
     out = {}
     for order in (1, 2):
         for combo in __import__("itertools").combinations_with_replacement(ts.params, order):
-            derivative = sp.diff(phi(f), *combo).replace(phi, lambda arg: 1 / (1 + sp.exp(-arg - 1))).doit()
+            derivative = sp.diff(expanded, *combo).replace(phi, lambda arg: 1 / (1 + sp.exp(-arg - 1))).doit()
             target = np.array(column(derivative))
             coeffs, *_ = np.linalg.lstsq(basis, target, rcond=None)
             out[tuple(p.name for p in combo)] = np.linalg.norm(basis @ coeffs - target) / np.linalg.norm(target)
     return out
 
 
+def _is_m_a(key):
+    return len(key) == 2 and key[0].startswith("M") and key[1].startswith("a")
+
+
 def test_taylor_coefficients_against_the_span_of_the_set():
-    """What the listed set spans, measured (docs/type2.md):
+    """What the listed set spans of the full expansion of φ(f_G), measured (docs/type2.md):
 
     - every first-order coefficient, and the a–a second-order ones: in the span of the paper's set;
     - the M–a cross coefficients: only with the mixed products (the extension adds exactly those);
-    - ∂²/∂M²: in neither — it carries φ'(f)·(∂e/∂M)²(s − f)/E², a term of neither form.
+    - ∂²/∂M²: in neither — it carries φ'(f)·(∂e/∂M)²(s − f)/E², from expanding 1/E.
     """
     plain, mixed = _taylor_residuals(False), _taylor_residuals(True)
     for key, residual in plain.items():
         if len(key) == 1 or all(name.startswith("a") for name in key):
             assert residual < 1e-12, key
-    cross = [k for k in plain if len(k) == 2 and k[0].startswith("M") and k[1].startswith("a")]
+    cross = [k for k in plain if _is_m_a(k)]
     assert cross
     for key in cross:
         assert mixed[key] < 1e-12 and plain[key] > 1e3 * mixed[key], key
     assert plain[("M1_11", "M1_11")] > 1e-7 and mixed[("M1_11", "M1_11")] > 1e-7
+
+
+def test_the_proofs_decomposition_is_spanned_with_the_mixed_products():
+    """The paper's proof keeps the fitted softmax denominator (→ E*) instead of expanding 1/E.
+    That decomposition is spanned by the set *with* the mixed u·v products, every coefficient up to
+    second order; the paper's set alone misses the M–M and M–a ones (they contain ∂u·∂v products)."""
+    plain, mixed = _taylor_residuals(False, frozen_denominator=True), _taylor_residuals(True, frozen_denominator=True)
+    assert all(residual < 1e-12 for residual in mixed.values()), mixed
+    for key, residual in plain.items():
+        if len(key) == 1 or all(name.startswith("a") for name in key):
+            assert residual < 1e-12, key
+        else:
+            assert residual > 1e3 * mixed[key], key
+
+
+@pytest.mark.parametrize("phi, sign", [("sin(z)", "+"), ("cos(z)", "−"), ("sigmoid(z)", "+")])
+def test_type2_symmetry_is_named_and_proved(phi, sign):
+    """Odd/even φ (up to a polynomial) on channel 2 = −channel 1: f² = −f¹, so every term of
+    channel 2 is ± its channel-1 counterpart (where q^(m) ≡ 0). Named, and proved with φ abstract
+    after the parity rewrite."""
+    result = check(phi, condition="type2")
+    probe = next(p for p in result.probes if p.name == "channel 2 = -channel 1")
+    assert probe.dependent and all(r.family == "symmetry" and r.proved for r in probe.relations)
+    if phi != "sigmoid(z)":  # sigmoid's φ(−z) = 1 − φ(z): no relation among the φ(f) terms themselves
+        assert f"φ(f2) {sign} φ(f1) = 0" in [str(r) for r in probe.relations]
+    assert result.evidence == "proof"
+
+
+def test_a_symmetry_template_on_the_wrong_probe_is_not_proved():
+    """The parity rewrite applies only where f² = −f¹ exactly: on another head the same
+    combination is not an identity, and the prover must not say it is."""
+    from identcheck.families import Template
+    from identcheck.probes import head_probes
+    from identcheck.type2_check import _prover
+
+    ts = type2_term_set(2, 2, 2, False)
+    act = parse_activation("sin(z)")
+    labels = [t.label for t in ts.terms]
+    template = Template("symmetry", "", ((labels.index("φ(f2)"), sp.Integer(1)), (labels.index("φ(f1)"), sp.Integer(1))))
+    for probe in head_probes(2, 2, 2, 0):
+        config = probe.components[0]
+        prove = _prover(ts, act, ts.numeric_params(config.M, config.a), list(range(len(labels))), True)
+        assert prove(template, False) == (probe.name == "channel 2 = -channel 1"), probe.name
