@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 
 from .fit import OPTIMIZERS
@@ -91,10 +90,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ.setdefault(var, "1")  # one fit, one thread: see docs/numeric.md
+    from threadpoolctl import threadpool_limits
+
     try:
-        return _run(argv)
+        with threadpool_limits(limits=1):  # one fit, one thread: see docs/numeric.md
+            return _run(argv)
     except NumericError as exc:
         print(f"numeric: error: {exc}", file=sys.stderr)
         return 2

@@ -15,7 +15,6 @@ flight, and rerunning the same grid skips every finished fit.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import sys
 import time
@@ -112,16 +111,21 @@ def _key(grid: Grid, model, K, n, rep):
 
 
 def _run_one(task):
-    """Worker: one fit; returns the record (a tuple in schema order)."""
-    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ.setdefault(var, "1")
+    """Worker: one fit; returns the record (a tuple in schema order).
+
+    BLAS is limited to one thread per fit (threadpoolctl: environment variables come too late once
+    numpy is imported). Two processes each running a 2-thread OpenBLAS on 2 cores were measured
+    3× slower per fit than two single-threaded ones (docs/reproduction.md).
+    """
+    from threadpoolctl import threadpool_limits
+
     from .fit import fit
+    from .truth import load_truth
 
     key, truth_path = task
     model, K, n, rep, optimizer, init, box, seed = key
-    from .truth import load_truth
-
-    result = fit(model, K, n, seed=seed, optimizer=optimizer, truth=load_truth(truth_path), box_factor=box, init=init)
+    with threadpool_limits(limits=1):
+        result = fit(model, K, n, seed=seed, optimizer=optimizer, truth=load_truth(truth_path), box_factor=box, init=init)
     return key + (
         result.voronoi_loss,
         result.loss_kind,

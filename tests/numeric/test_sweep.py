@@ -129,3 +129,25 @@ def test_theorem1_ratio_vanishes_for_mha_and_stays_for_gated():
     for model in ("gated1", "gated2"):
         gated = [row.ratio for row in ratio_table(model, truth, ns, mc=20_000)]
         assert min(gated) > 0.05 and max(gated) / min(gated) < 1.1
+
+
+def test_each_fit_runs_with_single_threaded_blas(monkeypatch):
+    """Worker fits limit BLAS to one thread (two 2-thread OpenBLAS fits on 2 cores ran 3× slower)."""
+    import types
+
+    from threadpoolctl import threadpool_info
+
+    from numeric.sweep import _run_one
+
+    seen = []
+
+    def fake_fit(*args, **kwargs):
+        seen.append([pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"])
+        return types.SimpleNamespace(
+            voronoi_loss=0.0, loss_kind="L2", mse=0.0, truth_mse=0.0, iterations=0, converged=True, active_bounds=0, seconds=0.0
+        )
+
+    monkeypatch.setattr(sys.modules["numeric.fit"], "fit", fake_fit)
+    key = ("gated1", 3, 100, 0, "lm", "paper", 2.0, 1)
+    assert _run_one((key, None))[: len(key)] == key
+    assert seen and seen[0] and all(count == 1 for count in seen[0])
