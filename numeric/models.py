@@ -14,7 +14,8 @@ G_{h,k} = Σ_i σ_{h,i} e_{h,i,k}:
     ∂/∂a_{h,i,k} = ω_{h,k} σ_{h,i} e'_{h,i,k} x    | gated2: ω_{h,k} φ'(F_{h,k}) σ_{h,i} x
     ∂/∂q_{h,i} = Σ_k ω_{h,k} σ_{h,i} (e_{h,i,k} − G_{h,k})  | gated2: Σ_k ω_{h,k} φ'(F_{h,k}) σ_{h,i} (s_{h,i,k} − F_{h,k})
 
-All arrays are float64 and vectorized over samples; the softmax subtracts the row maximum.
+All arrays are float64 and vectorized over samples; the softmax is stable (N = 2: σ_1 = expit(q_1 − q_2);
+otherwise the row maximum is subtracted).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
+from scipy.special import expit
 
 from .params import HMoEParams, NumericError
 
@@ -122,9 +124,7 @@ class Model:
         j, l = np.triu_indices(d)
         features = X[:, j] * X[:, l] * np.where(j == l, 1.0, 2.0)  # ∂q/∂m_{jl}: q = features · m
         q = (params.M[:, :, j, l].reshape(H * N, -1) @ features.T).reshape(H, N, n)
-        q -= q.max(axis=1, keepdims=True)
-        sigma = np.exp(q)
-        sigma /= sigma.sum(axis=1, keepdims=True)
+        sigma = _softmax(q)
         w = omega[:, None, :, None]  # (H, 1, K, 1)
         if self.kind == "gated2":
             # F_{h,k} = Σ_i σ_{h,i} a_{h,i,k}ᵀx = Σ_{i,d} (σ_{h,i} x_d) a_{h,i,k,d}: one batched matmul,
@@ -162,6 +162,18 @@ class Model:
             return cache[0]
 
         return value, pieces
+
+
+def _softmax(q: np.ndarray) -> np.ndarray:
+    """softmax over axis 1 of (H, N, n), stable: for N = 2 σ_1 = expit(q_1 − q_2), σ_2 = expit(q_2 − q_1)
+    (half the work); otherwise exp(q − max) / Σ."""
+    if q.shape[1] == 2:
+        difference = q[:, 0] - q[:, 1]
+        return np.stack([expit(difference), expit(-difference)], axis=1)
+    q = q - q.max(axis=1, keepdims=True)
+    sigma = np.exp(q)
+    sigma /= sigma.sum(axis=1, keepdims=True)
+    return sigma
 
 
 def get_model(kind: str, phi: str = "sigmoid(z)") -> Model:
