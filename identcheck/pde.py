@@ -10,6 +10,7 @@ heat type              φ'' = cφ, c ≠ 0              ∂ū/∂M_jk − (w_jk/
 Gaussian type          φ'' = c·z·φ'                 ∂²ū/∂a_j∂a_k − (c/w_jk)·Σ_l a_l ∂²ū/∂M_jk∂a_l = 0
 zero second derivative φ'' = 0                      ∂²ū/∂a_j∂a_k = 0
 symmetry               φ(−z) = s·φ(z) + q(z)        ū(M, −a) − s·ū(M, a) − exp(Q)·q(aᵀx) = 0  (q = 0: a, −a collide)
+polynomial             φ of degree k                ū(M, b) = Σ_{|t| ≤ k} (b − a)^t/t! ∂^t_a ū(M, a)  (direct proof only)
 =====================  ===========================  =============================================================
 
 Each proof has two exact steps, both checked by sympy (:func:`~certify.is_exact_zero`):
@@ -27,6 +28,7 @@ is printed only when steps 1 and 2 both returned exact zeros.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 import sympy as sp
@@ -182,7 +184,46 @@ def prove_pde(phi, dim: int = 2, params=None) -> list[FamilyProof]:
         out.append(_family(s, derivatives, "symmetry", f"phi(-z) = {sign}*phi(z) + ({q})", True, identity, text, hypothesis, ""))
     else:
         out.append(FamilyProof("symmetry", "phi(-z) = s*phi(z) + q(z), s = +-1, q a polynomial", False, note="sympy found no s = +-1 with phi(-z) - s*phi(z) a polynomial"))
+    out.append(_polynomial(s, derivatives, props.degree))
     return out
+
+
+def _polynomial(s, derivatives, degree) -> FamilyProof:
+    """φ of degree k: the Taylor expansion in a terminates, ū(M, b) = Σ_{|t| ≤ k} (b − a)^t/t! ∂^t_a ū(M, a).
+
+    No reduction for an undefined φ exists (it is Taylor's theorem with a vanishing remainder), so
+    the proof is the direct one: the identity with φ substituted expands to 0.
+    """
+    hypothesis = "phi is a polynomial of degree k"
+    if degree is None:
+        return FamilyProof("polynomial", hypothesis, False, note="sympy did not find phi polynomial in z")
+    b = sp.symbols(f"b1:{s.dim + 1}", real=True)
+    u = s.u_bar()
+    taylor = sp.Integer(0)
+    for order in range(degree + 1):
+        for t in itertools.combinations_with_replacement(range(s.dim), order):
+            term = u
+            coefficient = sp.Integer(1)
+            for j in t:
+                term = sp.diff(term, s.a[j])
+                coefficient *= b[j] - s.a[j]
+            for _, group in itertools.groupby(t):
+                coefficient /= sp.factorial(len(list(group)))
+            taylor += coefficient * term
+    identity = s.u_bar(b) - taylor
+    all_orders = tuple(sp.diff(derivatives[0], Z, m) for m in range(degree + 1))
+    concrete = sp.expand(substitute_phi(identity, all_orders) * sp.exp(-s.Q))
+    proved = is_exact_zero(concrete, (*s.x, *s.a, *b, *s.m.values()), thorough=False)
+    steps = (("direct (this phi)", f"u(M, b) - Taylor polynomial of degree {degree} in a around a, / exp(x'Mx)", proved),)
+    return FamilyProof(
+        "polynomial",
+        f"phi has degree {degree}",
+        True,
+        f"u(M, b) = sum_(|t| <= {degree}) (b - a)^t / t! * d^t u/da^t (M, a) for all b",
+        steps,
+        proved,
+        "" if proved else "the direct expansion did not return an exact 0",
+    )
 
 
 def _family(s, derivatives, family, hypothesis_text, holds, identities, identity_text, hypothesis, why_not, factors=None):

@@ -4,7 +4,7 @@ import pytest
 import sympy as sp
 
 from identcheck.errors import IdentcheckError
-from identcheck.pde import _family, _phi, _Symbols, prove_pde
+from identcheck.pde import _family, _phi, _polynomial, _Symbols, prove_pde
 from identcheck.activation import Z, parse_activation
 
 
@@ -15,9 +15,10 @@ def _held(phi, dim=2):
 @pytest.mark.parametrize(
     "phi, families",
     [
-        ("z", {"Euler/homogeneity", "zero second derivative", "symmetry"}),
-        ("z + 1", {"zero second derivative", "symmetry"}),
-        ("z**2", {"Euler/homogeneity", "symmetry"}),
+        ("z", {"Euler/homogeneity", "zero second derivative", "symmetry", "polynomial"}),
+        ("z + 1", {"zero second derivative", "symmetry", "polynomial"}),
+        ("z**2", {"Euler/homogeneity", "symmetry", "polynomial"}),
+        ("z**3 + z", {"symmetry", "polynomial"}),
         ("exp(z)", {"heat type"}),
         ("cosh(z)", {"heat type", "symmetry"}),
         ("erf(z)", {"Gaussian type", "symmetry"}),
@@ -72,3 +73,10 @@ def test_every_dimension_up_to_three():
 def test_bad_dimension(dim):
     with pytest.raises(IdentcheckError, match="dim"):
         prove_pde("z", dim=dim)
+
+
+def test_a_truncated_taylor_expansion_is_not_proved():
+    """z**3 + z with the Taylor polynomial stopped at degree 2: not an identity, not proved."""
+    derivatives = tuple(parse_activation("z**3 + z").derivatives)
+    assert _polynomial(_Symbols(2), derivatives, 3).proved
+    assert not _polynomial(_Symbols(2), derivatives, 2).proved
