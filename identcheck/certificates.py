@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+import flint
 import numpy as np
 
 from .certify import recover_relations
@@ -92,7 +93,11 @@ def certify_probe(
         if rest:
             cert = certify_full_column_rank(matrix[:, rest], lambda rows, digits: _columns(arb_rows(rows, digits), rest))
         detail["nullity_exact"] = bool(cert is None or cert.proved)
-        detail["rest_certificate"] = None if cert is None else {**cert.to_dict(), "columns": [columns[j] for j in rest]}
+        detail["rest_certificate"] = None if cert is None else {
+            **cert.to_dict(),
+            "columns": [columns[j] for j in rest],
+            "points": hex_points(points[list(cert.rows)]),
+        }
         if all(r.family is None for r in relations):  # nothing recognised: show the exact relations instead
             relations = tuple(_relation(c, labels) for c in proved)
     else:
@@ -119,8 +124,6 @@ def _relation(coefficients, labels) -> Relation:
 
 
 def _columns(arb, columns):
-    import flint
-
     return flint.arb_mat([[arb[i, j] for j in columns] for i in range(arb.nrows())])
 
 

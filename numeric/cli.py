@@ -73,7 +73,12 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--truth", default=None)
     r.add_argument("--out", default="out/reproduce", help="folder of the fit store (default out/reproduce)")
     r.add_argument("--quick", action="store_true", help="a small preset: K = 3, sizes 2000-16000, 3 repetitions")
+    r.add_argument("--shard", default="0/1", metavar="I/M", help="run only fits I, I+M, I+2M, ... of the grid (one shard per machine; join the stores with `numeric merge`)")
     r.add_argument("--json", action="store_true", help="print the counts as JSON")
+    mg = sub.add_parser("merge", help="join fit stores (e.g. one per machine) into one", description="Copy the records of SOURCE stores into the store in OUT.")
+    mg.add_argument("out", help="folder of the target store (created if needed)")
+    mg.add_argument("sources", nargs="+", metavar="SOURCE", help="folders of the stores to copy")
+    mg.add_argument("--json", action="store_true")
     rt = sub.add_parser("rates", help="slopes of log(mean loss) vs log(n) with bootstrap CIs")
     rt.add_argument("folder")
     rt.add_argument("--json", action="store_true")
@@ -110,6 +115,8 @@ def _run(argv) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "reproduce":
         return _reproduce(args)
+    if args.command == "merge":
+        return _merge(args)
     if args.command in ("rates", "plot"):
         return _rates(args)
     if args.command == "ratio":
@@ -154,11 +161,34 @@ def _reproduce(args) -> int:
     if args.quick:
         sizes, reps, Ks = QUICK["sizes"], QUICK["reps"], QUICK["Ks"]
     grid = Grid(tuple(args.models), Ks, sizes, reps, args.optimizer, args.init, args.box, args.seed).validate()
-    counts = run_grid(grid, args.out, jobs=args.jobs, truth_path=args.truth, progress=sys.stderr.isatty())
+    shard = _shard(args.shard)
+    counts = run_grid(grid, args.out, jobs=args.jobs, truth_path=args.truth, progress=sys.stderr.isatty(), shard=shard)
     if args.json:
         print(json.dumps(counts | {"out": args.out}))
     else:
         print(f"{counts['ran']} fits run, {counts['skipped']} already done, {counts['total']} in the grid; store: {args.out}/fits.sqlite")
+    return 0
+
+
+def _shard(text: str) -> tuple:
+    try:
+        index, count = (int(part) for part in text.split("/"))
+    except ValueError:
+        raise NumericError(f"--shard {text!r}: expected I/M, e.g. 0/4") from None
+    if not (count >= 1 and 0 <= index < count):
+        raise NumericError(f"--shard {text}: need 0 <= I < M")
+    return index, count
+
+
+def _merge(args) -> int:
+    from .sweep import merge_stores
+
+    counts = merge_stores(args.out, args.sources)
+    if args.json:
+        print(json.dumps(counts | {"out": args.out}))
+    else:
+        print(f"{counts['added']} records added, {counts['already_present']} already present, "
+              f"{counts['conflicts']} conflicting (kept the target's); store: {args.out}/fits.sqlite")
     return 0
 
 

@@ -138,15 +138,24 @@ def _run_one(task):
     )
 
 
-def run_grid(grid: Grid, folder, jobs: int = 1, truth_path=None, progress=True) -> dict:
-    """Run every fit of ``grid`` not yet in the store; returns counts."""
+def run_grid(grid: Grid, folder, jobs: int = 1, truth_path=None, progress=True, shard=(0, 1)) -> dict:
+    """Run every fit of ``grid`` not yet in the store; returns counts.
+
+    ``shard = (i, m)`` runs only the fits at positions p ≡ i (mod m) of the grid's order: m
+    machines each run one shard into their own store, and :func:`merge_stores` joins them.
+    Records do not depend on the sharding (every fit has its own seed).
+    """
     grid.validate()
     if not 1 <= jobs <= 64:
         raise NumericError(f"--jobs {jobs}: must be from 1 to 64")
+    index, count = shard
+    if not (isinstance(index, int) and isinstance(count, int) and count >= 1 and 0 <= index < count):
+        raise NumericError(f"--shard {index}/{count}: need 0 <= I < M")
+    mine = [p for position, p in enumerate(grid.points()) if position % count == index]
     connection = open_store(folder)
     done = {tuple(row) for row in connection.execute("SELECT model, K, n, rep, optimizer, init, box, seed FROM fits")}
-    todo = [k for k in (_key(grid, *p) for p in grid.points()) if k not in done]
-    total = len(todo) + sum(1 for p in grid.points() if _key(grid, *p) in done)
+    todo = [k for k in (_key(grid, *p) for p in mine) if k not in done]
+    total = len(mine)
     finished = total - len(todo)
     started = time.perf_counter()
     ran = 0
@@ -184,6 +193,41 @@ def run_grid(grid: Grid, folder, jobs: int = 1, truth_path=None, progress=True) 
             print(file=sys.stderr)
         connection.close()
     return {"total": total, "ran": ran, "skipped": total - len(todo)}
+
+
+def merge_stores(target, sources) -> dict:
+    """Copy every record of the stores in ``sources`` into the store in ``target`` (created if needed).
+
+    A record whose key is already in the target is skipped; if its values differ (another machine's
+    floating point), it is counted as a conflict and the target's record is kept.
+    """
+    for source in sources:
+        if not (Path(source) / "fits.sqlite").exists():
+            raise NumericError(f"{str(source)!r}: no fit store here")
+    connection = open_store(target)
+    added = skipped = conflicts = 0
+    try:
+        for source in sources:
+            other = open_store(source)
+            try:
+                for row in other.execute("SELECT * FROM fits"):
+                    key = row[:8]
+                    existing = connection.execute(
+                        "SELECT * FROM fits WHERE model=? AND K=? AND n=? AND rep=? AND optimizer=? AND init=? AND box=? AND seed=?", key
+                    ).fetchone()
+                    if existing is None:
+                        connection.execute(f"INSERT INTO fits VALUES ({','.join('?' * len(row))})", row)
+                        added += 1
+                    elif tuple(existing) == tuple(row):
+                        skipped += 1
+                    else:
+                        conflicts += 1
+            finally:
+                other.close()
+        connection.commit()
+    finally:
+        connection.close()
+    return {"added": added, "already_present": skipped, "conflicts": conflicts}
 
 
 def load_records(folder) -> list[dict]:
