@@ -190,7 +190,7 @@ def _prover(ts, activation, theta, columns, full_terms):
     """``prove(template or coefficients, thorough)``: sympy proof that the combination is ≡ 0.
 
     First with φ kept abstract (placeholders φ^(m)(f^k) as opaque functions), after rewriting
-    φ^(m)(−f^1) by the parity φ^(m)(−w) = s(−1)^m φ^(m)(w) + q^(m)(−w) when φ has that symmetry
+    φ^(m)(−f) by the parity φ^(m)(−f) = (−1)^m (s φ^(m)(f) + q^(m)(f)) when φ has that symmetry
     (proved by sympy in :func:`~identcheck.families.phi_properties`): an abstract identity holds for
     the concrete φ too (substitution is a homomorphism). Then with φ substituted.
     """
@@ -220,7 +220,7 @@ def _prover(ts, activation, theta, columns, full_terms):
 
 
 def _apply_parity(expr, symmetry, outputs, seen):
-    """Rewrite φ^(m)(w) with w = −f^k (exactly) as s(−1)^m φ^(m)(f^k) + q^(m)(w); w = f^k → φ^(m)(f^k).
+    """Rewrite φ^(m)(w) with w = −f^k (exactly) as (−1)^m (s φ^(m)(f^k) + q^(m)(f^k)); w = f^k → φ^(m)(f^k).
 
     Returns (rewritten expression, whether any argument was −f^k). ``seen`` caches the
     comparison per argument.
@@ -240,7 +240,9 @@ def _apply_parity(expr, symmetry, outputs, seen):
             replacements[atom] = type(atom)(outputs[k])
         else:
             flipped = True
-            replacements[atom] = sign * (-1) ** atom.order * type(atom)(outputs[k]) + sp.diff(q, Z, atom.order).subs(Z, w)
+            # φ(−z) = sφ(z) + q(z), differentiated m times: φ^(m)(−f) = (−1)^m (s φ^(m)(f) + q^(m)(f))
+            f = outputs[k]
+            replacements[atom] = (-1) ** atom.order * (sign * type(atom)(f) + sp.diff(q, Z, atom.order).subs(Z, f))
     return expr.xreplace(replacements), flipped
 
 

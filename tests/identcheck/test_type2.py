@@ -172,3 +172,31 @@ def test_a_symmetry_template_on_the_wrong_probe_is_not_proved():
         config = probe.components[0]
         prove = _prover(ts, act, ts.numeric_params(config.M, config.a), list(range(len(labels))), True)
         assert prove(template, False) == (probe.name == "channel 2 = -channel 1"), probe.name
+
+
+@pytest.mark.parametrize("phi", ["softplus(z)", "z", "sigmoid(z)", "tanh(z)", "z**3 + z**2"])
+def test_the_parity_rewrite_is_an_identity(phi):
+    """φ^(m)(−f¹) rewritten by φ's symmetry equals φ^(m)(−f¹) itself, once φ is substituted
+    (checked at random points for m = 0, 1, 2): the rewrite the abstract proofs rely on is sound."""
+    from identcheck.families import phi_properties
+    from identcheck.probes import head_probes
+    from identcheck.terms import phi_placeholder, substitute_phi
+    from identcheck.type2_check import _apply_parity
+
+    ts = type2_term_set(2, 2, 2, False)
+    act = parse_activation(phi)
+    symmetry = phi_properties(tuple(act.derivatives)).symmetry
+    assert symmetry is not None
+    config = next(p for p in head_probes(2, 2, 2, 0) if p.name == "channel 2 = -channel 1").components[0]
+    values = dict(zip(ts.params, ts.numeric_params(config.M, config.a)))
+    outputs = [f.xreplace(values) for f in ts.channel_outputs]
+    rng = np.random.default_rng(5)
+    for m in range(3):
+        original = phi_placeholder(m)(outputs[1])  # f² = −f¹ on this head
+        rewritten, flipped = _apply_parity(original, symmetry, outputs, {})
+        assert flipped
+        for point in rng.uniform(-1, 1, size=(4, 2)):
+            at = dict(zip(ts.x, point))
+            left = float(substitute_phi(original, act.derivatives).xreplace(at).evalf(30))
+            right = float(substitute_phi(rewritten, act.derivatives).xreplace(at).evalf(30))
+            assert abs(left - right) <= 1e-12 * (1 + abs(left)), (m, left, right)
