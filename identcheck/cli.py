@@ -72,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     pde.add_argument("--dim", type=_int("--dim"), default=2, help=f"input dimension d, 1..{MAX_DIM} (default 2)")
     pde.add_argument("--param", action="append", default=[], metavar="NAME=VALUE")
     pde.add_argument("--json", action="store_true")
-    cat = sub.add_parser("catalog", help="type-1 and type-2 verdicts for common activations (about 3 minutes)")
+    cat = sub.add_parser("catalog", help="type-1 and type-2 verdicts for common activations (about 2 minutes on 2 cores)")
     cat.add_argument("--json", action="store_true", help="print the rows as JSON")
     cat.add_argument("--markdown", action="store_true", help="print the markdown table (docs/catalog.md)")
     cat.add_argument("--out", help="write the output to this file instead of stdout (written only when complete)")
