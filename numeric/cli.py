@@ -46,8 +46,32 @@ def _positive_float(flag):
     return convert
 
 
+def _phi_args(p) -> None:
+    p.add_argument("--phi", default=None, metavar="PHI", help="gate activation in z (default: the truth's, sigmoid(z)); parsed by identcheck's parser")
+    p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="value of a named constant in PHI (repeatable)")
+
+
+def _truth(args):
+    """The truth file (or shipped name) with --phi/--param applied; identcheck's one-line errors."""
+    from identcheck import IdentcheckError, parse_param
+
+    from .truth import load_truth
+
+    truth = load_truth(args.truth)
+    if args.param and args.phi is None:
+        raise NumericError("--param needs --phi (the truth's own phi carries its constants)")
+    if args.phi is not None:
+        try:
+            params = dict(parse_param(text) for text in args.param)
+        except IdentcheckError as exc:
+            raise NumericError(str(exc)) from None
+        truth = truth.with_phi(args.phi, {k: str(v) for k, v in params.items()})
+    return truth
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="numeric", description="Convergence-rate experiments for gated attention as an HMoE.")
+    parser.set_defaults(func=None)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     f = sub.add_parser("fit", help="one least-squares fit", description="Generate data from the truth, fit, evaluate.")
     f.add_argument("--model", required=True, choices=MODELS)
@@ -55,42 +79,58 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--n", type=_positive_int("--n"), default=10_000, help="sample size (default 10000)")
     f.add_argument("--seed", type=_positive_int("--seed"), default=0)
     f.add_argument("--optimizer", choices=OPTIMIZERS, default="lm", help="gd: the paper's protocol; lm: trust-region least squares (default)")
-    f.add_argument("--truth", default=None, help="ground-truth JSON file (default: the shipped truths/default.json)")
+    f.add_argument("--gd-objective", choices=("mean", "sum"), default="mean", help="gd: backtracking on the mean (default) or the sum of squares (eq. 3)")
+    f.add_argument("--truth", default=None, help="ground-truth JSON file or shipped name (default: truths/default.json)")
+    _phi_args(f)
     f.add_argument("--box", type=_positive_float("--box"), default=2.0, help="box size relative to the truth (default 2)")
     f.add_argument("--init", choices=("paper", "fixed"), default="paper", help="perturbation n^-0.083 (paper) or --init-scale (fixed)")
     f.add_argument("--init-scale", type=_positive_float("--init-scale"), default=0.1)
     f.add_argument("--json", action="store_true", help="print one JSON object")
-    r = sub.add_parser("reproduce", help="the paper's grid of fits, resumable", description="Run the grid; finished fits are stored and skipped on rerun.")
+    f.set_defaults(func=_fit)
+    r = sub.add_parser("reproduce", help="a grid of fits (the paper's, or a preset), resumable", description="Run the grid; finished fits are stored and skipped on rerun.")
+    r.add_argument("--preset", default=None, metavar="NAME", help="a named experiment: 'local' (the theorems' regime, docs/theorems.md); with --quick, its small variant")
     r.add_argument("--models", nargs="+", default=list(MODELS), metavar="MODEL")
     r.add_argument("--K", nargs="+", type=_positive_int("--K"), default=[3, 4], dest="Ks", metavar="K")
     r.add_argument("--sizes", nargs="+", type=_positive_int("--sizes"), default=None, metavar="N", help="default: 10 sizes from 1e4 to 1e5")
     r.add_argument("--reps", type=_positive_int("--reps"), default=10)
     r.add_argument("--optimizer", choices=OPTIMIZERS, default="lm")
+    r.add_argument("--gd-objective", choices=("mean", "sum"), default="mean")
     r.add_argument("--init", choices=("paper", "fixed"), default="paper")
     r.add_argument("--box", type=_positive_float("--box"), default=2.0)
     r.add_argument("--seed", type=_positive_int("--seed"), default=0)
     r.add_argument("--jobs", type=_positive_int("--jobs"), default=2)
     r.add_argument("--truth", default=None)
+    _phi_args(r)
+    r.add_argument("--allow-weak-truth", action="store_true", help="run even if Var f*(X)/nu^2 < 10 (the fits then measure mostly noise)")
     r.add_argument("--out", default="out/reproduce", help="folder of the fit store (default out/reproduce)")
-    r.add_argument("--quick", action="store_true", help="a small preset: K = 3, sizes 2000-16000, 3 repetitions")
+    r.add_argument("--quick", action="store_true", help="a small preset: K = 3, sizes 2000-16000, 3 repetitions (with --preset: the preset's small variant)")
     r.add_argument("--shard", default="0/1", metavar="I/M", help="run only fits I, I+M, I+2M, ... of the grid (one shard per machine; join the stores with `numeric merge`)")
     r.add_argument("--json", action="store_true", help="print the counts as JSON")
+    r.set_defaults(func=_reproduce)
     mg = sub.add_parser("merge", help="join fit stores (e.g. one per machine) into one", description="Copy the records of SOURCE stores into the store in OUT.")
     mg.add_argument("out", help="folder of the target store (created if needed)")
     mg.add_argument("sources", nargs="+", metavar="SOURCE", help="folders of the stores to copy")
     mg.add_argument("--json", action="store_true")
-    rt = sub.add_parser("rates", help="slopes of log(mean loss) vs log(n) with bootstrap CIs")
+    mg.set_defaults(func=_merge)
+    rt = sub.add_parser("rates", help="slopes of log(mean loss) vs log(n) with bootstrap CIs", description="Slopes per experiment (settings, model, K); records of different settings are never pooled.")
     rt.add_argument("folder")
+    rt.add_argument("--by-cell", action="store_true", help="per Voronoi cell: exact-fitted (|V| = 1) and over-fitted (|V| > 1) parameter errors (Table 1)")
+    rt.add_argument("--regression", action="store_true", help="||f_fit - f*||_L2(mu) against n (Proposition 1)")
     rt.add_argument("--json", action="store_true")
+    rt.set_defaults(func=_rates)
     pl = sub.add_parser("plot", help="Figure-1-style panel (PNG and PDF) from a fit store")
     pl.add_argument("folder")
+    pl.add_argument("--quantity", nargs="+", default=["voronoi"], metavar="Q", help="voronoi (default), regression, exact_param, over_param, ...: one figure each")
+    pl.set_defaults(func=_rates)
     ra = sub.add_parser("ratio", help="Theorem 1's sequence: ||f_Gn - f_G*|| / L(G_n, G*) against n")
     ra.add_argument("--model", required=True, choices=MODELS)
     ra.add_argument("--ns", nargs="+", type=_positive_float("--ns"), default=[10.0, 30.0, 100.0, 300.0, 1000.0, 3000.0, 10000.0])
     ra.add_argument("--r", type=_positive_float("--r"), default=1.0, help="the r of L1,r (MHA) and of the weight offset n^-(r+1)")
     ra.add_argument("--mc", type=_positive_int("--mc"), default=200_000, help="Monte Carlo points for the L2 norm")
     ra.add_argument("--truth", default=None)
+    _phi_args(ra)
     ra.add_argument("--json", action="store_true")
+    ra.set_defaults(func=_ratio)
     return parser
 
 
@@ -112,27 +152,23 @@ def main(argv=None) -> int:
 
 
 def _run(argv) -> int:
-    args = build_parser().parse_args(argv)
-    if args.command == "reproduce":
-        return _reproduce(args)
-    if args.command == "merge":
-        return _merge(args)
-    if args.command in ("rates", "plot"):
-        return _rates(args)
-    if args.command == "ratio":
-        return _ratio(args)
-    if args.command != "fit":
-        build_parser().print_help()
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.func is None:
+        parser.print_help()
         return 0
+    return args.func(args)
+
+
+def _fit(args) -> int:
     from .fit import fit
-    from .truth import load_truth
 
     if args.n < 1:
         raise NumericError(f"--n={args.n}: must be >= 1")
-    truth = load_truth(args.truth)
+    truth = _truth(args)
     result = fit(
         args.model, args.K, args.n, seed=args.seed, optimizer=args.optimizer, truth=truth,
-        box_factor=args.box, init=args.init, init_scale=args.init_scale,
+        box_factor=args.box, init=args.init, init_scale=args.init_scale, gd_objective=args.gd_objective,
     )
     data = result.to_dict()
     data["truth"] = truth.source
@@ -140,33 +176,41 @@ def _run(argv) -> int:
         print(json.dumps(data, indent=2))
     else:
         print(
-            f"{result.model} K={result.K} n={result.n} seed={result.seed} optimizer={result.optimizer}\n"
-            f"  training MSE {result.mse:.6g}  (truth on the same data {result.truth_mse:.6g})\n"
-            f"  Voronoi loss {result.loss_kind} {result.voronoi_loss:.6g}\n"
+            f"{result.model} K={result.K} n={result.n} seed={result.seed} optimizer={result.optimizer}"
+            + (f" ({result.gd_objective} of squares)" if result.optimizer == "gd" else "") + "\n"
+            f"  training MSE {result.mse:.6g}  (start {result.start_mse:.6g}; truth on the same data {result.truth_mse:.6g})\n"
+            f"  Voronoi loss {result.loss_kind} {result.voronoi_loss:.6g}; ||f_fit - f*||_L2 {result.regression_l2:.4g} +/- {result.regression_se:.1g}\n"
             f"  iterations {result.iterations}, converged {result.converged}, {result.seconds:.2f} s\n"
             f"  box: {result.box}; parameters on a bound: {result.active_bounds}\n"
-            f"  init: {result.init}; truth: {truth.name} ({truth.source})"
+            f"  init: {result.init}; truth: {truth.name} ({truth.source}); phi: {result.phi}"
         )
     return 0
 
 
 def _reproduce(args) -> int:
-    from .sweep import DEFAULT_SIZES, QUICK, Grid, run_grid
-    from .truth import load_truth
+    from .sweep import DEFAULT_SIZES, QUICK, Grid, run_grid, run_preset
 
-    if args.truth is not None:
-        load_truth(args.truth)  # validate before running anything
+    if args.preset is not None:
+        counts = run_preset(args.preset, args.out, jobs=args.jobs, quick=args.quick, progress=sys.stderr.isatty(), seed=args.seed)
+        if args.json:
+            print(json.dumps({"legs": counts, "out": args.out}))
+        else:
+            for c in counts:
+                print(f"{c['truth']}: {c['ran']} fits run, {c['skipped']} already done, {c['total']} in the grid")
+            print(f"store: {args.out}/fits.sqlite")
+        return 0
+    truth = _truth(args)
     sizes = tuple(args.sizes) if args.sizes else DEFAULT_SIZES
     Ks, reps = tuple(args.Ks), args.reps
     if args.quick:
         sizes, reps, Ks = QUICK["sizes"], QUICK["reps"], QUICK["Ks"]
-    grid = Grid(tuple(args.models), Ks, sizes, reps, args.optimizer, args.init, args.box, args.seed).validate()
+    grid = Grid(tuple(args.models), Ks, sizes, reps, args.optimizer, args.init, args.box, args.seed, args.gd_objective).validate()
     shard = _shard(args.shard)
-    counts = run_grid(grid, args.out, jobs=args.jobs, truth_path=args.truth, progress=sys.stderr.isatty(), shard=shard)
+    counts = run_grid(grid, args.out, jobs=args.jobs, truth=truth, progress=sys.stderr.isatty(), shard=shard, allow_weak_truth=args.allow_weak_truth)
     if args.json:
         print(json.dumps(counts | {"out": args.out}))
     else:
-        print(f"{counts['ran']} fits run, {counts['skipped']} already done, {counts['total']} in the grid; store: {args.out}/fits.sqlite")
+        print(f"{counts['ran']} fits run, {counts['skipped']} already done, {counts['total']} in the grid; store: {args.out}/fits.sqlite (settings {counts['settings']})")
     return 0
 
 
@@ -181,7 +225,7 @@ def _shard(text: str) -> tuple:
 
 
 def _merge(args) -> int:
-    from .sweep import merge_stores
+    from .store import merge_stores
 
     counts = merge_stores(args.out, args.sources)
     if args.json:
@@ -194,9 +238,8 @@ def _merge(args) -> int:
 
 def _ratio(args) -> int:
     from .ratio import ratio_table
-    from .truth import load_truth
 
-    rows = ratio_table(args.model, load_truth(args.truth), args.ns, r=args.r, mc=args.mc)
+    rows = ratio_table(args.model, _truth(args), args.ns, r=args.r, mc=args.mc)
     if args.json:
         print(json.dumps([row.to_dict() for row in rows], indent=2))
         return 0
@@ -210,25 +253,58 @@ def _ratio(args) -> int:
 
 def _rates(args) -> int:
     from .rates import rates_from_records
-    from .sweep import load_records
+    from .store import read_records, read_settings
 
-    records = load_records(args.folder)
+    records = read_records(args.folder)
     if not records:
         raise NumericError(f"{args.folder!r}: the fit store is empty")
-    rates = rates_from_records(records)
+    settings = read_settings(args.folder)
     if args.command == "plot":
+        from .cells import QUANTITIES
         from .plots import plot_rates
 
-        for path in plot_rates(records, rates, args.folder):
-            print(path)
+        for quantity in args.quantity:
+            if quantity not in QUANTITIES:
+                raise NumericError(f"--quantity {quantity!r}: unknown; choose from {', '.join(QUANTITIES)}")
+            rates = rates_from_records(records, settings, (quantity,))
+            name = "rates" if quantity == "voronoi" else f"rates_{quantity}"
+            for path in plot_rates(rates, args.folder, name, QUANTITIES[quantity]):
+                print(path)
         return 0
+    quantities = ["voronoi", "mha_identified"]
+    if args.regression:
+        quantities.append("regression")
+    if args.by_cell:
+        quantities += ["exact_weight", "exact_param", "over_weight", "over_param", "voronoi_function_cells"]
+    rates = rates_from_records(records, settings, quantities)
+    differ = None
+    if args.by_cell:
+        from .cells import assignments_differ
+        from .truth import truth_from_dict
+
+        truths = {sid: truth_from_dict(s.truth, sid) for sid, s in settings.items()}
+        differ = sum(assignments_differ(truths[r.settings_id].model(r.model), r.fitted(), truths[r.settings_id].params) for r in records)
     if args.json:
-        print(json.dumps([r.to_dict() for r in rates], indent=2))
+        out = [r.to_dict() for r in rates]
+        print(json.dumps(out if differ is None else {"rates": out, "cells_differ": {"fits": differ, "of": len(records)}}, indent=2))
         return 0
-    print(f"{'model':<8}{'K':>3}  {'slope':>7}  {'95% CI':<18}{'paper':>7}  reps  sizes")
-    for r in rates:
-        paper = f"{r.paper:.2f}" if r.paper is not None else "-"
-        print(f"{r.model:<8}{r.K:>3}  {r.slope:>7.3f}  [{r.ci_low:6.3f}, {r.ci_high:6.3f}]  {paper:>7}  {r.n_reps:>4}  {min(r.sizes)}..{max(r.sizes)} ({len(r.sizes)})")
+    for sid in sorted({r.settings_id for r in rates}):
+        group = [r for r in rates if r.settings_id == sid]
+        print(f"settings {sid}: {group[0].settings}")
+        print(f"  {'model':<7}{'K':>3}  {'quantity':<23}{'slope':>7}  {'95% CI':<18}{'theory':>7}{'paper':>7}  reps  sizes            conv  <start  <=truth  box")
+        for r in group:
+            theory = f"{r.theory_slope:.2f}" if r.theory_slope is not None else "-"
+            paper = f"{r.paper:.2f}" if r.paper is not None else "-"
+            print(
+                f"  {r.model:<7}{r.K:>3}  {r.quantity:<23}{r.slope:>7.3f}  [{r.ci_low:6.3f}, {r.ci_high:6.3f}]{theory:>7}{paper:>7}  {r.n_reps:>4}"
+                f"  {min(r.sizes)}..{max(r.sizes)} ({len(r.sizes)})".ljust(20)
+                + f"  {r.share_converged:4.0%}  {r.share_below_start:5.0%}  {r.share_at_or_below_truth:6.0%}  {r.share_box_active:4.0%}"
+            )
+    if differ is not None:
+        print(f"cells by parameter distance and by expert-function distance differ in {differ} of {len(records)} fits"
+              " (voronoi_function_cells: the loss with the function cells)")
+    print("theory: the slope of (log n / n)^alpha over the measured sizes (alpha from Proposition 1 / Theorems 2-3; '-' = no power law);"
+          " conv / <start / <=truth / box: shares of fits that converged, ended below their start's MSE, at or below the truth's MSE, on the box")
     return 0
 
 

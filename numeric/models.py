@@ -27,16 +27,20 @@ from scipy.special import expit
 
 from .params import HMoEParams, NumericError
 
-__all__ = ["MODELS", "Model", "get_model"]
+__all__ = ["MODELS", "Model", "get_model", "CHUNK"]
 
 MODELS = ("mha", "gated1", "gated2")
 
+#: Samples per block in :meth:`Model.value` and :meth:`Model.normal_equations`: memory is bounded by
+#: the block (a 65536 × 46 Jacobian block is 24 MB), not by n.
+CHUNK = 65_536
+
 
 @lru_cache(maxsize=32)
-def _phi_functions(phi: str):
-    from identcheck import IdentcheckError, parse_activation
+def _phi_functions(phi: str, params: tuple = ()):
+    from identcheck import IdentcheckError, parse_activation, parse_param
 
-    if phi == "sigmoid(z)":  # the default, written out for speed and overflow-free evaluation
+    if phi == "sigmoid(z)" and not params:  # the default, written out for speed and overflow-free evaluation
         from scipy.special import expit
 
         def f1(z, value=None):  # σ' = σ(1 − σ), from σ(z) when the caller has it already
@@ -45,7 +49,7 @@ def _phi_functions(phi: str):
 
         return expit, f1
     try:
-        act = parse_activation(phi)
+        act = parse_activation(phi, dict(parse_param(f"{k}={v}") for k, v in params))
     except IdentcheckError as exc:
         raise NumericError(str(exc)) from None
     derivative = act.numpy_derivative(1)
@@ -53,21 +57,50 @@ def _phi_functions(phi: str):
 
 
 class Model:
-    """One of :data:`MODELS` with a gate activation φ (text, parsed by identcheck)."""
+    """One of :data:`MODELS` with a gate activation φ (text, parsed by identcheck, with the values
+    of its named constants in ``params``)."""
 
-    def __init__(self, kind: str, phi: str = "sigmoid(z)"):
+    def __init__(self, kind: str, phi: str = "sigmoid(z)", params: dict | None = None):
         if kind not in MODELS:
             raise NumericError(f"model={kind!r}: unknown; choose one of {', '.join(MODELS)}")
         self.kind = kind
         self.phi = phi
-        self._phi, self._dphi = _phi_functions(phi) if kind != "mha" else (None, None)
+        self.params = dict(params or {})
+        key = tuple(sorted((k, str(v)) for k, v in self.params.items()))
+        self._phi, self._dphi = _phi_functions(phi, key) if kind != "mha" else (None, None)
 
     def __repr__(self) -> str:
         return f"Model({self.kind!r}, phi={self.phi!r})"
 
-    def value(self, params: HMoEParams, X: np.ndarray) -> np.ndarray:
-        """f(X), shape (n,)."""
-        return self._forward(params, X)[0]
+    def value(self, params: HMoEParams, X: np.ndarray, chunk: int = CHUNK) -> np.ndarray:
+        """f(X), shape (n,), computed in blocks of ``chunk`` samples."""
+        X = np.asarray(X, dtype=float)
+        if X.ndim != 2 or X.shape[0] <= chunk:
+            return self._forward(params, X)[0]
+        out = np.empty(X.shape[0])
+        for start in range(0, X.shape[0], chunk):
+            out[start : start + chunk] = self._forward(params, X[start : start + chunk])[0]
+        return out
+
+    def normal_equations(self, params: HMoEParams, X: np.ndarray, Y: np.ndarray, chunk: int = CHUNK):
+        """r = f(X) − Y, JᵀJ and Jᵀr (J = ∂f/∂θ), accumulated over blocks of ``chunk`` samples.
+
+        The n × P Jacobian is never held whole: peak memory is one block's Jacobian plus the
+        length-n residual, so a fit at n = 10⁷ needs no more than one at 10⁵ beyond its data.
+        """
+        X = np.asarray(X, dtype=float)
+        n = X.shape[0]
+        r = np.empty(n)
+        P = params.size
+        JtJ = np.zeros((P, P))
+        Jtr = np.zeros(P)
+        for start in range(0, n, chunk):
+            block = slice(start, start + chunk)
+            value, J = self.value_and_jacobian(params, X[block])
+            r[block] = value - Y[block]
+            JtJ += J.T @ J
+            Jtr += J.T @ r[block]
+        return r, JtJ, Jtr
 
     def value_and_jacobian(self, params: HMoEParams, X: np.ndarray):
         """f(X) of shape (n,) and ∂f/∂θ of shape (n, params.size), θ as in :mod:`numeric.params`."""

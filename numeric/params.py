@@ -116,10 +116,9 @@ class HMoEParams:
             if not np.any(self.M[h] != 0):
                 raise NumericError(f"{what}: (A.4) head {h} has all gating matrices zero")
         vectors = self.a.reshape(-1, self.dim)
-        for i in range(len(vectors)):
-            for j in range(i + 1, len(vectors)):
-                if np.array_equal(vectors[i], vectors[j]):
-                    raise NumericError(f"{what}: (A.5) expert vectors a must be distinct; two equal {vectors[i].tolist()}")
+        unique, counts = np.unique(vectors, axis=0, return_counts=True)  # sorting: O(n log n), not pairwise
+        if np.any(counts > 1):
+            raise NumericError(f"{what}: (A.5) expert vectors a must be distinct; two equal {unique[np.argmax(counts > 1)].tolist()}")
         return self
 
     def to_dict(self) -> dict:

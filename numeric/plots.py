@@ -1,4 +1,5 @@
-"""Figure-1-style panel: rows K, columns models; log-log mean loss with error bars and the fit."""
+"""Figure-1-style panels: rows K, columns models; log-log mean of a quantity against n with error
+bars and the fitted slope, one colour per experiment (settings) in the store."""
 
 from __future__ import annotations
 
@@ -9,10 +10,11 @@ import numpy as np
 __all__ = ["plot_rates"]
 
 TITLES = {"mha": "MHA", "gated1": "Setting I (gate after values)", "gated2": "Setting II (gate after SDPA)"}
+COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:purple", "tab:brown", "tab:gray")
 
 
-def plot_rates(records, rates, folder) -> list[Path]:
-    """Write rates.png and rates.pdf into ``folder``; returns their paths."""
+def plot_rates(rates, folder, name: str = "rates", ylabel: str = "Voronoi loss") -> list[Path]:
+    """Write NAME.png and NAME.pdf into ``folder`` from :class:`numeric.rates.Rate` objects; returns their paths."""
     import matplotlib
     import matplotlib.ticker
 
@@ -21,32 +23,30 @@ def plot_rates(records, rates, folder) -> list[Path]:
 
     models = [m for m in ("mha", "gated1", "gated2") if any(r.model == m for r in rates)]
     Ks = sorted({r.K for r in rates})
-    fig, axes = plt.subplots(len(Ks), len(models), figsize=(4.2 * len(models), 3.4 * len(Ks)), squeeze=False)
+    experiments = sorted({r.settings_id for r in rates})
+    fig, axes = plt.subplots(len(Ks), len(models), figsize=(4.4 * len(models), 3.6 * len(Ks)), squeeze=False)
     for rate in rates:
         ax = axes[Ks.index(rate.K)][models.index(rate.model)]
-        losses = {}
-        for r in records:
-            if r["model"] == rate.model and r["K"] == rate.K:
-                losses.setdefault(r["n"], []).append(r["voronoi_loss"])
+        colour = COLOURS[experiments.index(rate.settings_id) % len(COLOURS)]
         sizes = np.array(rate.sizes, dtype=float)
-        means = np.array(rate.means)
-        errors = np.array([np.std(losses[n], ddof=1) / np.sqrt(len(losses[n])) if len(losses[n]) > 1 else 0.0 for n in rate.sizes])
-        ax.errorbar(sizes, means, yerr=errors, fmt="o", ms=4, capsize=3, color="tab:blue", label="mean loss ± s.e.")
+        ax.plot(sizes, rate.means, "o", ms=4, color=colour)
         line = np.exp(rate.intercept) * sizes**rate.slope
-        label = f"slope {rate.slope:.2f} [{rate.ci_low:.2f}, {rate.ci_high:.2f}]"
+        label = f"{rate.settings.split(',')[1].strip() if ',' in rate.settings else rate.settings_id}: {rate.slope:.2f} [{rate.ci_low:.2f}, {rate.ci_high:.2f}]"
+        if rate.theory_slope is not None:
+            label += f" (theory {rate.theory_slope:.2f})"
         if rate.paper is not None:
-            label += f"\npaper {rate.paper:.2f}"
-        ax.plot(sizes, line, "--", color="tab:red", label=label)
+            label += f" (paper {rate.paper:.2f})"
+        ax.plot(sizes, line, "--", color=colour, label=label)
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         ax.set_title(f"{TITLES.get(rate.model, rate.model)}, K = {rate.K}", fontsize=10)
         ax.set_xlabel("n")
-        ax.set_ylabel("Voronoi loss")
-        ax.legend(fontsize=8)
+        ax.set_ylabel(ylabel)
+        ax.legend(fontsize=7)
     fig.tight_layout()
     folder = Path(folder)
-    paths = [folder / "rates.png", folder / "rates.pdf"]
+    paths = [folder / f"{name}.png", folder / f"{name}.pdf"]
     for path in paths:
         fig.savefig(path, dpi=130)
     plt.close(fig)

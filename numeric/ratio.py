@@ -21,7 +21,10 @@ from .models import Model
 from .params import HMoEParams, NumericError
 from .voronoi import voronoi_loss
 
-__all__ = ["RatioRow", "theorem1_sequence", "ratio_table"]
+__all__ = ["RatioRow", "theorem1_sequence", "ratio_table", "MAX_SEQUENCE_N"]
+
+#: Largest n of the sequence: the weight offset n^-(r+1) must stay above the float resolution of ω.
+MAX_SEQUENCE_N = 1e6
 
 
 @dataclass(frozen=True)
@@ -59,7 +62,10 @@ def ratio_table(model: str, truth, ns, r: float = 1.0, mc: int = 200_000, seed: 
         raise NumericError(f"--r {r}: must be from 1 to 4")
     if not 1000 <= mc <= 10_000_000:
         raise NumericError(f"--mc {mc}: must be from 1,000 to 10,000,000")
-    m = Model(model, truth.phi)
+    for n in ns:
+        if not (isinstance(n, (int, float)) and 1 <= n <= MAX_SEQUENCE_N):
+            raise NumericError(f"--ns {n!r}: must be from 1 to {MAX_SEQUENCE_N:.0e} (beyond, n^-(r+1) underflows against the weights)")
+    m = truth.model(model)
     X = np.random.default_rng([seed, 7]).uniform(-1, 1, size=(mc, truth.params.dim))
     f_star = m.value(truth.params, X)
     kind = "L1" if model == "mha" else "L2"

@@ -6,44 +6,38 @@ log-spaced from 10⁴ to 10⁵; 10 repetitions — 600 fits). Each fit's seed is
 depend on the order or the process that ran it: ``--jobs 1`` and ``--jobs 2`` give the same
 records (bar the timing column).
 
-**Store.** A sqlite database in the output folder, one row per finished fit, keyed by the grid
-point and the settings (optimizer, init, box). Each row is committed when its fit finishes
-(``synchronous=FULL``), so an interrupted run — Ctrl-C or kill -9 — loses at most the fits in
-flight, and rerunning the same grid skips every finished fit.
+**Store** (:mod:`numeric.store`): one :class:`~numeric.store.FitRecord` per finished fit, kept
+apart by its settings (the truth's content with φ, optimizer, gd objective, init, box, seed).
+Each row is committed when its fit finishes (``synchronous=FULL``), so an interrupted run —
+Ctrl-C or kill -9 — loses at most the fits in flight, and rerunning the same grid skips every
+finished fit. Worker processes die with their parent (``PR_SET_PDEATHSIG`` on Linux).
+
+**Presets** (``numeric reproduce --preset NAME``): ``figure1`` is the paper's grid above;
+``local`` measures the theorems in their regime (:data:`PRESETS`, docs/theorems.md).
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
 import sys
 import time
 from dataclasses import dataclass
-from pathlib import Path
-
 import numpy as np
 
 from .models import MODELS
 from .params import NumericError
+from .store import FitRecord, Settings, finished_keys, insert, open_for_writing
+from .truth import MIN_SIGNAL_TO_NOISE, load_truth
 
-__all__ = ["Grid", "open_store", "run_grid", "load_records", "DEFAULT_SIZES", "QUICK"]
+__all__ = ["Grid", "Leg", "PRESETS", "run_grid", "run_preset", "DEFAULT_SIZES", "QUICK"]
 
 DEFAULT_SIZES = tuple(int(round(v)) for v in np.logspace(4, 5, 10))
 QUICK = {"sizes": (2000, 4000, 8000, 16000), "reps": 3, "Ks": (3,)}
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS fits (
-    model TEXT, K INTEGER, n INTEGER, rep INTEGER, optimizer TEXT, init TEXT, box REAL, seed INTEGER,
-    voronoi_loss REAL, loss_kind TEXT, mse REAL, truth_mse REAL, iterations INTEGER, converged INTEGER,
-    active_bounds INTEGER, seconds REAL,
-    PRIMARY KEY (model, K, n, rep, optimizer, init, box, seed)
-)
-"""
-
 
 @dataclass(frozen=True)
 class Grid:
-    """What to run."""
+    """What to run: the grid points and every setting of the fits but the truth."""
 
     models: tuple = MODELS
     Ks: tuple = (3, 4)
@@ -53,25 +47,28 @@ class Grid:
     init: str = "paper"
     box: float = 2.0
     seed: int = 0
+    gd_objective: str = "mean"
 
     def validate(self) -> "Grid":
         for m in self.models:
             if m not in MODELS:
-                raise NumericError(f"--models: unknown model {m!r}; choose from {', '.join(MODELS)}")
+                raise NumericError(f"models: unknown model {m!r}; choose from {', '.join(MODELS)}")
         if not self.models or not self.Ks or not self.sizes:
-            raise NumericError("--models, --K and --sizes must not be empty")
+            raise NumericError("models, K and sizes must not be empty")
         for K in self.Ks:
-            if not 2 <= K <= 16:
-                raise NumericError(f"--K {K}: must be from 2 to 16")
+            if not 1 <= K <= 16:
+                raise NumericError(f"K={K}: must be from 1 to 16")
         for n in self.sizes:
             if not 100 <= n <= 10_000_000:
-                raise NumericError(f"--sizes {n}: must be from 100 to 10,000,000")
+                raise NumericError(f"sizes: n={n} must be from 100 to 10,000,000")
         if len(set(self.sizes)) < 2:
-            raise NumericError("--sizes: need at least two distinct sample sizes for a rate")
+            raise NumericError("sizes: need at least two distinct sample sizes for a rate")
         if not 1 <= self.reps <= 1000:
-            raise NumericError(f"--reps {self.reps}: must be from 1 to 1000")
+            raise NumericError(f"reps={self.reps}: must be from 1 to 1000")
         if self.seed < 0:
-            raise NumericError(f"--seed {self.seed}: must be >= 0")
+            raise NumericError(f"seed={self.seed}: must be >= 0")
+        if self.gd_objective not in ("mean", "sum"):
+            raise NumericError(f"gd_objective={self.gd_objective!r}: choose mean or sum")
         return self
 
     def points(self):
@@ -85,33 +82,24 @@ class Grid:
         sequence = np.random.SeedSequence([self.seed, MODELS.index(model), K, n, rep])
         return int(sequence.generate_state(1, dtype=np.uint32)[0])
 
+    def settings(self, truth) -> Settings:
+        return Settings(truth.to_dict(), self.optimizer, self.gd_objective, self.init, float(self.box), int(self.seed))
 
-def open_store(folder: str | Path) -> sqlite3.Connection:
-    """Open (creating) ``folder/fits.sqlite``; a file that is not such a store is an error."""
-    folder = Path(folder)
+
+def _die_with_parent() -> None:
+    """Worker initializer: the kernel kills this process when its parent dies (Linux), so a
+    kill -9 of `numeric reproduce` leaves no worker blocked forever."""
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise NumericError(f"--out {str(folder)!r}: cannot create ({exc.strerror})") from None
-    path = folder / "fits.sqlite"
-    try:
-        connection = sqlite3.connect(path)
-        connection.execute("PRAGMA synchronous=FULL")
-        connection.execute(_SCHEMA)
-        columns = [row[1] for row in connection.execute("PRAGMA table_info(fits)")]
-        if "voronoi_loss" not in columns:
-            raise sqlite3.DatabaseError("missing columns")
-    except sqlite3.DatabaseError as exc:
-        raise NumericError(f"{str(path)!r} is not a valid fit store ({exc}); move it away or choose another --out") from None
-    return connection
+        import ctypes
+        import signal
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux: workers end when the pool's queue closes
+        pass
 
 
-def _key(grid: Grid, model, K, n, rep):
-    return (model, K, n, rep, grid.optimizer, grid.init, float(grid.box), grid.fit_seed(model, K, n, rep))
-
-
-def _run_one(task):
-    """Worker: one fit; returns the record (a tuple in schema order).
+def _run_one(task) -> FitRecord:
+    """Worker: one fit; returns its record.
 
     BLAS is limited to one thread per fit (threadpoolctl: environment variables come too late once
     numpy is imported). Two processes each running a 2-thread OpenBLAS on 2 cores were measured
@@ -120,50 +108,69 @@ def _run_one(task):
     from threadpoolctl import threadpool_limits
 
     from .fit import fit
-    from .truth import load_truth
+    from .truth import truth_from_dict
 
-    key, truth_path = task
-    model, K, n, rep, optimizer, init, box, seed = key
+    settings_json, model, K, n, rep, seed = task
+    settings = Settings.from_json(settings_json)
+    truth = truth_from_dict(settings.truth, "store")
     with threadpool_limits(limits=1):
-        result = fit(model, K, n, seed=seed, optimizer=optimizer, truth=load_truth(truth_path), box_factor=box, init=init)
-    return key + (
-        result.voronoi_loss,
-        result.loss_kind,
-        result.mse,
-        result.truth_mse,
-        result.iterations,
-        int(result.converged),
-        result.active_bounds,
-        result.seconds,
+        result = fit(
+            model, K, n, seed=seed, optimizer=settings.optimizer, truth=truth, box_factor=settings.box,
+            init=settings.init, gd_objective=settings.gd_objective,
+        )
+    return FitRecord(
+        settings_id=settings.id, model=model, K=int(K), n=int(n), rep=int(rep), seed=int(seed),
+        voronoi_loss=result.voronoi_loss, loss_kind=result.loss_kind, mse=result.mse, truth_mse=result.truth_mse,
+        start_mse=result.start_mse, regression_l2=result.regression_l2, regression_se=result.regression_se,
+        iterations=int(result.iterations), converged=bool(result.converged), active_bounds=int(result.active_bounds),
+        seconds=result.seconds, params=json.dumps(result.params.to_dict()),
     )
 
 
-def run_grid(grid: Grid, folder, jobs: int = 1, truth_path=None, progress=True, shard=(0, 1)) -> dict:
+def _check_signal(truth, models, allow_weak: bool) -> None:
+    if allow_weak:
+        return
+    for model in models:
+        ratio = truth.signal_to_noise(truth.model(model))
+        if ratio < MIN_SIGNAL_TO_NOISE:
+            raise NumericError(
+                f"truth {truth.name!r}: Var f*(X)/nu^2 = {ratio:.3g} for {model}, below {MIN_SIGNAL_TO_NOISE:g}: "
+                "the fits would measure mostly noise (allow_weak_truth / --allow-weak-truth to run anyway)"
+            )
+
+
+def run_grid(grid: Grid, folder, jobs: int = 1, truth_path=None, progress=True, shard=(0, 1), truth=None, allow_weak_truth=False) -> dict:
     """Run every fit of ``grid`` not yet in the store; returns counts.
 
-    ``shard = (i, m)`` runs only the fits at positions p ≡ i (mod m) of the grid's order: m
-    machines each run one shard into their own store, and :func:`merge_stores` joins them.
-    Records do not depend on the sharding (every fit has its own seed).
+    The truth is ``truth`` (a :class:`~numeric.truth.Truth`) or the file ``truth_path`` (default:
+    the shipped truth). ``shard = (i, m)`` runs only the fits at positions p ≡ i (mod m) of the
+    grid's order: m machines each run one shard into their own store, and
+    :func:`numeric.store.merge_stores` joins them. Records do not depend on the sharding.
     """
     grid.validate()
-    if not 1 <= jobs <= 64:
-        raise NumericError(f"--jobs {jobs}: must be from 1 to 64")
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= 64:
+        raise NumericError(f"jobs={jobs}: must be from 1 to 64")
     index, count = shard
     if not (isinstance(index, int) and isinstance(count, int) and count >= 1 and 0 <= index < count):
-        raise NumericError(f"--shard {index}/{count}: need 0 <= I < M")
+        raise NumericError(f"shard={index}/{count}: need 0 <= I < M")
+    truth = truth if truth is not None else load_truth(truth_path)
+    for K in grid.Ks:
+        if K < truth.params.K:
+            raise NumericError(f"K={K}: below K* = {truth.params.K}, the truth's channels per head")
+    _check_signal(truth, grid.models, allow_weak_truth)
+    settings = grid.settings(truth)
     mine = [p for position, p in enumerate(grid.points()) if position % count == index]
-    connection = open_store(folder)
-    done = {tuple(row) for row in connection.execute("SELECT model, K, n, rep, optimizer, init, box, seed FROM fits")}
-    todo = [k for k in (_key(grid, *p) for p in mine) if k not in done]
+    connection = open_for_writing(folder)  # fails here, before any fit, if the store cannot be written
+    done = finished_keys(connection)
+    todo = [p for p in mine if (settings.id, *p) not in done]
     total = len(mine)
     finished = total - len(todo)
     started = time.perf_counter()
     ran = 0
 
-    def record(row):
+    def record(row: FitRecord):
         nonlocal finished, ran
-        connection.execute(f"INSERT OR REPLACE INTO fits VALUES ({','.join('?' * len(row))})", row)
-        connection.commit()
+        insert(connection, settings, row)
         finished += 1
         ran += 1
         if progress:
@@ -171,7 +178,7 @@ def run_grid(grid: Grid, folder, jobs: int = 1, truth_path=None, progress=True, 
             eta = elapsed / ran * (len(todo) - ran)
             print(f"\r\033[Kfits {finished}/{total}  elapsed {elapsed:.0f} s  eta {eta:.0f} s", end="", file=sys.stderr, flush=True)
 
-    tasks = [(key, str(truth_path) if truth_path else None) for key in todo]
+    tasks = [(settings.to_json(), model, K, n, rep, grid.fit_seed(model, K, n, rep)) for model, K, n, rep in todo]
     try:
         if jobs == 1:
             for task in tasks:
@@ -179,12 +186,12 @@ def run_grid(grid: Grid, folder, jobs: int = 1, truth_path=None, progress=True, 
         else:
             from concurrent.futures import ProcessPoolExecutor, as_completed
 
-            with ProcessPoolExecutor(max_workers=jobs) as pool:
+            with ProcessPoolExecutor(max_workers=jobs, initializer=_die_with_parent) as pool:
                 futures = [pool.submit(_run_one, task) for task in tasks]
                 try:
                     for future in as_completed(futures):
                         record(future.result())
-                except KeyboardInterrupt:
+                except BaseException:
                     for future in futures:
                         future.cancel()
                     raise
@@ -192,57 +199,66 @@ def run_grid(grid: Grid, folder, jobs: int = 1, truth_path=None, progress=True, 
         if progress and tasks:
             print(file=sys.stderr)
         connection.close()
-    return {"total": total, "ran": ran, "skipped": total - len(todo)}
+    return {"total": total, "ran": ran, "skipped": total - len(todo), "settings": settings.id}
 
 
-def merge_stores(target, sources) -> dict:
-    """Copy every record of the stores in ``sources`` into the store in ``target`` (created if needed).
+@dataclass(frozen=True)
+class Leg:
+    """One truth of a preset and the models fitted to it."""
 
-    A record whose key is already in the target is skipped; if its values differ (another machine's
-    floating point), it is counted as a conflict and the target's record is kept.
-    """
-    for source in sources:
-        if not (Path(source) / "fits.sqlite").exists():
-            raise NumericError(f"{str(source)!r}: no fit store here")
-    connection = open_store(target)
-    added = skipped = conflicts = 0
-    try:
-        for source in sources:
-            other = open_store(source)
-            try:
-                for row in other.execute("SELECT * FROM fits"):
-                    key = row[:8]
-                    existing = connection.execute(
-                        "SELECT * FROM fits WHERE model=? AND K=? AND n=? AND rep=? AND optimizer=? AND init=? AND box=? AND seed=?", key
-                    ).fetchone()
-                    if existing is None:
-                        connection.execute(f"INSERT INTO fits VALUES ({','.join('?' * len(row))})", row)
-                        added += 1
-                    elif tuple(existing) == tuple(row):
-                        skipped += 1
-                    else:
-                        conflicts += 1
-            finally:
-                other.close()
-        connection.commit()
-    finally:
-        connection.close()
-    return {"added": added, "already_present": skipped, "conflicts": conflicts}
+    truth: str  # a shipped truth's name (numeric/truths/NAME.json)
+    models: tuple
 
 
-def load_records(folder) -> list[dict]:
-    """All records of the store in ``folder``, as dicts."""
-    path = Path(folder) / "fits.sqlite"
-    if not path.exists():
-        raise NumericError(f"{str(folder)!r}: no fit store here (run `numeric reproduce --out {folder}` first)")
-    connection = open_store(folder)
-    try:
-        cursor = connection.execute("SELECT * FROM fits ORDER BY model, K, n, rep")
-        names = [c[0] for c in cursor.description]
-        return [dict(zip(names, row)) for row in cursor]
-    finally:
-        connection.close()
+@dataclass(frozen=True)
+class Preset:
+    """A named experiment: legs (truth × models), K as offsets from K*, sizes, repetitions, box."""
+
+    name: str
+    legs: tuple
+    K_offsets: tuple
+    sizes: tuple
+    reps: int
+    box: float
+    description: str
+
+    def grids(self, seed: int = 0, quick: bool = False):
+        """(truth, Grid) per leg; ``quick`` keeps the shape (both K, every model and truth) with
+        smaller sizes and fewer repetitions."""
+        sizes, reps = (QUICK_LOCAL["sizes"], QUICK_LOCAL["reps"]) if quick else (self.sizes, self.reps)
+        for leg in self.legs:
+            truth = load_truth(leg.truth)
+            Ks = tuple(truth.params.K + offset for offset in self.K_offsets)
+            yield truth, Grid(leg.models, Ks, sizes, reps, "lm", "paper", self.box, seed)
 
 
-def records_json(records) -> str:
-    return json.dumps(records, indent=2)
+#: The local regime (docs/theorems.md): exact-specified (K = K*) and over-specified (K* + 1)
+#: fits, n from 10⁴ to 10⁶, a box that does not bind, two truths with strongly identified
+#: parameters: φ = sigmoid(z) as in the paper and φ = sigmoid(z + 1), which passes the paper's
+#: own type-1/type-2 condition.
+PRESETS = {
+    "local": Preset(
+        name="local",
+        legs=(Leg("local_sigmoid", ("mha", "gated1", "gated2")), Leg("local_sigmoid_b1", ("gated1", "gated2"))),
+        K_offsets=(0, 1),
+        sizes=(10_000, 21_544, 46_416, 100_000, 215_443, 464_159, 1_000_000),
+        reps=5,
+        box=10.0,
+        description="theorems in their regime: K = K*, K* + 1; n = 1e4..1e6; box factor 10; truths local_sigmoid, local_sigmoid_b1",
+    ),
+}
+QUICK_LOCAL = {"sizes": (2_000, 4_000, 8_000, 16_000), "reps": 2}
+
+
+def run_preset(name: str, folder, jobs: int = 1, quick: bool = False, progress=True, seed: int = 0) -> list[dict]:
+    """Run every leg of preset ``name`` into one store (legs are kept apart by their settings)."""
+    if name not in PRESETS:
+        import difflib
+
+        close = difflib.get_close_matches(name, PRESETS, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise NumericError(f"preset={name!r}: unknown{hint}; choose one of {', '.join(PRESETS)}")
+    counts = []
+    for truth, grid in PRESETS[name].grids(seed, quick):
+        counts.append(run_grid(grid, folder, jobs=jobs, truth=truth, progress=progress) | {"truth": truth.name})
+    return counts

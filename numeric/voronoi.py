@@ -53,8 +53,10 @@ def _pair(fitted: HMoEParams, hf: int, kf: int, truth: HMoEParams, h: int, k: in
     return best
 
 
-def voronoi_cells(fitted: HMoEParams, truth: HMoEParams) -> VoronoiCells:
-    """Assign every fitted channel to its nearest true channel (module docstring)."""
+def voronoi_cells(fitted: HMoEParams, truth: HMoEParams, assignment: dict | None = None) -> VoronoiCells:
+    """Assign every fitted channel to its nearest true channel (module docstring), or as
+    ``assignment`` ((h', k') → (h, k)) says — e.g. by the distance between expert functions
+    (:func:`numeric.cells.function_assignment`)."""
     if fitted.N != truth.N or fitted.dim != truth.dim:
         raise NumericError(f"fitted (N={fitted.N}, d={fitted.dim}) and truth (N={truth.N}, d={truth.dim}) differ in N or d")
     if truth.N > MAX_N_FOR_PERMUTATIONS:
@@ -67,19 +69,21 @@ def voronoi_cells(fitted: HMoEParams, truth: HMoEParams) -> VoronoiCells:
         pairs[(hf, kf, h, k)] = (dM, da)
     cells = {(h, k): [] for h in range(truth.H) for k in range(truth.K)}
     for hf, kf in itertools.product(range(fitted.H), range(fitted.K)):
-        flat = int(np.argmin(distances[hf, kf]))
-        h, k = divmod(flat, truth.K)
+        if assignment is not None:
+            h, k = assignment[(hf, kf)]
+        else:
+            h, k = divmod(int(np.argmin(distances[hf, kf])), truth.K)
         cells[(h, k)].append((hf, kf, *pairs[(hf, kf, h, k)]))
     return VoronoiCells(cells, distances)
 
 
-def voronoi_loss(fitted: HMoEParams, truth: HMoEParams, kind: str = "L2", r: float = 1.0) -> float:
+def voronoi_loss(fitted: HMoEParams, truth: HMoEParams, kind: str = "L2", r: float = 1.0, assignment: dict | None = None) -> float:
     """L1,r (``kind="L1"``, for MHA) or L2 (``kind="L2"``, for the gated models)."""
     if kind not in ("L1", "L2"):
         raise NumericError(f"kind={kind!r}: choose 'L1' or 'L2'")
     if kind == "L1" and not (isinstance(r, (int, float)) and r >= 1):
         raise NumericError(f"r={r!r}: must be a number >= 1")
-    cells = voronoi_cells(fitted, truth).cells
+    cells = voronoi_cells(fitted, truth, assignment).cells
     loss = 0.0
     for (h, k), members in cells.items():
         loss += abs(sum(fitted.omega[hf, kf] for hf, kf, _, _ in members) - truth.omega[h, k])

@@ -69,11 +69,17 @@ def test_box_is_reported_and_binds_when_small():
         ({"n": 10**9}, "n=1000000000"),
         ({"K": 99}, "K=99"),
         ({"seed": -1}, "seed"),
-        ({"box_factor": -1.0}, "box factor"),
+        ({"box_factor": -1.0}, "box_factor"),
+        ({"box_factor": 1e308}, "box_factor"),
+        ({"init": "fixed", "init_scale": 1e308}, "init_scale"),
         ({"init": "random"}, "init"),
+        ({"optimizer": "gd", "gd_objective": "median"}, "gd_objective"),
+        ({"model": "gated1", "K": 16, "n": 10_000_000, "optimizer": "gd"}, "memory budget"),
+        ({"model": "gated1", "K": 3, "n": 10_000_000, "optimizer": "trf"}, "memory budget"),
     ],
 )
-def test_bad_arguments(kwargs, match):
+def test_bad_arguments(kwargs, match, monkeypatch):
+    monkeypatch.setenv("NUMERIC_MEMORY_BUDGET_MB", "4000")  # the same verdicts on any machine
     args = {"model": "mha", "K": 3, "n": 100, "optimizer": "lm"} | kwargs
     with pytest.raises(NumericError, match=match):
         fit(**args)
@@ -102,3 +108,63 @@ def test_cli_bad_input_exits_2(capsys, argv, reason):
     assert main(argv) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and reason in captured.err
+
+
+def test_memory_budget_is_settable_and_checked_before_allocating(monkeypatch):
+    from numeric.fit import estimate_bytes, memory_budget
+
+    monkeypatch.setenv("NUMERIC_MEMORY_BUDGET_MB", "50")
+    assert memory_budget() == 50 * 2**20
+    with pytest.raises(NumericError, match="memory budget of 0.0 GB"):
+        fit("gated1", 3, 1_000_000)
+    monkeypatch.setenv("NUMERIC_MEMORY_BUDGET_MB", "lots")
+    with pytest.raises(NumericError, match="NUMERIC_MEMORY_BUDGET_MB"):
+        memory_budget()
+    # lm's estimate grows with the data, not with n × P: 10× the samples, well under 10× the bytes
+    assert estimate_bytes("lm", 10_000_000, 2, 2, 4, 2) < 10 * estimate_bytes("lm", 1_000_000, 2, 2, 4, 2)
+    assert estimate_bytes("trf", 10_000_000, 2, 2, 4, 2) > 9 * estimate_bytes("trf", 1_000_000, 2, 2, 4, 2)
+
+
+def test_chunked_normal_equations_equal_the_whole_jacobian():
+    from numeric import Model
+
+    truth = load_truth().params
+    rng = np.random.default_rng(5)
+    X = rng.uniform(-1, 1, size=(1000, 2))
+    Y = rng.normal(size=1000)
+    for kind in ("mha", "gated1", "gated2"):
+        model = Model(kind)
+        value, J = model.value_and_jacobian(truth, X)
+        r, JtJ, Jtr = model.normal_equations(truth, X, Y, chunk=97)  # blocks of 97: the last one short
+        assert np.allclose(r, value - Y, rtol=0, atol=1e-13)
+        assert np.allclose(JtJ, J.T @ J, rtol=1e-12, atol=1e-10) and np.allclose(Jtr, J.T @ (value - Y), rtol=1e-12, atol=1e-10)
+        assert np.array_equal(model.value(truth, X, chunk=97), value)
+
+
+def test_gd_on_the_sum_is_gd_on_the_mean_with_n_times_the_step():
+    """Backtracking on S = n·MSE from η is backtracking on the MSE from n·η: same iterates."""
+    from numeric.fit import Box, _gd, initial_params
+    from numeric import Model, sample
+
+    model = Model("gated1")
+    X, Y = sample(TINY, model, 400, 3)
+    shape = (1, 2, 1, 2)
+    box = Box.around(TINY.params, 1, 2, 1, 2.0)
+    theta0 = initial_params(TINY.params, 1, 400, 3, box, "fixed", 0.05)
+    on_sum = _gd(model, X, Y, theta0, shape, box, max_epochs=5, objective="sum")
+    on_mean = _gd(model, X, Y, theta0, shape, box, max_epochs=5, step=0.05 * 400, objective="mean")
+    assert np.allclose(on_sum[0], on_mean[0], rtol=0, atol=1e-12)
+    plain = _gd(model, X, Y, theta0, shape, box, max_epochs=5)
+    assert not np.allclose(plain[0], on_sum[0])  # the two readings do differ
+
+
+def test_a_fit_reports_its_regression_error_against_an_independent_estimate():
+    from numeric import Model
+
+    result = fit("gated2", 2, 2000, seed=4, truth=TINY.with_phi("sigmoid(z)") if False else load_truth())
+    X = np.random.default_rng(99).uniform(-1, 1, size=(400_000, 2))
+    model = Model("gated2")
+    independent = np.sqrt(np.mean((model.value(result.params, X) - model.value(load_truth().params, X)) ** 2))
+    assert result.regression_l2 == pytest.approx(independent, rel=0.02)
+    assert 0 < result.regression_se < 0.02 * result.regression_l2
+    assert result.start_mse > result.mse

@@ -74,3 +74,48 @@ def test_cli_rejects_a_bad_truth_file_with_exit_2(tmp_path, capsys):
     assert main(["fit", "--model", "mha", "--n", "100", "--truth", str(path)]) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and "(A.2)" in captured.err and len(captured.err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("name", ["local_sigmoid", "local_sigmoid_b1"])
+def test_local_truths_state_their_signal_and_separation_and_both_hold(name):
+    from numeric.truth import TRUTHS
+
+    truth = load_truth(name)
+    stated = json.loads(TRUTHS[name].read_text())
+    for model, ratio in stated["signal_to_noise"].items():
+        measured = truth.signal_to_noise(truth.model(model), n=50_000, seed=3)
+        assert measured >= 10 and measured == pytest.approx(ratio, rel=0.05), model
+    vectors = truth.params.a.reshape(-1, 2)
+    pairs = [(i, j) for i in range(len(vectors)) for j in range(i + 1, len(vectors))]
+    separation = stated["min_expert_separation"]
+    assert min(np.linalg.norm(vectors[i] - vectors[j]) for i, j in pairs) == pytest.approx(separation["min |a - a'|"], abs=0.01)
+    assert min(np.linalg.norm(vectors[i] + vectors[j]) for i, j in pairs) == pytest.approx(separation["min |a + a'|"], abs=0.01)
+    assert separation["min |a - a'|"] > 1.5 and separation["min |a + a'|"] > 1.5  # far from a collision and from a2 = -a1
+
+
+def test_truth_files_are_bounded_and_phi_is_checked(tmp_path):
+    with pytest.raises(NumericError, match="larger than"):
+        load_truth("/dev/zero")
+    path = _write(tmp_path, phi="log(z)")
+    with pytest.raises(NumericError, match="log"):  # identcheck refuses it: not real on [-1, 1]
+        load_truth(path)
+    path = _write(tmp_path, phi="sigmoid(z + b)", phi_params={"b": "1"})
+    truth = load_truth(path)
+    assert truth.phi_text == "sigmoid(z + b) [b=1]"
+    assert truth.model("gated1").value(truth.params, np.zeros((1, 2)))[0] == pytest.approx(float(np.sum(truth.params.omega)) / (1 + np.exp(-1)))
+    with pytest.raises(NumericError, match="noise_std"):
+        load_truth(_write(tmp_path, noise_std=1e300))
+
+
+def test_validation_of_many_components():
+    """(A.5) by sorting, not by comparing every pair (20 000 vectors: 2·10⁸ pairs took minutes)."""
+    rng = np.random.default_rng(0)
+    H, N, K = 10, 2, 1000
+    a = rng.normal(size=(H, N, K, 2))
+    M = np.zeros((H, N, 2, 2))
+    M[:, 0] = np.eye(2)
+    params = HMoEParams(np.ones((H, K)), M, a)
+    assert params.validate() is params
+    a[3, 1, 7] = a[0, 0, 0]
+    with pytest.raises(NumericError, match="A.5"):
+        HMoEParams(np.ones((H, K)), M, a).validate()

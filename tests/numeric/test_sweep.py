@@ -7,20 +7,23 @@ import subprocess
 import sys
 import time
 
+import json
+
 import numpy as np
 import pytest
 
-from numeric import NumericError
+from numeric import NumericError, load_truth
 from numeric.cli import main
 from numeric.rates import fit_rate
-from numeric.sweep import Grid, load_records, open_store, run_grid
+from numeric.store import open_for_writing, read_records
+from numeric.sweep import Grid, run_grid
 
 SMALL = Grid(models=("mha", "gated1"), Ks=(2,), sizes=(300, 600), reps=2, seed=4)
 
 
 def _rows(folder):
-    keep = ("model", "K", "n", "rep", "seed", "voronoi_loss", "mse", "iterations")
-    return sorted(tuple(r[k] for k in keep) for r in load_records(folder))
+    keep = ("settings_id", "model", "K", "n", "rep", "seed", "voronoi_loss", "mse", "iterations", "params")
+    return sorted(tuple(getattr(r, k) for k in keep) for r in read_records(folder))
 
 
 def test_jobs_1_and_2_give_identical_records(tmp_path):
@@ -39,10 +42,10 @@ def test_shards_merged_equal_the_whole_grid(tmp_path, capsys):
     assert '"added": 8' in capsys.readouterr().out
     assert _rows(tmp_path / "merged") == _rows(tmp_path / "whole")
     # merging again adds nothing; a store with a different value for a key is reported, not mixed in
-    from numeric.sweep import merge_stores
+    from numeric.store import merge_stores
 
     assert merge_stores(tmp_path / "merged", [tmp_path / "s0"]) == {"added": 0, "already_present": 4, "conflicts": 0}
-    tampered = open_store(tmp_path / "s1")
+    tampered = open_for_writing(tmp_path / "s1")
     tampered.execute("UPDATE fits SET mse = mse + 1")
     tampered.commit()
     tampered.close()
@@ -53,7 +56,7 @@ def test_shards_merged_equal_the_whole_grid(tmp_path, capsys):
 def test_rerun_does_no_work(tmp_path):
     first = run_grid(SMALL, tmp_path, jobs=1, progress=False)
     again = run_grid(SMALL, tmp_path, jobs=1, progress=False)
-    assert first["ran"] == 8 and again == {"total": 8, "ran": 0, "skipped": 8}
+    assert first["ran"] == 8 and again == {"total": 8, "ran": 0, "skipped": 8, "settings": first["settings"]}
 
 
 def test_kill_9_loses_no_finished_fit_and_duplicates_nothing(tmp_path):
@@ -73,6 +76,7 @@ def test_kill_9_loses_no_finished_fit_and_duplicates_nothing(tmp_path):
                 continue
             if done_before >= 3:
                 break
+    assert process.poll() is None, "the run ended before it was killed: the test would prove nothing"
     os.kill(process.pid, signal.SIGKILL)
     process.wait()
     before = _rows(folder)
@@ -108,13 +112,24 @@ def test_rate_fit_refuses_bad_losses():
         (["reproduce", "--models", "bert", "--out", "X"], "unknown model"),
         (["reproduce", "--sizes", "5000", "--out", "X"], "at least two"),
         (["reproduce", "--sizes", "10", "20", "--out", "X"], "from 100"),
-        (["reproduce", "--K", "1", "--out", "X"], "--K 1"),
-        (["reproduce", "--reps", "0", "--out", "X"], "--reps 0"),
-        (["reproduce", "--jobs", "0", "--sizes", "300", "600", "--out", "X"], "--jobs 0"),
+        (["reproduce", "--K", "1", "--sizes", "300", "600", "--out", "X"], "K=1: below K* = 2"),
+        (["reproduce", "--K", "17", "--out", "X"], "K=17"),
+        (["reproduce", "--reps", "0", "--out", "X"], "reps=0"),
+        (["reproduce", "--jobs", "0", "--sizes", "300", "600", "--out", "X"], "jobs=0"),
+        (["reproduce", "--preset", "locl", "--out", "X"], "did you mean 'local'"),
+        (["reproduce", "--phi", "relu(z)", "--sizes", "300", "600", "--out", "X"], "relu"),
+        (["reproduce", "--param", "b=1", "--sizes", "300", "600", "--out", "X"], "--param needs --phi"),
+        (["fit", "--model", "gated1", "--phi", "sigmoid(z + b)", "--param", "b=x"], "is not a number"),
+        (["fit", "--model", "gated1", "--phi", "exp(exp(exp(z)))", "--n", "300"], "not real and finite"),
+        (["rates", "X", "--by-cell"], "no fit store"),
         (["rates", "/nonexistent/store"], "no fit store"),
         (["ratio", "--model", "mha", "--mc", "10"], "--mc 10"),
         (["ratio", "--model", "mha", "--r", "9"], "--r 9"),
         (["ratio", "--model", "gpt"], "invalid choice"),
+        (["ratio", "--model", "gated1", "--ns", "1e300"], "--ns 1e+300"),
+        (["ratio", "--model", "gated1", "--ns", "1e-300"], "--ns 1e-300"),
+        (["fit", "--model", "mha", "--init", "fixed", "--init-scale", "1e308"], "init_scale"),
+        (["fit", "--model", "mha", "--box", "1e308"], "box_factor"),
         (["reproduce", "--shard", "2/2", "--sizes", "300", "600", "--out", "X"], "--shard 2/2"),
         (["reproduce", "--shard", "half", "--sizes", "300", "600", "--out", "X"], "expected I/M"),
         (["merge", "X", "/nonexistent/store"], "no fit store"),
@@ -129,10 +144,119 @@ def test_bad_grid_arguments(tmp_path, capsys, argv, reason):
 
 def test_corrupt_store_is_a_clear_error(tmp_path, capsys):
     (tmp_path / "fits.sqlite").write_bytes(b"this is not a database" * 100)
-    with pytest.raises(NumericError, match="not a valid fit store"):
-        open_store(tmp_path)
+    with pytest.raises(NumericError, match="cannot be written as a fit store"):
+        open_for_writing(tmp_path)
     assert main(["rates", str(tmp_path)]) == 2
-    assert "not a valid fit store" in capsys.readouterr().err
+    assert "not a fit store" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("content", ["empty", "other sqlite"])
+def test_reading_never_writes_into_a_file_that_is_not_a_store(tmp_path, capsys, content):
+    path = tmp_path / "fits.sqlite"
+    if content == "empty":
+        path.write_bytes(b"")
+    else:
+        with sqlite3.connect(path) as c:
+            c.execute("CREATE TABLE notes (x TEXT)")
+    before = path.read_bytes()
+    for command in (["rates", str(tmp_path)], ["rates", str(tmp_path), "--by-cell"], ["plot", str(tmp_path)]):
+        assert main(command) == 2
+        assert "not a fit store" in capsys.readouterr().err
+    assert path.read_bytes() == before
+
+
+def test_an_unwritable_store_fails_before_the_first_fit(tmp_path, monkeypatch):
+    if os.geteuid() == 0:  # root writes anywhere: make the store file read-only for sqlite instead
+        run_grid(Grid(models=("mha",), Ks=(2,), sizes=(300, 600), reps=1), tmp_path, progress=False)
+        connect = sqlite3.connect
+        monkeypatch.setattr("numeric.store.sqlite3.connect", lambda path, *a, **k: connect(f"file:{path}?mode=ro", uri=True))
+    else:
+        tmp_path.chmod(0o500)
+    fits = []
+    monkeypatch.setattr(sys.modules["numeric.fit"], "fit", lambda *a, **k: fits.append(1))
+    with pytest.raises(NumericError, match="cannot be written"):
+        run_grid(SMALL, tmp_path, progress=False)
+    assert fits == []
+
+
+def test_records_of_other_settings_are_kept_apart_and_never_pooled(tmp_path):
+    from numeric import load_truth
+    from numeric.rates import rates_from_records
+    from numeric.store import read_settings
+
+    grid = Grid(models=("gated1",), Ks=(2,), sizes=(300, 600), reps=2, seed=4)
+    first = run_grid(grid, tmp_path, progress=False)
+    again = run_grid(grid, tmp_path, progress=False, truth=load_truth().with_phi("sigmoid(z + b)", {"b": "1"}))
+    assert first["ran"] == again["ran"] == 4 and first["settings"] != again["settings"]
+    wider = run_grid(Grid(models=("gated1",), Ks=(2,), sizes=(300, 600), reps=2, seed=4, box=3.0), tmp_path, progress=False)
+    assert wider["ran"] == 4
+    records = read_records(tmp_path)
+    settings = read_settings(tmp_path)
+    assert len(records) == 12 and len(settings) == 3
+    rates = rates_from_records(records, settings)
+    assert len(rates) == 3 and {r.n_reps for r in rates} == {2}
+    assert any("sigmoid(z + b) [b=1]" in r.settings for r in rates) and any("box 3" in r.settings for r in rates)
+
+
+def test_repetitions_get_different_data(tmp_path):
+    grid = Grid(models=("gated1",), Ks=(2,), sizes=(300, 600), reps=3, seed=4)
+    run_grid(grid, tmp_path, progress=False)
+    records = read_records(tmp_path)
+    for n in (300, 600):
+        same_n = [r for r in records if r.n == n]
+        assert len({r.seed for r in same_n}) == 3 and len({r.mse for r in same_n}) == 3
+
+
+def test_a_loss_is_recomputed_from_the_store_alone(tmp_path):
+    from numeric import voronoi_loss
+    from numeric.store import read_settings
+    from numeric.truth import truth_from_dict
+
+    run_grid(SMALL, tmp_path, progress=False)
+    settings = read_settings(tmp_path)
+    for r in read_records(tmp_path):
+        truth = truth_from_dict(settings[r.settings_id].truth, "store")
+        assert voronoi_loss(r.fitted(), truth.params, r.loss_kind) == pytest.approx(r.voronoi_loss, rel=1e-12, abs=1e-15)
+        assert r.start_mse > r.mse  # the fit moved downhill from its start
+
+
+def test_a_weak_truth_is_refused_unless_allowed(tmp_path, capsys):
+    data = json.loads(open(load_truth().source).read())
+    data["omega"] = [[0.2, 0.3], [0.4, 0.24]]
+    path = tmp_path / "weak.json"
+    path.write_text(json.dumps(data))
+    argv = ["reproduce", "--models", "gated1", "--K", "2", "--sizes", "300", "600", "--reps", "1", "--jobs", "1", "--truth", str(path)]
+    assert main(argv + ["--out", str(tmp_path / "a")]) == 2
+    assert "below 10" in capsys.readouterr().err and not (tmp_path / "a").exists()
+    assert main(argv + ["--out", str(tmp_path / "b"), "--allow-weak-truth"]) == 0
+
+
+def test_workers_die_with_their_parent(tmp_path):
+    argv = [sys.executable, "-m", "numeric", "reproduce", "--models", "gated2", "--K", "3", "--sizes", "20000", "40000",
+            "--reps", "4", "--jobs", "2", "--out", str(tmp_path)]
+    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    children: set = set()
+    deadline = time.time() + 60
+    while time.time() < deadline and len(children) < 2:
+        time.sleep(0.2)
+        for task in os.listdir(f"/proc/{process.pid}/task"):
+            with open(f"/proc/{process.pid}/task/{task}/children") as handle:
+                children |= {int(pid) for pid in handle.read().split()}
+    assert process.poll() is None and len(children) >= 2
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    deadline = time.time() + 10
+    while time.time() < deadline and any(os.path.exists(f"/proc/{pid}") and _alive(pid) for pid in children):
+        time.sleep(0.2)
+    assert not any(os.path.exists(f"/proc/{pid}") and _alive(pid) for pid in children)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
 
 
 def test_plot_writes_png_and_pdf(tmp_path, capsys):
@@ -164,14 +288,33 @@ def test_each_fit_runs_with_single_threaded_blas(monkeypatch):
 
     seen = []
 
-    def fake_fit(*args, **kwargs):
-        seen.append([pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"])
-        return types.SimpleNamespace(
-            voronoi_loss=0.0, loss_kind="L2", mse=0.0, truth_mse=0.0, iterations=0, converged=True, active_bounds=0, seconds=0.0
-        )
+    from numeric import load_truth
+    from numeric.fit import fit
 
-    monkeypatch.setattr(sys.modules["numeric.fit"], "fit", fake_fit)
-    key = ("gated1", 3, 100, 0, "lm", "paper", 2.0, 1)
+    def spy_fit(*args, **kwargs):
+        seen.append([pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"])
+        return fit(*args, **kwargs)
+
+    monkeypatch.setattr(sys.modules["numeric.fit"], "fit", spy_fit)
+    settings = Grid(models=("gated1",), Ks=(3,)).settings(load_truth())
     with threadpool_limits(limits=2):  # as a 2-core machine starts (CI pins 1 by environment)
-        assert _run_one((key, None))[: len(key)] == key
+        record = _run_one((settings.to_json(), "gated1", 3, 300, 0, 1))
+    assert (record.model, record.K, record.n, record.rep, record.seed) == ("gated1", 3, 300, 0, 1)
     assert seen and seen[0] and all(count == 1 for count in seen[0])
+
+
+@pytest.mark.slow
+def test_local_preset_quick_has_the_shape_of_the_full_preset(tmp_path):
+    """Both truths, exact- and over-specified K, every model; the box never binds at the quick sizes
+    for the exact-specified fits; rates come out per truth."""
+    from numeric.rates import rates_from_records
+    from numeric.store import read_settings
+    from numeric.sweep import PRESETS, run_preset
+
+    counts = run_preset("local", tmp_path, jobs=2, quick=True, progress=False)
+    assert [c["truth"] for c in counts] == [leg.truth for leg in PRESETS["local"].legs]
+    records = read_records(tmp_path)
+    assert {(r.model, r.K) for r in records} == {(m, K) for m in ("mha", "gated1", "gated2") for K in (2, 3)}
+    rates = rates_from_records(records, read_settings(tmp_path), ("voronoi", "regression", "exact_param"))
+    assert len({r.settings_id for r in rates}) == 2
+    assert all(r.share_at_or_below_truth == 1.0 for r in rates if r.quantity == "regression")
