@@ -80,7 +80,7 @@ echo "cluster up: $(sinfo -h -o '%P %D %T %C')"
 
 started=$(date +%s.%N)
 job=$(cd "$work" && sbatch --parsable --array=0-3 --chdir="$repo" --output="$work/log/task-%a.out" \
-    "$repo/docs/slurm/reproduce.sbatch" "$work/run" --quick)
+    "$repo/docs/slurm/reproduce.sbatch" "$work/run" 4 --quick)
 echo "submitted array job $job (4 tasks)"
 while squeue -h -j "$job" 2>/dev/null | grep -q .; do sleep 2; done
 array_seconds=$(echo "$(date +%s.%N) - $started" | bc)

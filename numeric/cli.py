@@ -58,6 +58,8 @@ def _truth(args):
     from .truth import load_truth
 
     truth = load_truth(args.truth)
+    if args.phi is not None and getattr(args, "model", None) == "mha":
+        raise NumericError("--phi: the mha model has no gate (its experts are linear); drop --phi or choose gated1/gated2")
     if args.param and args.phi is None:
         raise NumericError("--param needs --phi (the truth's own phi carries its constants)")
     if args.phi is not None:
@@ -187,10 +189,22 @@ def _fit(args) -> int:
     return 0
 
 
+#: What a preset fixes itself; combined with --preset these are refused, not silently ignored.
+_PRESET_OWNS = {
+    "models": "--models", "Ks": "--K", "sizes": "--sizes", "reps": "--reps", "optimizer": "--optimizer",
+    "gd_objective": "--gd-objective", "init": "--init", "box": "--box", "truth": "--truth", "phi": "--phi",
+    "param": "--param", "allow_weak_truth": "--allow-weak-truth", "shard": "--shard",
+}
+
+
 def _reproduce(args) -> int:
     from .sweep import DEFAULT_SIZES, QUICK, Grid, run_grid, run_preset
 
     if args.preset is not None:
+        defaults = build_parser().parse_args(["reproduce"])
+        for dest, flag in _PRESET_OWNS.items():
+            if getattr(args, dest) != getattr(defaults, dest):
+                raise NumericError(f"--preset {args.preset} runs its own grid: {flag} cannot be combined with it")
         counts = run_preset(args.preset, args.out, jobs=args.jobs, quick=args.quick, progress=sys.stderr.isatty(), seed=args.seed)
         if args.json:
             print(json.dumps({"legs": counts, "out": args.out}))

@@ -23,6 +23,7 @@ import hashlib
 import json
 import sqlite3
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from .params import HMoEParams, NumericError
@@ -44,12 +45,25 @@ class Settings:
     box: float = 2.0
     seed: int = 0
 
+    experiment: str = ""  # a preset's name ("local", "local-quick"): its records are not pooled with other grids'
+
     def to_json(self) -> str:
         return json.dumps(dataclasses.asdict(self), sort_keys=True, separators=(",", ":"))
 
     @property
     def id(self) -> str:
-        return hashlib.sha256(self.to_json().encode()).hexdigest()[:16]
+        """Hash of what changes a result: the truth's parameters and ν, φ as the parser reads it
+        (``sigmoid(z+1)`` and ``sigmoid(z + b)`` with b = 1 are one φ), and the fit settings; not
+        the truth's name or description."""
+        canonical = dataclasses.asdict(self)
+        truth = dict(canonical.pop("truth"))
+        truth.pop("name", None)
+        truth["phi"] = _canonical_phi(truth.get("phi", "sigmoid(z)"), tuple(sorted((truth.pop("phi_params", None) or {}).items())))
+        canonical["truth"] = truth
+        if not canonical["experiment"]:
+            canonical.pop("experiment")
+        text = json.dumps(canonical, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     @classmethod
     def from_json(cls, text: str) -> "Settings":
@@ -62,6 +76,14 @@ class Settings:
             phi += " [" + ", ".join(f"{k}={v}" for k, v in sorted(params.items())) + "]"
         gd = f" ({self.gd_objective})" if self.optimizer == "gd" else ""
         return f"truth {self.truth.get('name', '?')}, phi {phi}, {self.optimizer}{gd}, init {self.init}, box {self.box:g}, seed {self.seed}"
+
+
+@lru_cache(maxsize=64)
+def _canonical_phi(phi: str, params: tuple) -> str:
+    """φ with its constants substituted, as sympy prints the parsed expression."""
+    from identcheck import parse_activation, parse_param
+
+    return str(parse_activation(phi, dict(parse_param(f"{k}={v}") for k, v in params)).expr)
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,7 +190,7 @@ def _open_read_only(folder) -> sqlite3.Connection:
     if path.stat().st_size == 0:
         raise NumericError(f"{str(path)!r}: an empty file, not a fit store")
     try:
-        connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        connection = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)  # escaped: '?' or '#' in a folder name
         _check_version(connection, path)
     except sqlite3.DatabaseError as exc:
         raise NumericError(f"{str(path)!r}: not a fit store ({exc})") from None
@@ -248,5 +270,8 @@ def merge_stores(target, sources) -> dict:
 
 
 def _same_result(a: FitRecord, b: FitRecord) -> bool:
-    """Equal in everything but the wall-clock time."""
-    return dataclasses.replace(a, seconds=0.0) == dataclasses.replace(b, seconds=0.0)
+    """Equal in everything but the wall-clock time (NaN equal to NaN)."""
+    def values(r):
+        return [None if isinstance(v, float) and v != v else v for v in dataclasses.replace(r, seconds=0.0).values()]
+
+    return values(a) == values(b)

@@ -19,6 +19,7 @@ finished fit. Worker processes die with their parent (``PR_SET_PDEATHSIG`` on Li
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from dataclasses import dataclass
@@ -48,6 +49,7 @@ class Grid:
     box: float = 2.0
     seed: int = 0
     gd_objective: str = "mean"
+    experiment: str = ""
 
     def validate(self) -> "Grid":
         for m in self.models:
@@ -83,19 +85,22 @@ class Grid:
         return int(sequence.generate_state(1, dtype=np.uint32)[0])
 
     def settings(self, truth) -> Settings:
-        return Settings(truth.to_dict(), self.optimizer, self.gd_objective, self.init, float(self.box), int(self.seed))
+        return Settings(truth.to_dict(), self.optimizer, self.gd_objective, self.init, float(self.box), int(self.seed), self.experiment)
 
 
-def _die_with_parent() -> None:
+def _die_with_parent(parent: int) -> None:
     """Worker initializer: the kernel kills this process when its parent dies (Linux), so a
-    kill -9 of `numeric reproduce` leaves no worker blocked forever."""
+    kill -9 of `numeric reproduce` leaves no worker blocked forever. A parent that died before the
+    signal was armed is caught by comparing the parent's pid."""
     try:
         import ctypes
         import signal
 
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):  # not Linux: workers end when the pool's queue closes
-        pass
+        return
+    if os.getppid() != parent:
+        os._exit(1)
 
 
 def _run_one(task) -> FitRecord:
@@ -186,7 +191,7 @@ def run_grid(grid: Grid, folder, jobs: int = 1, truth_path=None, progress=True, 
         else:
             from concurrent.futures import ProcessPoolExecutor, as_completed
 
-            with ProcessPoolExecutor(max_workers=jobs, initializer=_die_with_parent) as pool:
+            with ProcessPoolExecutor(max_workers=jobs, initializer=_die_with_parent, initargs=(os.getpid(),)) as pool:
                 futures = [pool.submit(_run_one, task) for task in tasks]
                 try:
                     for future in as_completed(futures):
@@ -229,7 +234,8 @@ class Preset:
         for leg in self.legs:
             truth = load_truth(leg.truth)
             Ks = tuple(truth.params.K + offset for offset in self.K_offsets)
-            yield truth, Grid(leg.models, Ks, sizes, reps, "lm", "paper", self.box, seed)
+            experiment = self.name + ("-quick" if quick else "")
+            yield truth, Grid(leg.models, Ks, sizes, reps, "lm", "paper", self.box, seed, experiment=experiment)
 
 
 #: The local regime (docs/theorems.md): exact-specified (K = K*) and over-specified (K* + 1)

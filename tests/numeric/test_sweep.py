@@ -122,6 +122,10 @@ def test_rate_fit_refuses_bad_losses():
         (["fit", "--model", "gated1", "--phi", "sigmoid(z + b)", "--param", "b=x"], "is not a number"),
         (["fit", "--model", "gated1", "--phi", "exp(exp(exp(z)))", "--n", "300"], "not real and finite"),
         (["rates", "X", "--by-cell"], "no fit store"),
+        (["reproduce", "--preset", "local", "--shard", "9/2", "--out", "X"], "--shard cannot be combined"),
+        (["reproduce", "--preset", "local", "--models", "mha", "--out", "X"], "--models cannot be combined"),
+        (["reproduce", "--preset", "local", "--phi", "tanh(z)", "--out", "X"], "--phi cannot be combined"),
+        (["fit", "--model", "mha", "--phi", "tanh(z)"], "mha model has no gate"),
         (["rates", "/nonexistent/store"], "no fit store"),
         (["ratio", "--model", "mha", "--mc", "10"], "--mc 10"),
         (["ratio", "--model", "mha", "--r", "9"], "--r 9"),
@@ -318,3 +322,26 @@ def test_local_preset_quick_has_the_shape_of_the_full_preset(tmp_path):
     rates = rates_from_records(records, read_settings(tmp_path), ("voronoi", "regression", "exact_param"))
     assert len({r.settings_id for r in rates}) == 2
     assert all(r.share_at_or_below_truth == 1.0 for r in rates if r.quantity == "regression")
+
+
+def test_settings_ids_follow_what_changes_a_result_not_its_spelling():
+    from numeric.sweep import PRESETS
+
+    truth = load_truth("local_sigmoid")
+    grid = Grid(models=("gated1",), Ks=(2,))
+    spelled = [truth.with_phi("sigmoid(z+1)"), truth.with_phi("sigmoid(z + b)", {"b": "1"}), load_truth("local_sigmoid_b1")]
+    assert len({grid.settings(t).id for t in spelled}) == 1  # one phi, one parameter set: one experiment
+    assert grid.settings(truth).id != grid.settings(spelled[0]).id
+    assert Grid(models=("gated1",), Ks=(2,), box=3.0).settings(truth).id != grid.settings(truth).id
+    quick = [g.settings(t).id for t, g in PRESETS["local"].grids(quick=True)]
+    full = [g.settings(t).id for t, g in PRESETS["local"].grids()]
+    assert not set(quick) & set(full)  # a quick run is never pooled with the full preset
+
+
+@pytest.mark.parametrize("name", ["odd?name", "odd#name"])
+def test_reading_a_store_in_a_folder_with_uri_characters(tmp_path, name):
+    folder = tmp_path / name
+    run_grid(Grid(models=("mha",), Ks=(2,), sizes=(300, 600), reps=1), folder, progress=False)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    assert len(read_records(folder)) == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == before  # nothing created beside it
