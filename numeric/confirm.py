@@ -59,10 +59,27 @@ class Sequence:
     slope: float | None
     exact_invariance: bool
     max_relative_change: float
+    limit: float | None = None
+    sensitivity: float | None = None
 
     @property
     def to_zero(self) -> bool:
-        return self.exact_invariance or (self.slope is not None and self.slope >= SLOPE_TO_ZERO)
+        """ρ → 0: the function does not move; or, for a path with a tangent, the tangent is a null
+        direction of the model (ρ₀ = 0) and the measured slope agrees; else the slope ≥ 0.25."""
+        if self.exact_invariance:
+            return True
+        if self.sensitivity is not None:
+            return self.sensitivity <= NULL_TOL and self.slope is not None and self.slope >= SLOPE_TO_ZERO
+        return self.slope is not None and self.slope >= SLOPE_TO_ZERO
+
+    @property
+    def bounded(self) -> bool:
+        """ρ bounded away from 0: a tangent that is not a null direction (ρ₀ > 0), else a slope < 0.25."""
+        if self.exact_invariance:
+            return False
+        if self.sensitivity is not None:
+            return self.sensitivity > NULL_TOL
+        return self.slope is not None and self.slope < SLOPE_TO_ZERO
 
     def to_dict(self) -> dict:
         return {
@@ -77,6 +94,8 @@ class Sequence:
             "slope": self.slope,
             "exact_invariance": self.exact_invariance,
             "max_relative_change": self.max_relative_change,
+            "limit": self.limit,
+            "sensitivity": self.sensitivity,
         }
 
 
@@ -155,7 +174,7 @@ def _sequence(model, path, X) -> Sequence:
     if curve.exact_invariance:
         ratio_se = tuple(0.0 for _ in ratio_se)
     return Sequence(path.kind, path.name, path.construction, path.note, curve.t, curve.ratio, ratio_se, curve.loss,
-                    curve.slope, curve.exact_invariance, curve.max_relative_change)
+                    curve.slope, curve.exact_invariance, curve.max_relative_change, curve.limit, curve.sensitivity)
 
 
 def _check_range(model: Model, params_list, phi: str):
@@ -163,9 +182,9 @@ def _check_range(model: Model, params_list, phi: str):
     bound = max(BOX_FACTOR * float(np.abs(p.a).max()) * p.dim for p in params_list)
     z = np.linspace(-bound, bound, 4001)
     with np.errstate(all="ignore"):
-        values = np.concatenate([np.atleast_1d(model._phi(z)), np.atleast_1d(model._dphi(z))])
-    if not np.all(np.isfinite(values)):
-        bad = float(np.abs(z[~np.isfinite(np.atleast_1d(model._phi(z)) * np.atleast_1d(model._dphi(z)))]).min())
+        finite = np.isfinite(np.atleast_1d(model._phi(z)) * np.atleast_1d(model._dphi(z)))
+    if not np.all(finite):
+        bad = float(np.abs(z[~finite]).min())
         raise NumericError(
             f"phi={phi!r} overflows on the data's range: phi or phi' is not finite at |z| = {bad:.3g}, "
             f"inside |a^T x| <= {bound:.3g} (x in [-1, 1]^2, a in the fit box)"
@@ -176,7 +195,7 @@ def _with_signal(model: Model, params: HMoEParams, noise: float, X: np.ndarray):
     """ω scaled so that Var g*(X)/ν² ≥ SNR_TARGET (never scaled down); returns (params, snr)."""
     variance = float(model.value(params, X).var())
     if variance <= 0:
-        raise NumericError("the truth's regression function is constant: no signal to fit")
+        raise NumericError("the truth's regression function is constant (Var g* = 0): no signal to fit, no rate")
     factor = max(1.0, float(np.sqrt(SNR_TARGET * noise**2 / variance)))
     scaled = HMoEParams(params.omega * factor, params.M, params.a)
     return scaled, float(model.value(scaled, X).var() / noise**2)
@@ -204,15 +223,19 @@ def _rates(model_kind, phi, truths, out: Path, quick: bool, jobs: int, seed: int
     return tuple(rows)
 
 
+def describe(s: Sequence) -> str:
+    """One phrase with the numbers of a sequence."""
+    if s.exact_invariance:
+        return f"'{s.name}': the function does not move at all (ratio 0; max ||dg||/||g*|| = {s.max_relative_change:.1e})"
+    text = f"'{s.name}': slope {s.slope:.2f}, ratio {s.ratio[0]:.2e} at t = {s.t[0]:g} -> {s.ratio[-1]:.2e} at t = {s.t[-1]:g}"
+    if s.limit is not None:
+        text += f", t->0 limit {s.limit:.2e} (sensitivity {s.sensitivity:.1e})"
+    return text
+
+
 def _verdict_line(check, sequences) -> tuple:
     witness = [s for s in sequences if s.kind == "witness"]
     others = [s for s in sequences if s.kind != "witness"]
-
-    def describe(s):
-        if s.exact_invariance:
-            return f"'{s.name}': the function does not move at all (ratio 0, max |dg|/|g*| = {s.max_relative_change:.1e})"
-        return f"'{s.name}': slope {s.slope:.2f}, ratio {s.ratio[0]:.2e} at t = {s.t[0]:g} → {s.ratio[-1]:.2e} at t = {s.t[-1]:g}"
-
     if check.verdict == "not identifiable":
         if not witness:
             return False, "inconsistent: identcheck says not identifiable but no witness path could be built in the model"
@@ -222,12 +245,13 @@ def _verdict_line(check, sequences) -> tuple:
         return False, (f"inconsistent: identcheck says not identifiable (witness probe '{check.witness}'), but the ratio along the "
                        f"witness stays bounded: {describe(s)}")
     if check.verdict == "identifiable":
-        falling = [s for s in others if s.to_zero]
-        if falling:
-            return False, "inconsistent: identcheck says identifiable, but the ratio goes to 0 along " + "; ".join(describe(s) for s in falling)
-        low = min(others, key=lambda s: min(s.ratio))
-        return True, (f"consistent: identcheck says identifiable, and the ratio stays bounded along all {len(others)} paths "
-                      f"(largest slope {max(s.slope for s in others):.2f}; smallest ratio {min(low.ratio):.2e} along '{low.name}')")
+        unbounded = [s for s in others if not s.bounded]
+        if unbounded:
+            return False, "inconsistent: identcheck says identifiable, but the ratio is not bounded away from 0 along " + "; ".join(
+                describe(s) for s in unbounded)
+        low = min(others, key=lambda s: s.limit if s.limit is not None else min(s.ratio))
+        return True, (f"consistent: identcheck says identifiable, and the ratio is bounded away from 0 along all {len(others)} paths "
+                      f"(smallest: {describe(low)})")
     return None, f"nothing to confirm: identcheck's verdict is {check.verdict!r} ({check.summary})"
 
 
@@ -238,15 +262,17 @@ def _figure(sequences, path: Path, title: str) -> str:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6.4, 4.4))
-    positive = [r for s in sequences if not s.exact_invariance for r in s.ratio if r > 0]
+    positive = [r for s in sequences if not s.exact_invariance for r in (*s.ratio, s.limit or 0) if r > 0]
     floor = min(positive) / 10 if positive else 1e-6
     for s in sequences:
         color = "red" if s.kind == "witness" else ("0.35" if s.kind == "probe" else "tab:blue")
         width = 2.2 if s.kind == "witness" else 1.0
         if s.exact_invariance:
             ax.plot(s.t, [floor] * len(s.t), color=color, lw=width, ls="--", marker="v", label=f"{s.name} (ratio ≡ 0, drawn at floor)")
-        else:
-            ax.plot(s.t, s.ratio, color=color, lw=width, marker="o", ms=3, label=f"{s.name} (slope {s.slope:.2f})")
+            continue
+        ax.plot(s.t, s.ratio, color=color, lw=width, marker="o", ms=3, label=f"{s.name} (slope {s.slope:.2f})")
+        if s.limit:  # the t -> 0 limit, dotted, left of the measured range
+            ax.plot([s.t[-1] / 1000, s.t[-1]], [s.limit, s.limit], color=color, lw=width, ls=":")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("t")
@@ -336,8 +362,11 @@ def confirm(phi: str, condition: str = "type1", quick: bool = False, jobs: int =
                 witness_lift = lifts[hardest.name][1]
             truths = []
             if witness_lift is not None:
-                params, snr = _with_signal(model, witness_lift.params, generic.noise_std, X)
-                truths.append(("witness", params, snr, generic.noise_std))
+                try:
+                    params, snr = _with_signal(model, witness_lift.params, generic.noise_std, X)
+                    truths.append(("witness", params, snr, generic.noise_std))
+                except NumericError as exc:
+                    skipped.append(("witness rates", str(exc)))
             truths.append(("generic", generic_params, generic_snr, generic.noise_std))
             rate_rows = _rates(model_kind, phi, truths, out_path, quick, jobs, seed, progress)
         if figure:

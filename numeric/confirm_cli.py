@@ -81,7 +81,8 @@ def format_result(result) -> str:
                  f"({result.mc_points} Monte Carlo points):" if result.sequences else "no paths")
     for q in result.sequences:
         shape = "exact invariance (ratio 0)" if q.exact_invariance else f"slope {q.slope:5.2f}"
-        lines.append(f"  {q.kind:8s} {shape:28s} ratio {q.ratio[0]:.2e} -> {q.ratio[-1]:.2e}  {q.name}")
+        limit = "" if q.limit is None or q.exact_invariance else f" (t->0: {q.limit:.1e})"
+        lines.append(f"  {q.kind:8s} {shape:28s} ratio {q.ratio[0]:.2e} -> {q.ratio[-1]:.2e}{limit:18s} {q.name}")
     for r in result.rates:
         lines.append(f"  rate {r.truth:8s} K = {r.K} (K* = {r.K_star}): slope {r.slope:+.2f} [{r.ci[0]:+.2f}, {r.ci[1]:+.2f}]"
                      f"  Var g*/nu^2 = {r.signal_to_noise:.1f}")

@@ -21,7 +21,8 @@ D = Σ_i exp(xᵀM_{h,i}x) (for one head). A type-1 probe is lifted as follows:
   whose other gate holds a component a_c gets the **filler** ρ·a_c (ρ = 3/4, else 5/8, 7/8 if
   that collides), which keeps every linear structure of the probe (a₂ = −a₁, a₂ = c·a₁) at the
   other gate too, so a family relation that holds on the probe also holds on the filler;
-  channels beyond the probe's (K ≥ 2 always) get fixed generic vectors; ω = 1.
+  channels beyond the probe's (K ≥ 2 always) get fixed generic vectors; ω_{h,k} = 1 + k/2
+  (k = 0, 1, …: unequal, so that a pair a₂ = −a₁ of an odd φ does not cancel to g ≡ 0).
 
 A type-2 probe is one head (M_1..M_N, a_{i,k}) and is used as is (H = 1). A lift that
 violates (A.1)–(A.5) (type 2's "all M = 0") is skipped, with the reason.
@@ -123,6 +124,7 @@ class Path:
     truth: HMoEParams = field(repr=False)
     build: object = field(repr=False)
     note: str = ""
+    direction: np.ndarray | None = field(repr=False, default=None)  # dG/dt at t = 0, θ layout (lines and curves)
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +139,8 @@ class RatioCurve:
     slope: float | None
     exact_invariance: bool
     max_relative_change: float
+    limit: float | None = None
+    sensitivity: float | None = None
 
 
 def _number(text) -> float:
@@ -157,7 +161,7 @@ def lift_probe(probe, condition: str) -> Lift:
         M = np.array([[[_number(v) for v in row] for row in Mi] for Mi in head["M"]])
         a = np.array([[[_number(v) for v in vec] for vec in gate] for gate in head["a"]])
         K = a.shape[1]
-        params = HMoEParams(np.ones((1, K)), M[None], a[None])
+        params = HMoEParams(_weights(1, K), M[None], a[None])
         params.validate(f"probe {probe.name!r}")
         return Lift(params, (), "the probe's head as is (H = 1)")
     comps = [
@@ -193,13 +197,17 @@ def lift_probe(probe, condition: str) -> Lift:
         M = np.zeros((H, N, d, d))
         M[:, 0] = np.array(heads)
         try:
-            params = HMoEParams(np.ones((H, K)), M, a).validate(f"probe {probe.name!r}")
+            params = HMoEParams(_weights(H, K), M, a).validate(f"probe {probe.name!r}")
         except NumericError as exc:
             last_error = exc
             continue
         note = f"H = {H}, K = {K}; fillers {rho:g}·a at the other gate of a probe channel, generic vectors elsewhere"
         return Lift(params, tuple(slots), note)
     raise last_error
+
+
+def _weights(H: int, K: int) -> np.ndarray:
+    return np.tile(1.0 + 0.5 * np.arange(K), (H, 1))
 
 
 # ------------------------------------------------------------------ parameter layout
@@ -306,9 +314,16 @@ def _euler_path(G: HMoEParams, channels, degree: float, family: str) -> Path:
             omega[h, k] *= s ** (-degree)
         return HMoEParams(omega, G.M, a)
 
+    omega_i, _, a_i = _index(G)
+    direction = np.zeros(G.size)
+    for h, k in channels:
+        direction[omega_i(h, k)] = -degree * G.omega[h, k]
+        for i in range(G.N):
+            for j in range(G.dim):
+                direction[a_i(h, i, k, j)] = G.a[h, i, k, j]
     where = ", ".join(f"(h={h + 1}, k={k + 1})" for h, k in channels)
     return Path("witness", f"{family}: scale channel {where}", "euler-scale", G, build,
-                f"a ↦ s·a, ω ↦ s^(-{degree:g})·ω with s = 1 + t")
+                f"a ↦ s·a, ω ↦ s^(-{degree:g})·ω with s = 1 + t", direction)
 
 
 def _weight_path(G: HMoEParams, alpha: dict, family: str) -> Path:
@@ -320,8 +335,12 @@ def _weight_path(G: HMoEParams, alpha: dict, family: str) -> Path:
             omega[h, k] += t * c / top
         return HMoEParams(np.maximum(omega, 0.0), G.M, G.a)
 
+    omega_i, _, _ = _index(G)
+    direction = np.zeros(G.size)
+    for (h, k), c in alpha.items():
+        direction[omega_i(h, k)] = c / top
     moves = ", ".join(f"ω[{h + 1},{k + 1}] += {c / top:+g}·t" for (h, k), c in alpha.items())
-    return Path("witness", f"{family}: weights {moves}", "weights", G, build, "g is linear in ω")
+    return Path("witness", f"{family}: weights {moves}", "weights", G, build, "g is linear in ω", direction)
 
 
 def _lifted_direction(G: HMoEParams, lift: Lift, parsed) -> np.ndarray:
@@ -361,7 +380,7 @@ def _null_space_path(model, G, u, X, family) -> Path:
     def build(t):
         return HMoEParams.from_vector(theta + t * direction, *shape)
 
-    return Path("witness", f"{family}: first order", "first-order", G, build, note)
+    return Path("witness", f"{family}: first order", "first-order", G, build, note, direction)
 
 
 def _split_base(G: HMoEParams, h0: int, k0: int):
@@ -447,7 +466,7 @@ def probe_path(model: Model, name: str, G: HMoEParams, X: np.ndarray) -> Path:
     direction /= np.linalg.norm(direction)
     theta, shape = G.to_vector(), _shape(G)
     return Path("probe", name, "smallest-singular", G, lambda t: HMoEParams.from_vector(theta + t * direction, *shape),
-                f"s_min/s_max = {s[-1] / s[0]:.2e}")
+                f"s_min/s_max = {s[-1] / s[0]:.2e}", direction)
 
 
 def random_paths(model: Model, G: HMoEParams, X: np.ndarray, count: int = 3, seed: int = 0) -> list[Path]:
@@ -459,7 +478,7 @@ def random_paths(model: Model, G: HMoEParams, X: np.ndarray, count: int = 3, see
         direction = rng.standard_normal(theta.size)
         direction /= np.linalg.norm(direction)
         paths.append(Path("random", f"random direction {index + 1}", "line", G,
-                          lambda t, d=direction: HMoEParams.from_vector(theta + t * d, *shape)))
+                          lambda t, d=direction: HMoEParams.from_vector(theta + t * d, *shape), "", direction))
     v = np.zeros((G.N, G.dim))
     v[0] = rng.standard_normal(G.dim)
     v[0] /= np.linalg.norm(v[0])
@@ -491,5 +510,30 @@ def ratio_curve(model: Model, path: Path, ts, X: np.ndarray) -> RatioCurve:
     slope = None
     if not exact and np.all(ratio > 0):
         slope = float(np.polyfit(np.log(ts), np.log(ratio), 1)[0])
+    limit = sensitivity = None
+    if path.direction is not None:
+        limit, sensitivity = first_order_limit(model, path, X)
     return RatioCurve(tuple(float(t) for t in ts), tuple(distances.tolist()), tuple(ses), tuple(losses.tolist()),
-                      tuple(ratio.tolist()), slope, exact, relative)
+                      tuple(ratio.tolist()), slope, exact, relative, limit, sensitivity)
+
+
+def first_order_limit(model: Model, path: Path, X: np.ndarray):
+    """(ρ₀, s) for a path with a tangent d at t = 0.
+
+    ρ₀ = lim_{t→0} ρ(t) = ‖J d‖_{L²(μ)} / ℓ(d), ℓ(d) = lim L2(G_t, G*)/t (every cell has one
+    member, so L2 is linear in t; ℓ is read at t = 1e-7); and the scale-free sensitivity
+    s = ‖J_s d_s‖ / (s_max(J_s)·‖d_s‖) in column-scaled coordinates (J_s = J/‖columns‖,
+    d_s = d·‖columns‖): s ≤ NULL_TOL means d is a null direction of the model, ρ₀ = 0.
+    """
+    _, J = model.value_and_jacobian(path.truth, X[:20_000])
+    norms = np.linalg.norm(J, axis=0)
+    norms = np.where(norms > 0, norms, 1.0)
+    Js, ds = J / norms, path.direction * norms
+    s_max = float(np.sqrt(np.linalg.eigvalsh(Js.T @ Js)[-1]))
+    sensitivity = float(np.linalg.norm(Js @ ds) / (s_max * np.linalg.norm(ds)))
+    step = 1e-7
+    ell = voronoi_loss(path.build(step), path.truth, "L2") / step
+    limit = float(np.sqrt(np.mean((J @ path.direction) ** 2)) / ell) if ell > 0 else None
+    if sensitivity <= NULL_TOL:
+        limit = 0.0
+    return limit, sensitivity
