@@ -13,9 +13,10 @@
    from :func:`numeric.rates.rates_from_records`).
 5. Verdict: *consistent* when (not identifiable and the witness ratio → 0) or (identifiable and
    every ratio is bounded away from 0). "→ 0" means ``exact_invariance`` (the function did not
-   move, ‖Δg‖ ≤ EXACT_TOL·‖g*‖) or a log-log slope ≥ ``SLOPE_TO_ZERO`` = 0.25 (over three
-   decades of t that is a fall by ≥ 5.6×); "bounded" means a slope < 0.25. An inconclusive
-   symbolic verdict has nothing to confirm (``consistent: null``).
+   move, ‖Δg‖ ≤ EXACT_TOL·‖g*‖), or a t → 0 limit ρ₀ = 0 (computed from first-order quantities,
+   :mod:`numeric.witness`) together with a log-log slope ≥ ``SLOPE_TO_ZERO`` = 0.25 over the
+   measured window (three decades of t: a fall by ≥ 5.6×); "bounded" means ρ₀ > 0. An
+   inconclusive symbolic verdict has nothing to confirm (``consistent: null``).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import numpy as np
 
 from .models import Model
 from .params import HMoEParams, NumericError
-from .witness import EXACT_TOL, NULL_TOL, lift_probe, probe_path, random_paths, ratio_curve, witness_path
+from .witness import EXACT_TOL, NULL_TOL, RESIDUAL_TOL, lift_probe, probe_path, random_paths, ratio_curve, witness_path
 
 __all__ = ["ConfirmResult", "RateRow", "Sequence", "confirm", "SLOPE_TO_ZERO", "SNR_TARGET", "QUICK_SIZES", "FULL_SIZES"]
 
@@ -64,21 +65,22 @@ class Sequence:
 
     @property
     def to_zero(self) -> bool:
-        """ρ → 0: the function does not move; or, for a path with a tangent, the tangent is a null
-        direction of the model (ρ₀ = 0) and the measured slope agrees; else the slope ≥ 0.25."""
+        """ρ → 0: the function does not move; or the t → 0 limit is 0 and the measured slope falls
+        (≥ SLOPE_TO_ZERO); without a computed limit, the slope alone."""
         if self.exact_invariance:
             return True
-        if self.sensitivity is not None:
-            return self.sensitivity <= NULL_TOL and self.slope is not None and self.slope >= SLOPE_TO_ZERO
-        return self.slope is not None and self.slope >= SLOPE_TO_ZERO
+        falling = self.slope is not None and self.slope >= SLOPE_TO_ZERO
+        if self.limit is not None:
+            return self.limit == 0.0 and falling
+        return falling
 
     @property
     def bounded(self) -> bool:
-        """ρ bounded away from 0: a tangent that is not a null direction (ρ₀ > 0), else a slope < 0.25."""
+        """ρ bounded away from 0: a positive t → 0 limit; without one, a slope < SLOPE_TO_ZERO."""
         if self.exact_invariance:
             return False
-        if self.sensitivity is not None:
-            return self.sensitivity > NULL_TOL
+        if self.limit is not None:
+            return self.limit > 0.0
         return self.slope is not None and self.slope < SLOPE_TO_ZERO
 
     def to_dict(self) -> dict:
@@ -139,6 +141,8 @@ class ConfirmResult:
     seconds: float
     sequence_seconds: float
     mc_points: int
+    check_seconds: float = 0.0
+    rates_seconds: float = 0.0
     skipped: tuple = field(repr=False, default=())
     figure: str | None = None
     out: str | None = None
@@ -155,12 +159,15 @@ class ConfirmResult:
             "verdict": self.verdict,
             "seconds": self.seconds,
             "sequence_seconds": self.sequence_seconds,
+            "check_seconds": self.check_seconds,
+            "rates_seconds": self.rates_seconds,
             "mc_points": self.mc_points,
             "skipped_probes": [list(s) for s in self.skipped],
             "tolerances": {
                 "slope_to_zero": SLOPE_TO_ZERO,
                 "exact_invariance": f"max_t ||g_t - g*|| <= {EXACT_TOL:g} * ||g*|| (L2(mu), Monte Carlo)",
-                "null_space": f"singular value <= {NULL_TOL:g} * s_max of the column-scaled model Jacobian",
+                "null_space": f"sensitivity ||J_s d_s|| / (s_max ||d_s||) <= {NULL_TOL:g} (column-scaled model Jacobian): limit 0",
+                "split_residual": f"||Q + J w|| <= {RESIDUAL_TOL:g} * ||Q||: limit 0",
                 "signal_to_noise_required": SNR_REQUIRED,
             },
             "figure": self.figure,
@@ -229,7 +236,9 @@ def describe(s: Sequence) -> str:
         return f"'{s.name}': the function does not move at all (ratio 0; max ||dg||/||g*|| = {s.max_relative_change:.1e})"
     text = f"'{s.name}': slope {s.slope:.2f}, ratio {s.ratio[0]:.2e} at t = {s.t[0]:g} -> {s.ratio[-1]:.2e} at t = {s.t[-1]:g}"
     if s.limit is not None:
-        text += f", t->0 limit {s.limit:.2e} (sensitivity {s.sensitivity:.1e})"
+        text += f", t->0 limit {s.limit:.2e}"
+    if s.sensitivity is not None:
+        text += f" ({'residual' if s.construction == 'split' else 'sensitivity'} {s.sensitivity:.1e})"
     return text
 
 
@@ -261,16 +270,17 @@ def _figure(sequences, path: Path, title: str) -> str:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6.4, 4.4))
+    fig, ax = plt.subplots(figsize=(10, 4.8))
     positive = [r for s in sequences if not s.exact_invariance for r in (*s.ratio, s.limit or 0) if r > 0]
     floor = min(positive) / 10 if positive else 1e-6
     for s in sequences:
         color = "red" if s.kind == "witness" else ("0.35" if s.kind == "probe" else "tab:blue")
         width = 2.2 if s.kind == "witness" else 1.0
+        z = 3 if s.kind == "witness" else 2
         if s.exact_invariance:
-            ax.plot(s.t, [floor] * len(s.t), color=color, lw=width, ls="--", marker="v", label=f"{s.name} (ratio ≡ 0, drawn at floor)")
+            ax.plot(s.t, [floor] * len(s.t), color=color, lw=width, ls="--", marker="v", zorder=z, label=f"{s.name} (ratio ≡ 0, drawn at floor)")
             continue
-        ax.plot(s.t, s.ratio, color=color, lw=width, marker="o", ms=3, label=f"{s.name} (slope {s.slope:.2f})")
+        ax.plot(s.t, s.ratio, color=color, lw=width, marker="o", ms=3, zorder=z, label=f"{s.name} (slope {s.slope:.2f})")
         if s.limit:  # the t -> 0 limit, dotted, left of the measured range
             ax.plot([s.t[-1] / 1000, s.t[-1]], [s.limit, s.limit], color=color, lw=width, ls=":")
     ax.set_xscale("log")
@@ -278,7 +288,7 @@ def _figure(sequences, path: Path, title: str) -> str:
     ax.set_xlabel("t")
     ax.set_ylabel("‖g_t − g*‖ / L2(G_t, G*)")
     ax.set_title(title, fontsize=9)
-    ax.legend(fontsize=6, loc="best")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), title="dotted: t → 0 limit", title_fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
@@ -305,6 +315,7 @@ def confirm(phi: str, condition: str = "type1", quick: bool = False, jobs: int =
     if not 1000 <= mc <= 2_000_000:
         raise NumericError(f"--mc {mc}: must be from 1,000 to 2,000,000")
     check = identcheck.check(phi, condition=condition, dim=2, seed=seed)
+    check_seconds = time.perf_counter() - started
     model_kind = MODEL_FOR[condition]
     model = Model(model_kind, phi)
     X = np.random.default_rng([seed, 0xC0F]).uniform(-1.0, 1.0, size=(mc, 2))
@@ -350,7 +361,7 @@ def confirm(phi: str, condition: str = "type1", quick: bool = False, jobs: int =
     }
 
     out_path = Path(out) if out is not None else None
-    rate_rows, figure_path = (), None
+    rate_rows, figure_path, rates_seconds = (), None, 0.0
     if out_path is not None:
         try:
             out_path.mkdir(parents=True, exist_ok=True)
@@ -368,9 +379,11 @@ def confirm(phi: str, condition: str = "type1", quick: bool = False, jobs: int =
                 except NumericError as exc:
                     skipped.append(("witness rates", str(exc)))
             truths.append(("generic", generic_params, generic_snr, generic.noise_std))
+            rates_started = time.perf_counter()
             rate_rows = _rates(model_kind, phi, truths, out_path, quick, jobs, seed, progress)
+            rates_seconds = time.perf_counter() - rates_started
         if figure:
-            figure_path = _figure(sequences, out_path / "confirm.png", f"{phi} ({condition}, {model_kind}): {line[:90]}")
+            figure_path = _figure(sequences, out_path / "confirm.png", f"{phi} ({condition}, model {model_kind}): {line.split(':')[0]}")
     result = ConfirmResult(
         phi=phi,
         condition=condition,
@@ -383,6 +396,8 @@ def confirm(phi: str, condition: str = "type1", quick: bool = False, jobs: int =
         seconds=round(time.perf_counter() - started, 2),
         sequence_seconds=round(sequence_seconds, 2),
         mc_points=mc,
+        check_seconds=round(check_seconds, 2),
+        rates_seconds=round(rates_seconds, 2),
         skipped=tuple(skipped),
         figure=figure_path,
         out=None if out_path is None else str(out_path),

@@ -9,7 +9,7 @@ import pytest
 from identcheck import IdentcheckError, check
 from numeric import confirm as confirm_module
 from numeric import confirm_cli
-from numeric.confirm import NULL_TOL, SLOPE_TO_ZERO, Sequence, _verdict_line, confirm
+from numeric.confirm import SLOPE_TO_ZERO, Sequence, _verdict_line, confirm
 
 MC = 4000
 
@@ -50,10 +50,10 @@ def test_known_case(phi, condition, verdict, probe, construction, exact, consist
         assert w.slope is not None, again
 
 
-def _sequence(kind, slope, exact=False, sensitivity=None):
+def _sequence(kind, slope, exact=False, limit=None):
     ratio = (0.0,) * 3 if exact else (1e-1, 1e-2, 1e-3)
     return Sequence(kind, kind, "line", "", (1e-1, 1e-2, 1e-3), ratio, (0.0,) * 3, (1.0,) * 3, None if exact else slope,
-                    exact, 0.0, None if sensitivity is None else 0.0, sensitivity)
+                    exact, 0.0, limit, None)
 
 
 class _Check:
@@ -67,11 +67,12 @@ class _Check:
         ("not identifiable", [_sequence("witness", None, exact=True)], True),
         ("not identifiable", [_sequence("witness", SLOPE_TO_ZERO)], True),
         ("not identifiable", [_sequence("witness", SLOPE_TO_ZERO - 0.01)], False),
-        ("not identifiable", [_sequence("witness", 1.0, sensitivity=10 * NULL_TOL)], False),  # tangent not null
-        ("not identifiable", [_sequence("witness", 1.0, sensitivity=NULL_TOL)], True),
+        ("not identifiable", [_sequence("witness", 1.0, limit=1e-9)], False),  # falls in the window, levels off
+        ("not identifiable", [_sequence("witness", 1.0, limit=0.0)], True),
+        ("not identifiable", [_sequence("witness", 0.1, limit=0.0)], False),  # limit 0 but the curve does not fall
         ("not identifiable", [_sequence("random", 0.0)], False),  # no witness path at all
-        ("identifiable", [_sequence("probe", 0.9, sensitivity=2 * NULL_TOL), _sequence("random", 0.0)], True),
-        ("identifiable", [_sequence("probe", 0.0, sensitivity=NULL_TOL / 2)], False),
+        ("identifiable", [_sequence("probe", 0.9, limit=1e-7), _sequence("random", 0.0)], True),
+        ("identifiable", [_sequence("probe", 0.9, limit=0.0)], False),
         ("identifiable", [_sequence("random", None, exact=True)], False),
         ("identifiable", [_sequence("random", 0.3)], False),
         ("inconclusive", [_sequence("random", 0.0)], None),
@@ -97,7 +98,8 @@ def test_cli_json_equals_api_and_has_the_issue_shape(tmp_path, capsys):
     printed = json.loads(capsys.readouterr().out)
     api = _confirmed("z").to_dict()
     for d in (printed, api):
-        d.pop("seconds"), d.pop("sequence_seconds"), d.pop("out"), d.pop("figure")
+        for key in ("seconds", "sequence_seconds", "check_seconds", "rates_seconds", "out", "figure"):
+            d.pop(key)
     assert printed == api
     assert {"phi", "condition", "symbolic", "sequences", "rates", "consistent"} <= set(printed)
     assert set(printed["symbolic"]) >= {"verdict", "evidence", "witness_probe"}

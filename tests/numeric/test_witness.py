@@ -134,7 +134,11 @@ def test_uncompensated_split_changes_g_by_the_second_order_term_exactly():
     for t in TS:
         delta = model.value(path.build(t), X) - model.value(G, X)
         np.testing.assert_allclose(delta, 1.0 * t * sigma1 * (X @ v[0]) ** 2, rtol=1e-9, atol=1e-15)
+    # t → 0 limit: ‖Q‖ / ℓ with Q = ω σ₁ (vᵀx)² and ℓ = lim L2/t = 2·(ω/2)·‖v‖² = 1 (|V| = 2 cell, squared)
+    assert path.limit == pytest.approx(np.sqrt(np.mean((sigma1 * (X @ v[0]) ** 2)[:20_000] ** 2)), rel=1e-5)
+    assert path.sensitivity == 1.0
     linear = _compensated_split(Model("gated1", "z"), G, 0, 0, v, X, "random", "split", compensate=False)
+    assert linear.limit == 0.0
     assert ratio_curve(Model("gated1", "z"), linear, TS, X).exact_invariance
 
 
