@@ -21,6 +21,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import time
@@ -43,6 +44,8 @@ T_VALUES = tuple(float(t) for t in np.logspace(-1, -4, 7))
 QUICK_SIZES, QUICK_REPS = (1000, 2000, 4000, 8000), 3
 FULL_SIZES, FULL_REPS = (2000, 4000, 8000, 16000, 32000), 6
 BOX_FACTOR = 2.0
+MAX_RELATIONS = 4  # witness relations tried per dependent probe, in identcheck's order
+MAX_TRIED = 12  # and in all
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,6 +185,30 @@ def _sequence(model, path, X) -> Sequence:
         ratio_se = tuple(0.0 for _ in ratio_se)
     return Sequence(path.kind, path.name, path.construction, path.note, curve.t, curve.ratio, ratio_se, curve.loss,
                     curve.slope, curve.exact_invariance, curve.max_relative_change, curve.limit, curve.sensitivity)
+
+
+def _witness_sequence(model, candidates, condition, X):
+    """The witness path. ``candidates`` = [(probe, lift)], identcheck's witness probe first, then the
+    other dependent probes in order. Their relations are lifted in identcheck's order
+    (:func:`numeric.witness.witness_path`), at most MAX_RELATIONS per probe and MAX_TRIED in all;
+    the first whose ratio → 0 is the witness, else the one with the smallest t → 0 limit.
+    Returns (sequence, probe name, relation used)."""
+    best, tried = None, 0
+    for probe, lift in candidates:
+        for index, relation in enumerate(probe.relations[:MAX_RELATIONS]):
+            if tried == MAX_TRIED:
+                return best[1], best[2], best[3]
+            tried += 1
+            path = witness_path(model, lift, (relation,), condition, X)
+            note = f"probe '{probe.name}', relation {index + 1} of {len(probe.relations)} ({relation}); {path.note}"
+            path = dataclasses.replace(path, name=f"{path.name} [{probe.name}]", note=note)
+            sequence = _sequence(model, path, X)
+            if sequence.to_zero:
+                return sequence, probe.name, relation
+            key = sequence.limit if sequence.limit is not None else float("inf")
+            if best is None or key < best[0]:
+                best = (key, sequence, probe.name, relation)
+    return best[1], best[2], best[3]
 
 
 def _check_range(model: Model, params_list, phi: str):
@@ -339,9 +366,13 @@ def confirm(phi: str, condition: str = "type1", quick: bool = False, jobs: int =
     sequence_started = time.perf_counter()
     sequences = []
     witness_lift = None
-    if check.verdict == "not identifiable" and check.witness in lifts:
-        probe, witness_lift = lifts[check.witness]
-        sequences.append(_sequence(model, witness_path(model, witness_lift, probe.relations, condition, X), X))
+    used_relation = used_probe = None
+    candidates = [lifts[p.name] for p in check.probes if p.dependent and p.name in lifts]
+    candidates.sort(key=lambda c: c[0].name != check.witness)
+    if check.verdict == "not identifiable" and candidates:
+        witness, used_probe, used_relation = _witness_sequence(model, candidates, condition, X)
+        witness_lift = lifts[used_probe][1]
+        sequences.append(witness)
     for name, (probe, lift) in lifts.items():
         sequences.append(_sequence(model, probe_path(model, name, lift.params, X), X))
     for path in random_paths(model, generic_params, X, seed=seed):
@@ -357,6 +388,8 @@ def confirm(phi: str, condition: str = "type1", quick: bool = False, jobs: int =
         "witness_probe": check.witness,
         "relation": None if relation is None else str(relation),
         "family": None if relation is None else relation.family,
+        "witness_path_probe": used_probe,
+        "witness_path_relation": None if used_relation is None else str(used_relation),
         "summary": check.summary,
     }
 

@@ -21,6 +21,9 @@ KNOWN = [
     # a finding, not a wish: the heat relation of ū does not lift to the softmax-normalised
     # Setting I model (docs/confirm.md); the compensated split's ratio stays bounded
     ("exp(z)", "type1", "not identifiable", "random single", "split", False, False),
+    pytest.param("z", "type2", "not identifiable", "random head", "euler-scale", True, True, marks=pytest.mark.slow),
+    pytest.param("tanh(z)", "type2", "not identifiable", "channel 2 = -channel 1", "weights", True, True, marks=pytest.mark.slow),
+    pytest.param("sigmoid(z + 1)", "type2", "identifiable", None, None, None, True, marks=pytest.mark.slow),
 ]
 
 
