@@ -32,7 +32,7 @@ import numpy as np
 
 from .models import Model
 from .params import HMoEParams, NumericError
-from .witness import EXACT_TOL, NULL_TOL, RESIDUAL_TOL, lift_probe, probe_path, random_paths, ratio_curve, witness_path
+from .witness import CONSTRUCTIONS, EXACT_TOL, NULL_TOL, RESIDUAL_TOL, lift_probe, relation_construction, probe_path, random_paths, ratio_curve, witness_path
 
 __all__ = ["ConfirmResult", "RateRow", "Sequence", "confirm", "SLOPE_TO_ZERO", "SNR_TARGET", "QUICK_SIZES", "FULL_SIZES"]
 
@@ -44,8 +44,7 @@ T_VALUES = tuple(float(t) for t in np.logspace(-1, -4, 7))
 QUICK_SIZES, QUICK_REPS = (1000, 2000, 4000, 8000), 3
 FULL_SIZES, FULL_REPS = (2000, 4000, 8000, 16000, 32000), 6
 BOX_FACTOR = 2.0
-MAX_RELATIONS = 4  # witness relations tried per dependent probe, in identcheck's order
-MAX_TRIED = 12  # and in all
+MAX_TRIED = 12  # witness paths evaluated at most (relations sorted by construction, exact first)
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,25 +188,25 @@ def _sequence(model, path, X) -> Sequence:
 
 def _witness_sequence(model, candidates, condition, X):
     """The witness path. ``candidates`` = [(probe, lift)], identcheck's witness probe first, then the
-    other dependent probes in order. Their relations are lifted in identcheck's order
-    (:func:`numeric.witness.witness_path`), at most MAX_RELATIONS per probe and MAX_TRIED in all;
-    the first whose ratio → 0 is the witness, else the one with the smallest t → 0 limit.
-    Returns (sequence, probe name, relation used)."""
-    best, tried = None, 0
-    for probe, lift in candidates:
-        for index, relation in enumerate(probe.relations[:MAX_RELATIONS]):
-            if tried == MAX_TRIED:
-                return best[1], best[2], best[3]
-            tried += 1
-            path = witness_path(model, lift, (relation,), condition, X)
-            note = f"probe '{probe.name}', relation {index + 1} of {len(probe.relations)} ({relation}); {path.note}"
-            path = dataclasses.replace(path, name=f"{path.name} [{probe.name}]", note=note)
-            sequence = _sequence(model, path, X)
-            if sequence.to_zero:
-                return sequence, probe.name, relation
-            key = sequence.limit if sequence.limit is not None else float("inf")
-            if best is None or key < best[0]:
-                best = (key, sequence, probe.name, relation)
+    other dependent probes in order. All their relations are ordered by construction, exact ones
+    first (:data:`numeric.witness.CONSTRUCTIONS`; within one
+    construction, probe order then relation order), and lifted (:func:`numeric.witness.witness_path`)
+    until one's ratio → 0, at most MAX_TRIED; else the one with the smallest t → 0 limit is
+    reported. Returns (sequence, probe name, relation used)."""
+    pairs = [(probe, lift, index, relation) for probe, lift in candidates
+             for index, relation in enumerate(probe.relations)]
+    pairs.sort(key=lambda p: CONSTRUCTIONS.index(relation_construction(p[3], condition)))
+    best = None
+    for probe, lift, index, relation in pairs[:MAX_TRIED]:
+        path = witness_path(model, lift, (relation,), condition, X)
+        note = f"probe '{probe.name}', relation {index + 1} of {len(probe.relations)} ({relation}); {path.note}"
+        path = dataclasses.replace(path, name=f"{path.name} [{probe.name}]", note=note)
+        sequence = _sequence(model, path, X)
+        if sequence.to_zero:
+            return sequence, probe.name, relation
+        key = sequence.limit if sequence.limit is not None else float("inf")
+        if best is None or key < best[0]:
+            best = (key, sequence, probe.name, relation)
     return best[1], best[2], best[3]
 
 

@@ -87,6 +87,8 @@ __all__ = [
     "RatioCurve",
     "lift_probe",
     "witness_path",
+    "relation_construction",
+    "CONSTRUCTIONS",
     "probe_path",
     "random_paths",
     "ratio_curve",
@@ -275,38 +277,58 @@ def _parse_type1(label: str):
 # ------------------------------------------------------------------ constructions
 
 
+#: Constructions in the order the witness search prefers them (exact ones first, cheapest first).
+CONSTRUCTIONS = ("euler-scale", "weights", "first-order", "split", "null-vector")
+
+
+def relation_construction(relation, condition: str) -> str:
+    """Which construction (:data:`CONSTRUCTIONS`) :func:`witness_path` uses for ``relation``."""
+    family = relation.family
+    coefficients = [(label, c) for label, c in _coefficients(relation) if c != 0]
+    if condition == "type2":
+        phis = [label for label, _ in coefficients if _T2_PHI.match(label)]
+        if family == "Euler/homogeneity" and phis:
+            return "euler-scale"
+        if phis and len(phis) == len(coefficients):
+            return "weights"
+        return "null-vector"
+    parsed = [_parse_type1(label) for label, _ in coefficients]
+    if any(p is None for p in parsed):
+        return "null-vector"
+    if family == "Euler/homogeneity":
+        return "euler-scale"
+    if all(names == () for _, names in parsed):
+        return "weights"
+    if any(len(names) == 2 and all(n.startswith("a") for n in names) for _, names in parsed):
+        return "split"
+    return "first-order"
+
+
 def witness_path(model: Model, lift: Lift, relations, condition: str, X: np.ndarray) -> Path:
-    """The witness path for the probe's first relation (construction chosen as in the docstring)."""
+    """The witness path for the first of ``relations`` (construction: :func:`relation_construction`)."""
     relation = relations[0]
     family = relation.family or "unrecognised"
     G = lift.params
+    kind = relation_construction(relation, condition)
     coefficients = [(label, c) for label, c in _coefficients(relation) if c != 0]
+    if kind == "null-vector":
+        return _null_space_path(model, G, None, X, family)
     if condition == "type2":
-        channels = {}
-        for label, c in coefficients:
-            match = _T2_PHI.match(label)
-            if match:
-                channels[int(match["k"]) - 1] = c
-        if family == "Euler/homogeneity" and channels:
+        channels = {int(m["k"]) - 1: c for m, c in ((_T2_PHI.match(label), c) for label, c in coefficients) if m}
+        if kind == "euler-scale":
             return _euler_path(G, [(0, k) for k in channels], _euler_degree(model), family)
-        if channels and len(channels) == len(coefficients):
-            return _weight_path(G, {(0, k): c for k, c in channels.items()}, family)
-        return _null_space_path(model, G, None, X, family)
+        return _weight_path(G, {(0, k): c for k, c in channels.items()}, family)
     parsed = [(_parse_type1(label), c) for label, c in coefficients]
-    if any(p is None for p, _ in parsed):
-        return _null_space_path(model, G, None, X, family)
-    channels = sorted({lift.slots[comp][::2] for (comp, _), _ in parsed})  # (h, k)
-    if family == "Euler/homogeneity":
+    if kind == "euler-scale":
+        channels = sorted({lift.slots[comp][::2] for (comp, _), _ in parsed})  # (h, k)
         return _euler_path(G, channels, _euler_degree(model), family)
-    if all(names == () for (_, names), _ in parsed):
+    if kind == "weights":
         alpha = {}
         for (comp, _), c in parsed:
             h, _, k = lift.slots[comp]
             alpha[(h, k)] = alpha.get((h, k), 0.0) + c
         return _weight_path(G, alpha, family)
-    if max(len(names) for (_, names), _ in parsed) == 2 and any(
-        len(names) == 2 and names[0].startswith("a") and names[1].startswith("a") for (_, names), _ in parsed
-    ):
+    if kind == "split":
         return _split_path(model, G, lift, parsed, X, family)
     return _null_space_path(model, G, _lifted_direction(G, lift, parsed), X, family)
 
