@@ -210,12 +210,20 @@ def _witness_sequence(model, candidates, condition, X):
     return best[1], best[2], best[3]
 
 
-def _check_range(model: Model, params_list, phi: str):
-    """φ and φ' finite wherever a fit can take aᵀx: |aᵀx| ≤ BOX_FACTOR·max|a*|·d (x ∈ [−1, 1]^d)."""
+def _check_range(phi: str, params_list):
+    """φ and φ' finite wherever a fit can take aᵀx: |aᵀx| ≤ BOX_FACTOR·max|a*|·d (x ∈ [−1, 1]^d).
+
+    Evaluated with identcheck's compiled φ (``Activation.numpy_derivative``), the same the models use.
+    """
+    from identcheck import parse_activation
+
+    activation = parse_activation(phi)
     bound = max(BOX_FACTOR * float(np.abs(p.a).max()) * p.dim for p in params_list)
     z = np.linspace(-bound, bound, 4001)
     with np.errstate(all="ignore"):
-        finite = np.isfinite(np.atleast_1d(model._phi(z)) * np.atleast_1d(model._dphi(z)))
+        finite = np.isfinite(np.broadcast_to(activation.numpy_derivative(0)(z), z.shape)) & np.isfinite(
+            np.broadcast_to(activation.numpy_derivative(1)(z), z.shape)
+        )
     if not np.all(finite):
         bad = float(np.abs(z[~finite]).min())
         raise NumericError(
@@ -355,7 +363,7 @@ def confirm(phi: str, condition: str = "type1", quick: bool = False, jobs: int =
         except NumericError as exc:
             skipped.append((probe.name, str(exc)))
     generic = load_truth()
-    _check_range(model, [lift.params for _, lift in lifts.values()] + [generic.params], phi)
+    _check_range(phi, [lift.params for _, lift in lifts.values()] + [generic.params])
     with np.errstate(over="raise", invalid="raise"):
         try:
             generic_params, generic_snr = _with_signal(model, generic.params, generic.noise_std, X)
