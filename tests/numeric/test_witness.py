@@ -152,3 +152,38 @@ def test_random_direction_is_not_a_null_direction():
     curve = ratio_curve(model, path, TS, X)
     assert curve.ratio[-1] == pytest.approx(limit, rel=0.05)  # the measured ratio reaches the t → 0 limit
     assert voronoi_loss(path.build(0.0), G, "L2") == 0.0
+
+
+def test_first_order_witness_is_a_null_direction_by_finite_differences():
+    """sigmoid(z): the lifted first-order symmetry relation, projected on the Jacobian's null space.
+    Second method: central differences of g along d are ~1e-9 of those along a random direction."""
+    from identcheck import check
+
+    from numeric.witness import witness_path
+
+    result = check("sigmoid(z)")
+    probe = next(p for p in result.probes if p.name == result.witness)
+    model = Model("gated1", "sigmoid(z)")
+    lift = lift_probe(probe, "type1")
+    relation = next(r for r in probe.relations if "²" not in str(r) and "∂" in str(r))
+    path = witness_path(model, lift, (relation,), "type1", X)
+    assert path.construction == "first-order"
+    theta, h = lift.params.to_vector(), 1e-4
+    shape = (lift.params.H, lift.params.N, lift.params.K, lift.params.dim)
+
+    def derivative(d):
+        up = model.value(HMoEParams.from_vector(theta + h * d, *shape), X)
+        down = model.value(HMoEParams.from_vector(theta - h * d, *shape), X)
+        return np.sqrt(np.mean(((up - down) / (2 * h)) ** 2))
+
+    random = np.random.default_rng(1).standard_normal(theta.size)
+    assert derivative(path.direction) < 1e-6 * derivative(random / np.linalg.norm(random))
+    curve = ratio_curve(model, path, TS, X)
+    assert curve.limit == 0.0 and curve.slope == pytest.approx(1.0, abs=0.05)
+    # a lifted vector off the null space is projected back onto it
+    from numeric.witness import _null_space_path
+
+    off = path.direction + 0.3 * random / np.linalg.norm(random)
+    projected = _null_space_path(model, lift.params, off, X, "test")
+    assert derivative(projected.direction) < 1e-6 * derivative(random / np.linalg.norm(random))
+    assert derivative(off) > 1e-2 * derivative(random / np.linalg.norm(random))
