@@ -27,7 +27,7 @@ D = Σ_i exp(xᵀM_{h,i}x) (for one head). A type-1 probe is lifted as follows:
 A type-2 probe is one head (M_1..M_N, a_{i,k}) and is used as is (H = 1). A lift that
 violates (A.1)–(A.5) (type 2's "all M = 0") is skipped, with the reason.
 
-**Constructions** (``t`` → 0; the last two are generic):
+**Constructions** (``t`` → 0; chosen by :func:`relation_construction`):
 
 1. *Euler* (zφ' = cφ, φ = C·z^c): the scale symmetry of each channel k that holds a
    relation component, a_{h,·,k} ↦ s·a_{h,·,k}, ω_{h,k} ↦ s^{−c}·ω_{h,k}, s = 1 + t. The
@@ -37,7 +37,7 @@ violates (A.1)–(A.5) (type 2's "all M = 0") is skipped, with the reason.
    ω_{h_c,k_c} ↦ ω + t·α_c/max|α|. g is linear in ω, so the function moves by t·Σ α_c ū_c / D,
    zero when the relation also holds at the fillers (it does for the families).
 3. *First order* (relations among ū, ∂ū/∂M, ∂ū/∂a): the lifted direction
-   δω_{h,k} = α_c, δa_{h,i,k} = β_{c,a}/ω_{h,k}, δm_{h,i} = β_{c,M} (from
+   δω_{h,k} = α_c, δa_{h,i,k} = β_{c,a}/ω_{h,k}, δm_{h,i} = β_{c,M}/ω_{h,k} (from
    δ(ω ū) = δω ū + ω ∇ū·δθ), projected onto the numerical null space of the column-scaled model
    Jacobian J at G* (this adds the moves the softmax denominator and the fillers need);
    G_t = G* + t·d. Then ‖Δg‖ = O(t²), L2 ≍ t: ρ ≍ t (slope 1).
@@ -59,6 +59,10 @@ quantities (analytic Jacobian; Q by Richardson extrapolation), not read off the 
 nearly-null direction (scaled singular value 1e-7) makes ρ fall like t over the measured window
 t ≥ 1e-4 and level off at ρ₀ only below it. ρ → 0 means ρ₀ = 0 (the tangent is a null
 direction of the model, or the split's second order is compensated) *and* a falling slope.
+
+5. *Null vector* (labels not parsed term by term: type-2 relations other than φ(f_k)-only and
+   Euler): G* + t·d with d the first null vector of the column-scaled J (its smallest singular
+   direction if there is none, which then shows a bounded ratio).
 
 Theorem 1's sequence (:mod:`numeric.ratio`) is construction 4 for the linear expert with v = e₁
 and no compensation: u is linear in a, so Q = 0 exactly and only the weight error n^{−(r+1)}
