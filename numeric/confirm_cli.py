@@ -1,0 +1,95 @@
+"""``numeric confirm PHI``: the command-line shell over :func:`numeric.confirm.confirm`.
+
+Wired into ``numeric/cli.py`` with ``confirm_cli.add_parser(sub)`` and, in ``_run``,
+``if args.command == "confirm": return confirm_cli.run(args)``. Exit codes: 0 ran (whatever the
+verdict), 2 bad input (identcheck's or numeric's one-line message on stderr, nothing written),
+1 internal error.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(subparsers):
+    """Add the ``confirm`` subcommand to an argparse ``subparsers`` object; returns its parser."""
+    p = subparsers.add_parser(
+        "confirm",
+        help="identcheck's verdict for PHI and its numeric consequence",
+        description="Check PHI symbolically, then measure ||g_t - g*|| / L2 along witness, probe and random "
+        "parameter paths, and convergence rates at the witness configuration and a generic truth.",
+    )
+    p.add_argument("phi", help="gate activation in z, e.g. 'sigmoid(z + 1)'")
+    p.add_argument("--condition", choices=("type1", "type2"), default="type1",
+                   help="type1: Setting I (model gated1, default); type2: Setting II (model gated2)")
+    p.add_argument("--quick", action="store_true", help="20k Monte Carlo points, rates on 4 sizes x 3 repetitions (about a minute)")
+    p.add_argument("--jobs", type=int, default=1, help="parallel fit processes for the rates (default 1)")
+    p.add_argument("--out", default=None, help="output folder (default confirm-out/<phi>-<condition>)")
+    p.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--mc", type=int, default=None, help="Monte Carlo points for the L2(mu) norm (default 100000; 20000 with --quick)")
+    p.add_argument("--no-rates", action="store_true", help="skip the rate grid (sequences and verdict only)")
+    return p
+
+
+def _default_out(phi: str, condition: str) -> str:
+    slug = "".join(ch if ch.isalnum() else "_" for ch in phi).strip("_") or "phi"
+    return f"confirm-out/{slug[:40]}-{condition}"
+
+
+def run(args) -> int:
+    """Run ``confirm`` for parsed ``args``; print the report (or JSON); return the exit code."""
+    from identcheck import IdentcheckError
+
+    from .confirm import confirm
+    from .params import NumericError
+
+    try:
+        if args.seed < 0:
+            raise NumericError(f"--seed {args.seed}: must be >= 0")
+        result = confirm(
+            args.phi,
+            condition=args.condition,
+            quick=args.quick,
+            jobs=args.jobs,
+            out=args.out or _default_out(args.phi, args.condition),
+            seed=args.seed,
+            mc=args.mc,
+            rates=not args.no_rates,
+            progress=not args.json and sys.stderr.isatty(),
+        )
+    except (IdentcheckError, NumericError) as exc:
+        print(f"numeric: error: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=1))
+        return 0
+    print(format_result(result))
+    return 0
+
+
+def format_result(result) -> str:
+    s = result.symbolic
+    lines = [f"phi = {result.phi}  ({result.condition}, model {result.model})",
+             f"identcheck: {s['verdict']} ({s['evidence']}); {s['summary']}"]
+    if s["relation"]:
+        lines.append(f"witness relation ({s['family'] or 'unrecognised'}): {s['relation']}")
+    if s.get("witness_path_relation") and s["witness_path_relation"] != s["relation"]:
+        lines.append(f"lifted for the witness path: probe '{s['witness_path_probe']}', {s['witness_path_relation']}")
+    lines.append(f"ratio ||g_t - g*|| / L2 for t = {result.sequences[0].t[0]:g} ... {result.sequences[0].t[-1]:g} "
+                 f"({result.mc_points} Monte Carlo points):" if result.sequences else "no paths")
+    for q in result.sequences:
+        shape = "exact invariance (ratio 0)" if q.exact_invariance else f"slope {q.slope:5.2f}"
+        limit = "" if q.limit is None or q.exact_invariance else f" (t->0: {q.limit:.1e})"
+        lines.append(f"  {q.kind:8s} {shape:28s} ratio {q.ratio[0]:.2e} -> {q.ratio[-1]:.2e}{limit:18s} {q.name}")
+    for r in result.rates:
+        lines.append(f"  rate {r.truth:8s} K = {r.K} (K* = {r.K_star}): slope {r.slope:+.2f} [{r.ci[0]:+.2f}, {r.ci[1]:+.2f}]"
+                     f"  Var g*/nu^2 = {r.signal_to_noise:.1f}")
+    for name, why in result.skipped:
+        lines.append(f"  skipped probe '{name}': {why}")
+    lines.append(result.verdict)
+    lines.append(f"({result.seconds:.1f} s, sequences {result.sequence_seconds:.1f} s; output in {result.out})")
+    return "\n".join(lines)
