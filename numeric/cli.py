@@ -10,6 +10,7 @@ import argparse
 import json
 import sys
 
+from . import confirm_cli
 from .fit import OPTIMIZERS
 from .models import MODELS
 from .params import NumericError
@@ -133,6 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
     _phi_args(ra)
     ra.add_argument("--json", action="store_true")
     ra.set_defaults(func=_ratio)
+    confirm_cli.add_parser(sub).set_defaults(func=confirm_cli.run)
     return parser
 
 

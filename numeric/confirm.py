@@ -244,7 +244,8 @@ def _with_signal(model: Model, params: HMoEParams, noise: float, X: np.ndarray):
 
 def _rates(model_kind, phi, truths, out: Path, quick: bool, jobs: int, seed: int, progress):
     from .rates import rates_from_records
-    from .sweep import Grid, load_records, run_grid
+    from .store import read_records, read_settings
+    from .sweep import Grid, run_grid
 
     sizes, reps = (QUICK_SIZES, QUICK_REPS) if quick else (FULL_SIZES, FULL_REPS)
     rows = []
@@ -259,7 +260,7 @@ def _rates(model_kind, phi, truths, out: Path, quick: bool, jobs: int, seed: int
         K_star = params.K
         grid = Grid(models=(model_kind,), Ks=(K_star, K_star + 1), sizes=sizes, reps=reps, box=BOX_FACTOR, seed=seed)
         run_grid(grid, folder, jobs=jobs, truth_path=truth_path, progress=progress)
-        for rate in rates_from_records(load_records(folder)):
+        for rate in rates_from_records(read_records(folder), read_settings(folder)):
             rows.append(RateRow(label, rate.K, K_star, rate.slope, (rate.ci_low, rate.ci_high), snr, rate.sizes, rate.means, rate.n_reps))
     return tuple(rows)
 

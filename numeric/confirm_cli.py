@@ -1,7 +1,6 @@
 """``numeric confirm PHI``: the command-line shell over :func:`numeric.confirm.confirm`.
 
-Wired into ``numeric/cli.py`` with ``confirm_cli.add_parser(sub)`` and, in ``_run``,
-``if args.command == "confirm": return confirm_cli.run(args)``. Exit codes: 0 ran (whatever the
+Wired into ``numeric/cli.py`` with ``confirm_cli.add_parser(sub).set_defaults(func=confirm_cli.run)``. Exit codes: 0 ran (whatever the
 verdict), 2 bad input (identcheck's or numeric's one-line message on stderr, nothing written),
 1 internal error.
 """
