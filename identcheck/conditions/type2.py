@@ -18,7 +18,6 @@ from __future__ import annotations
 from functools import lru_cache
 
 import flint
-import numpy as np
 
 from ..compile import CompiledTerms, arb_precision, phi_functions
 from ..evidence import Verdict
