@@ -32,7 +32,7 @@ import sympy as sp
 from .activation import Z, parse_activation
 from .errors import IdentcheckError
 
-__all__ = ["Merge", "Term", "TermSet", "phi_placeholder", "substitute_phi", "type1_term_set", "type1_terms"]
+__all__ = ["Merge", "Term", "TermSet", "derivative_label", "phi_placeholder", "substitute_phi", "type1_term_set", "type1_terms"]
 
 MAX_DIM = 6
 

@@ -35,7 +35,7 @@ import numpy as np
 import sympy as sp
 
 from .errors import IdentcheckError
-from .terms import Merge, phi_placeholder
+from .terms import Merge, derivative_label, phi_placeholder
 
 __all__ = ["Type2Term", "Type2TermSet", "on_channel", "type2_term_set"]
 
@@ -164,7 +164,7 @@ def type2_term_set(dim: int = 2, n_gates: int = 2, n_channels: int = 2, mixed_pr
                     expr = exps[i]
                     for c in combo:
                         expr = sp.diff(expr, names[c][1])
-                    label = _derivative_label(f"v{kk}", [f"M{i + 1}" + names[c][0][1:] for c in combo])
+                    label = derivative_label(f"v{kk}", tuple(f"M{i + 1}" + names[c][0][1:] for c in combo))
                     part = (i, tuple(names[c][0] for c in combo))
                     terms.append(Type2Term(f"{label}·φ'(f{kk})/E", k, 1, "v", expr * f[k] / E, ("v", k, *part)))
                     if order == 1:
@@ -181,7 +181,7 @@ def type2_term_set(dim: int = 2, n_gates: int = 2, n_channels: int = 2, mixed_pr
                     expr = u
                     for c in combo:
                         expr = sp.diff(expr, names[c][1])
-                    label = _derivative_label(f"u[{i + 1},{kk}]", [names[c][0] for c in combo])
+                    label = derivative_label(f"u[{i + 1},{kk}]", tuple(names[c][0] for c in combo))
                     part = (i, tuple(names[c][0] for c in combo))
                     terms.append(Type2Term(f"{label}·φ'(f{kk})/E", k, 1, "u", expr / E, ("u", k, *part)))
                     if order == 1:
@@ -210,14 +210,6 @@ def type2_term_set(dim: int = 2, n_gates: int = 2, n_channels: int = 2, mixed_pr
         index=index,
         experts=tuple(tuple(tuple(a_syms[(i, k, l)] for l in range(d)) for k in range(K)) for i in range(N)),
     )
-
-
-def _derivative_label(base: str, names: list[str]) -> str:
-    if len(names) == 1:
-        return f"∂{base}/∂{names[0]}"
-    if names[0] == names[1]:
-        return f"∂²{base}/∂{names[0]}²"
-    return f"∂²{base}/∂{names[0]}∂{names[1]}"
 
 
 def _merge(terms, x, params):

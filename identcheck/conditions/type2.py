@@ -45,7 +45,7 @@ def _compiled(term_set):
 class _Memo(dict):
     """Per-probe cache: one evaluation per precision, shared by all the decisions."""
 
-    def get(self, key, compute):
+    def once(self, key, compute):
         if key not in self:
             self[key] = compute()
         return self[key]
@@ -69,16 +69,17 @@ class Type2Matrix(ProbeMatrix):
         kept = self.reduction.kept
         self.labels = tuple(ts.labels[c] for c in kept)
         self.columns = tuple(int(c) for c in kept)
+        self._float64 = self.full[:, list(self.columns)]
         n = len(ts.terms)
         self.note = f"{n} terms, {n - len(kept)} removed by relations that hold for every phi"
         undecided = len(self.reduction.undecided)
         self.unsettled = f"{undecided} phi-free group reduction(s) undecided" if undecided else None
 
     def factor_arb(self, digits):
-        return self.memo.get(("F", digits), lambda: self.factors.arb(self.points, self.parameters, self.activation, digits))
+        return self.memo.once(("F", digits), lambda: self.factors.arb(self.points, self.parameters, self.activation, digits))
 
     def factor_gram(self, digits):
-        return self.memo.get(("FtF", digits), lambda: raw_gram(self.factor_arb(digits), digits))
+        return self.memo.once(("FtF", digits), lambda: raw_gram(self.factor_arb(digits), digits))
 
     def full_arb(self, digits):
         """Full terms = φ-free factor × φ^(m)(f^k), from the factors already evaluated."""
@@ -93,10 +94,7 @@ class Type2Matrix(ProbeMatrix):
                 scale = {(m, k): [out[0] for out in phi[m]([[f_values[i, k]] for i in range(n)])] for m, k in set(keys)}
                 return flint.arb_mat([[factor[i, j] * scale[keys[j]][i] for j in range(len(keys))] for i in range(n)])
 
-        return self.memo.get(("A", digits), compute)
-
-    def float64(self):
-        return self.full[:, list(self.columns)]
+        return self.memo.once(("A", digits), compute)
 
     def arb(self, digits):
         return self.rows(range(len(self.points)), digits)
@@ -106,7 +104,7 @@ class Type2Matrix(ProbeMatrix):
         return flint.arb_mat([[full[i, j] for j in self.columns] for i in rows])
 
     def full_gram(self, digits):
-        return self.memo.get(("AtA", digits), lambda: raw_gram(self.full_arb(digits), digits))
+        return self.memo.once(("AtA", digits), lambda: raw_gram(self.full_arb(digits), digits))
 
     def gram(self, digits):
         return sub_gram(self.full_gram, self.columns)(digits)
