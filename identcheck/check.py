@@ -27,9 +27,6 @@ from .report import CheckResult, ProbeResult
 
 __all__ = ["check", "conclude", "make_condition", "run", "CONDITIONS"]
 
-#: Options a condition may take, with the value that means "not used".
-OPTION_DEFAULTS = {"include_zero": False, "n_gates": 2, "n_channels": 2, "mixed_products": False}
-
 
 def check(
     phi,
@@ -113,9 +110,11 @@ def make_condition(
         raise IdentcheckError(f"ladder={ladder!r}: need at least two increasing precisions of 20 digits or more")
     cls = CONDITIONS[condition]
     for name, value in options.items():
-        if name not in cls.options and value != OPTION_DEFAULTS.get(name):
-            takers = [key for key, c in CONDITIONS.items() if name in c.options]
-            raise IdentcheckError(f"{name}={value!r}: applies to {' and '.join(takers) or 'no condition'} only, not {condition}")
+        takers = {key: c.options[name] for key, c in CONDITIONS.items() if name in c.options}
+        if not takers:
+            raise IdentcheckError(f"{name}={value!r}: no condition takes this option")
+        if name not in cls.options and value != next(iter(takers.values())):  # its default: "not used"
+            raise IdentcheckError(f"{name}={value!r}: applies to {' and '.join(takers)} only, not {condition}")
     taken = {name: value for name, value in options.items() if name in cls.options}
     return cls(cls.activation_for(phi, params), dim, int(seed), points_per_term, tuple(ladder), **taken)
 
