@@ -21,47 +21,32 @@ import time
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-import numpy as np  # noqa: E402
 
-from identcheck import check, default_probes, parse_activation  # noqa: E402
+from identcheck import check  # noqa: E402
 from identcheck.certificates import certify_probe  # noqa: E402
-from identcheck.certify import prove_relation  # noqa: E402
-from identcheck.compile import compile_terms  # noqa: E402
+from identcheck.check import make_condition  # noqa: E402
 from identcheck.rank import decide_rank  # noqa: E402
-from identcheck.relations import explain_type1  # noqa: E402
-from identcheck.terms import type1_term_set  # noqa: E402
 
 PHIS = ["z", "exp(z)", "sigmoid(z + 1)", "tanh(z) + z/10", "gelu(z + 1)"]
 
 
 def probe_times(phi: str, dim: int, repeats: int):
-    act = parse_activation(phi)
-    ts = type1_term_set(dim)
-    compiled = compile_terms(ts)
+    condition = make_condition(phi, "type1", dim)
     rows = []
-    for index, probe in enumerate(default_probes(dim, seed=0)):
-        n_cols = len(probe.components) * compiled.n_terms
-        pts = np.random.default_rng([0, dim, index, 1]).uniform(-1, 1, size=(4 * n_cols, dim))
-        thetas = [list(ts.numeric_params(c.M, c.a).values()) for c in probe.components]
-        matrix = compiled.float64(pts, thetas, act)
-        decision = decide_rank(matrix, lambda d: compiled.arb(pts, thetas, act, d))
-        labels = [f"t{j}" for j in range(n_cols)]
-        relations = explain_type1(decision, matrix, ts, act, probe, labels) if decision.independent is False else ()
+    for index, probe in enumerate(condition.probes()):
+        matrix = condition.matrix(probe, index)
+        n_cols = len(matrix.labels)
+        decision = decide_rank(matrix.float64(), gram=matrix.gram)
+        relations = condition.explain(probe, matrix, decision) if decision.independent is False else ()
         times, cert = [], None
         for _ in range(repeats):
             start = time.perf_counter()
-            cert, _ = certify_probe(
-                decision, matrix, pts,
-                lambda d: compiled.arb(pts, thetas, act, d),
-                lambda r, d: compiled.arb(pts[r], thetas, act, d),
-                lambda c: prove_relation(ts, act.derivatives, probe.components, c, thorough=False),
-                labels, relations,
-            )
+            cert, _ = certify_probe(decision, matrix, condition.prover(probe, matrix), relations)
             times.append(time.perf_counter() - start)
-        if cert["kind"] == "interval":
-            what = f"interval, sigma_min >= {cert['detail']['sigma_min_lower_bound']:.1e} at {cert['detail']['digits']} digits"
-        elif cert["kind"] == "proof":
-            d = cert["detail"]
+        if cert.kind == "interval":
+            what = f"interval, sigma_min >= {cert.detail['sigma_min_lower_bound']:.1e} at {cert.detail['digits']} digits"
+        elif cert.kind == "proof":
+            d = cert.detail
             what = f"proof, {d['proved']}/{d['nullity']} relations" + (", nullity exact" if d.get("nullity_exact") else "")
         else:
             what = "not certified"

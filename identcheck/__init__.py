@@ -5,13 +5,15 @@ tests their linear independence on structured parameter probes (escalating borde
 to higher precision), and names the degeneracies it finds.
 
 >>> from identcheck import check
->>> check("sigmoid(z + 1)").verdict
-'identifiable'
+>>> print(check("sigmoid(z + 1)").verdict)
+identifiable
 """
 
 from .activation import Activation, parse_activation, parse_param
-from .check import CONDITIONS, check
+from .check import check
+from .conditions import CONDITIONS, Condition, ProbeMatrix
 from .errors import IdentcheckError
+from .evidence import Certificate, CertificateKind, Evidence, Tolerance, Verdict
 from .probes import Component, Probe, default_probes
 from .report import CheckResult, ProbeResult, Relation
 from .terms import Merge, Term, TermSet, type1_term_set, type1_terms
@@ -20,15 +22,22 @@ from .terms import Merge, Term, TermSet, type1_term_set, type1_terms
 __all__ = [
     "Activation",
     "CONDITIONS",
+    "Certificate",
+    "CertificateKind",
     "CheckResult",
     "Component",
+    "Condition",
+    "Evidence",
     "IdentcheckError",
     "Merge",
     "Probe",
+    "ProbeMatrix",
     "ProbeResult",
     "Relation",
     "Term",
     "TermSet",
+    "Tolerance",
+    "Verdict",
     "check",
     "default_probes",
     "parse_activation",

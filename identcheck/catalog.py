@@ -7,9 +7,14 @@ numbers (exact relations, or the labels of a numerical one), so it is the same o
 
 from __future__ import annotations
 
+from concurrent.futures import ProcessPoolExecutor
+
 from .check import check
+from .errors import IdentcheckError
 
 __all__ = ["CATALOG", "catalog_rows", "to_markdown"]
+
+MAX_JOBS = 64
 
 #: (activation, note) — common gates with and without a bias.
 CATALOG = [
@@ -65,23 +70,23 @@ def _row(entry) -> dict:
     row = {"phi": phi, "note": note}
     for condition in ("type1", "type2"):
         result = check(phi, condition=condition)
-        row[condition] = {"verdict": result.verdict, "evidence": result.evidence, "witness": _witness(result)}
+        row[condition] = {"verdict": str(result.verdict), "evidence": str(result.evidence), "witness": _witness(result)}
         if condition == "type2":
-            row[condition]["literal_verdict"] = result.literal_verdict
+            row[condition]["literal_verdict"] = str(result.literal_verdict)
     return row
 
 
 def catalog_rows(progress=None, jobs: int = 1) -> list[dict]:
     """Check every catalog entry for type-1 and type-2, in ``jobs`` processes (order kept)."""
-    if jobs <= 1:
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= MAX_JOBS:
+        raise IdentcheckError(f"jobs={jobs!r}: must be an integer from 1 to {MAX_JOBS}")
+    if jobs == 1:
         rows = []
         for i, entry in enumerate(CATALOG):
             rows.append(_row(entry))
             if progress is not None:
                 progress(i + 1, len(CATALOG), entry[0])
         return rows
-    from concurrent.futures import ProcessPoolExecutor
-
     rows = []
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         for i, row in enumerate(pool.map(_row, CATALOG)):

@@ -20,9 +20,14 @@ from typing import Callable
 
 import flint
 import numpy as np
+import sympy as sp
 
 from .certify import recover_relations
-from .interval import certify_full_column_rank
+from .conditions import CONDITIONS, ProbeMatrix
+from .errors import IdentcheckError
+from .evidence import Certificate, CertificateKind
+from .interval import approximate_inverse_test, certify_full_column_rank
+from .probes import Component, HeadConfig, Probe
 from .report import Relation
 
 __all__ = ["certify_probe", "replay", "hex_points"]
@@ -33,51 +38,35 @@ def hex_points(points: np.ndarray) -> list:
     return [[float(v).hex() for v in row] for row in np.atleast_2d(points)]
 
 
-def certify_probe(
-    decision,
-    matrix: np.ndarray,
-    points: np.ndarray,
-    arb_matrix: Callable[[int], object],
-    arb_rows: Callable[[list, int], object],
-    prove: Callable[[tuple], bool],
-    labels: list,
-    relations: tuple,
-    columns: list | None = None,
-) -> tuple[dict, tuple]:
+def certify_probe(decision, matrix: ProbeMatrix, prove: Callable[[tuple], bool], relations: tuple) -> tuple[Certificate, tuple]:
     """The certificate of one probe, and its relations (raw ones replaced by proved exact ones).
 
     Parameters
     ----------
     decision : RankDecision
-    matrix : ndarray (n, T)
-        float64 collocation matrix of the columns decided.
-    points : ndarray (n, d)
-    arb_matrix : callable
-        ``arb_matrix(digits)`` → the n × T matrix in arb.
-    arb_rows : callable
-        ``arb_rows(rows, digits)`` → those rows of it, in arb (balls containing the exact values).
+        The rank decision on ``matrix``.
+    matrix : ProbeMatrix
+        The columns decided: ``float64()``, ``arb(digits)``, ``rows(rows, digits)`` (balls
+        containing the exact values), ``points``, ``labels`` and ``columns`` (their positions in
+        the probe's full column list, recorded for :func:`replay`).
     prove : callable
         ``prove(coefficients)`` → True when sympy proved Σ λ_c column_c ≡ 0.
-    labels : list of str
-        Column labels.
     relations : tuple of Relation
         What the numerical explanation found.
-    columns : list of int, optional
-        Indices of the decided columns in the probe's full column list (for replay).
     """
-    columns = list(range(matrix.shape[1])) if columns is None else [int(c) for c in columns]
+    values, points, labels, columns = matrix.float64(), matrix.points, matrix.labels, list(matrix.columns)
     if decision.independent is None:
-        return {"kind": None, "detail": "the rank was not settled on the precision ladder; nothing to certify"}, relations
+        return Certificate(None, "the rank was not settled on the precision ladder; nothing to certify"), relations
     if decision.independent:
-        cert = certify_full_column_rank(matrix, arb_rows, decision.smallest_singular_value)
+        cert = certify_full_column_rank(values, matrix.rows, decision.smallest_singular_value)
         detail = cert.to_dict()
         detail["points"] = hex_points(points[list(cert.rows)])
         detail["columns"] = columns
         if not cert.proved:
             detail["why_not"] = f"||I - R S||_F < 1 not reached up to {cert.digits} digits"
-        return {"kind": "interval" if cert.proved else None, "detail": detail}, relations
+        return Certificate(CertificateKind.INTERVAL if cert.proved else None, detail), relations
 
-    exact = recover_relations(decision.null_space, arb_matrix)
+    exact = recover_relations(decision.null_space, matrix.arb)
     proved = [c for c in exact if c is not None and prove(c)]
     detail = {
         "nullity": decision.nullity,
@@ -88,10 +77,10 @@ def certify_probe(
     }
     if len(proved) == decision.nullity:
         pivots = {relation[0][0] for relation in proved}
-        rest = [j for j in range(matrix.shape[1]) if j not in pivots]
+        rest = [j for j in range(values.shape[1]) if j not in pivots]
         cert = None
         if rest:
-            cert = certify_full_column_rank(matrix[:, rest], lambda rows, digits: _columns(arb_rows(rows, digits), rest))
+            cert = certify_full_column_rank(values[:, rest], lambda rows, digits: _columns(matrix.rows(rows, digits), rest))
         detail["nullity_exact"] = bool(cert is None or cert.proved)
         detail["rest_certificate"] = None if cert is None else {
             **cert.to_dict(),
@@ -106,11 +95,11 @@ def certify_probe(
     if proved or already:
         if not proved:
             detail["method"] = "a family relation proved identically zero by sympy (rational recovery did not prove the basis)"
-        return {"kind": "proof", "detail": detail}, relations
+        return Certificate(CertificateKind.PROOF, detail), relations
     detail["why_not"] = (
         "coefficients not recognised as rationals" if not detail["recovered"] else "sympy did not reduce the recovered relations to 0"
     )
-    return {"kind": None, "detail": detail}, relations
+    return Certificate(None, detail), relations
 
 
 def _relation(coefficients, labels) -> Relation:
@@ -130,53 +119,33 @@ def _columns(arb, columns):
 def replay(result: dict, probe_name: str) -> dict:
     """Re-run the interval test of one probe from a check's JSON (``identcheck check --certify --json``).
 
-    Rebuilds φ, the term set and the probe's parameters from the JSON, evaluates the recorded
-    minor (points read back exactly from hex) in arb at the recorded precision, and repeats the
-    approximate-inverse test with the recorded column scaling. Returns the new bounds.
+    Rebuilds the condition (φ, the term set) and the probe's parameters from the JSON, evaluates
+    the recorded minor (points read back exactly from hex) in arb at the recorded precision, and
+    repeats the approximate-inverse test with the recorded column scaling. Returns the new bounds.
     """
-    from .interval import _approximate_inverse_test
-    from .errors import IdentcheckError
-
     probe = next((p for p in result.get("probes", []) if p["name"] == probe_name), None)
     if probe is None:
         raise IdentcheckError(f"probe={probe_name!r}: not in this result")
     cert = probe.get("certificate") or {}
-    if cert.get("kind") != "interval":
+    if cert.get("kind") != CertificateKind.INTERVAL:
         raise IdentcheckError(f"probe={probe_name!r}: has no interval certificate")
     detail = cert["detail"]
     points = np.array([[float.fromhex(v) for v in row] for row in detail["points"]])
-    arb = _evaluator(result, probe)(points, int(detail["digits"]))
+    condition = CONDITIONS[result["condition"]].from_json(result)
+    arb = condition.full_matrix(Probe(probe_name, _components(probe["components"])), points).arb(int(detail["digits"]))
     arb = _columns(arb, detail["columns"])
-    bound, sigma = _approximate_inverse_test(arb, detail["column_exponents"], int(detail["digits"]))
+    bound, sigma = approximate_inverse_test(arb, detail["column_exponents"], int(detail["digits"]))
     return {"proved": bound < 1, "residual_bound": bound, "sigma_min_lower_bound": sigma}
 
 
-def _evaluator(result: dict, probe: dict):
-    import sympy as sp
+def _components(data) -> tuple:
+    """Components (type-1) or head configurations (type-2) from their JSON form, exactly."""
 
-    from .activation import parse_activation
-    from .compile import compile_terms
-    from .probes import Component
+    def exact(value):
+        return sp.Rational(value) if isinstance(value, str) else tuple(exact(v) for v in value)
 
-    components = [
-        Component(tuple(tuple(sp.Rational(v) for v in row) for row in c["M"]), tuple(sp.Rational(v) for v in c["a"]))
-        for c in probe["components"]
-    ]
-    dim = int(result["dim"])
-    if result["condition"] == "type2":
-        from .type2 import type2_term_set
-        from .type2_check import _compiled
+    return tuple((HeadConfig if _depth(c["M"]) == 3 else Component)(exact(c["M"]), exact(c["a"])) for c in data)
 
-        head = result["head"]
-        ts = type2_term_set(dim, head["n_gates"], head["n_channels"], head["mixed_products"])
-        activation = parse_activation(result["expression"])
-        full = _compiled(ts)[0]
-        theta = ts.numeric_params(components[0].M, components[0].a)
-        return lambda points, digits: full.arb(points, [theta], activation, digits)
-    from .terms import type1_term_set
 
-    ts = type1_term_set(dim, "u" if result["condition"] == "mha" else "ū")
-    activation = parse_activation("z" if result["condition"] == "mha" else result["expression"])
-    compiled = compile_terms(ts)
-    thetas = [list(ts.numeric_params(c.M, c.a).values()) for c in components]
-    return lambda points, digits: compiled.arb(points, thetas, activation, digits)
+def _depth(value) -> int:
+    return 1 + _depth(value[0]) if isinstance(value, list) and value else 0

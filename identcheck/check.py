@@ -1,36 +1,31 @@
-"""Check an activation: build the terms, probe, decide, explain, conclude (SPEC §3).
+"""The check driver: one probe loop, one rank decision, one verdict, for every condition (SPEC §3).
 
-For each probe (a family of components θ_1..θ_C, :mod:`probes`) the columns are the distinct
-terms of every component evaluated at n = ``points_per_term`` × (number of columns) points
-drawn uniformly from [−1, 1]^d (seeded per probe). :func:`~identcheck.rank.decide_rank` settles
-the column rank, escalating borderline cases to higher precision; a dependence is read as
-relations between labelled terms (:mod:`relations`). The verdict follows :mod:`report`.
+For a condition (:mod:`identcheck.conditions`) and each of its probes:
+
+    matrix A = condition.matrix(probe)          columns = terms, rows = x_i ∈ [−1, 1]^d
+    decision = decide_rank(A)                    float64, then 30/60/120 digits when borderline (:mod:`rank`)
+    relations = condition.explain(decision)      when dependent: named families, proved by sympy
+    certificate = certify_probe(...)             with ``certify``: exact relations / interval bounds
+
+and the verdict follows :func:`conclude` (three-valued, one-sided; :mod:`report`).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from typing import Mapping
 
 import numpy as np
 
-from .activation import parse_activation
 from .certificates import certify_probe
-from .certify import prove_relation
-from .compile import compile_terms
+from .conditions import CONDITIONS, Condition
 from .errors import IdentcheckError
-from .probes import default_probes
-from .rank import DEFAULT_LADDER, decide_rank
-from .relations import explain_type1
+from .evidence import Certificate, CertificateKind, Evidence, Verdict
+from .rank import DEFAULT_LADDER, decide_rank, rule_tolerances
+from .relations import NULL_SPACE_TOLERANCE
 from .report import CheckResult, ProbeResult
-from .terms import type1_term_set
 
-__all__ = ["check", "CONDITIONS"]
-
-#: type1: Setting I (gate after the value projection); type2: Setting II (after the SDPA output);
-#: mha: no gate, the linear expert u = exp(xᵀMx)·aᵀx (the contrast: PDE (5) makes it fail).
-CONDITIONS = ("type1", "type2", "mha")
+__all__ = ["check", "conclude", "make_condition", "run", "CONDITIONS"]
 
 
 def check(
@@ -55,15 +50,16 @@ def check(
     phi : str or sympy.Expr or Activation
         The gate activation, in ``z`` (e.g. ``"sigmoid(z + 1)"``).
     condition : {"type1", "type2", "mha"}
-        Setting I, Setting II, or plain MHA (linear experts; ``phi`` is ignored).
+        Setting I, Setting II, or plain MHA (linear experts; ``phi`` is ignored): a key of
+        :data:`CONDITIONS`.
     dim : int
-        Input dimension d (1 to 6).
+        Input dimension d (1 to 6; 1 to 3 for type-2).
     params : mapping, optional
         Values of named constants in ``phi``.
     seed : int
         Seeds the probe parameters and the sample points.
     include_zero : bool
-        Also probe a = 0, where a relation holds for every φ (reported, not counted).
+        type1 and mha only: also probe a = 0, where a relation holds for every φ (reported, not counted).
     points_per_term : int
         Sample points per column (≥ 2; default 4).
     ladder : tuple of int
@@ -71,9 +67,9 @@ def check(
     progress : callable, optional
         Called as ``progress(done, total, probe_name)`` after each probe.
     n_gates, n_channels : int
-        Type-2 only: gating matrices N (the last fixed at 0) and channels K of the head.
+        type2 only: gating matrices N (the last fixed at 0) and channels K of the head.
     mixed_products : bool
-        Type-2 only: add the mixed ∂u·∂v products of the full second-order expansion
+        type2 only: add the mixed ∂u·∂v products of the full second-order expansion
         (an extension beyond the paper's set, labelled as such).
     certify : bool
         Certify each probe's outcome (:mod:`certificates`): independence by interval arithmetic,
@@ -84,12 +80,26 @@ def check(
     -------
     CheckResult
 
+    Raises
+    ------
+    IdentcheckError
+        Bad input, naming the parameter — also an option set for a condition that does not take it.
+
     Examples
     --------
-    >>> check("z").verdict
-    'not identifiable'
+    >>> check("z").verdict == "not identifiable"
+    True
     """
     started = time.perf_counter()
+    options = {"include_zero": include_zero, "n_gates": n_gates, "n_channels": n_channels, "mixed_products": mixed_products}
+    setup = make_condition(phi, condition, dim, params, seed, points_per_term, ladder, **options)
+    return run(setup, certify=certify, progress=progress, started=started)
+
+
+def make_condition(
+    phi, condition="type1", dim=2, params=None, seed=0, points_per_term=4, ladder=DEFAULT_LADDER, **options
+) -> Condition:
+    """Validate the arguments of :func:`check` and set the condition up (parse φ, build its terms)."""
     if condition not in CONDITIONS:
         raise IdentcheckError(f"condition={condition!r}: unknown; available: {', '.join(CONDITIONS)}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
@@ -98,114 +108,89 @@ def check(
         raise IdentcheckError(f"points_per_term={points_per_term!r}: must be an integer from 2 to 100")
     if not ladder or list(ladder) != sorted(set(ladder)) or len(ladder) < 2 or min(ladder) < 20:
         raise IdentcheckError(f"ladder={ladder!r}: need at least two increasing precisions of 20 digits or more")
-    if condition == "type2":
-        from .type2_check import check_type2
+    cls = CONDITIONS[condition]
+    for name, value in options.items():
+        takers = {key: c.options[name] for key, c in CONDITIONS.items() if name in c.options}
+        if not takers:
+            raise IdentcheckError(f"{name}={value!r}: no condition takes this option")
+        if name not in cls.options and value != next(iter(takers.values())):  # its default: "not used"
+            raise IdentcheckError(f"{name}={value!r}: applies to {' and '.join(takers)} only, not {condition}")
+    taken = {name: value for name, value in options.items() if name in cls.options}
+    return cls(cls.activation_for(phi, params), dim, int(seed), points_per_term, tuple(ladder), **taken)
 
-        activation = parse_activation(phi, params)
-        return check_type2(
-            activation, dim, n_gates, n_channels, mixed_products, int(seed), points_per_term, ladder, progress, started,
-            certify,
-        )
-    if condition == "mha":
-        activation = dataclasses.replace(parse_activation("z"), text="z (linear expert, no gate)")
-    else:
-        activation = parse_activation(phi, params)
-    term_set = type1_term_set(dim, "u" if condition == "mha" else "ū")
-    compiled = compile_terms(term_set)
-    probes = default_probes(dim, seed=int(seed), include_zero=include_zero)
+
+def run(condition: Condition, certify: bool = False, progress=None, started: float | None = None) -> CheckResult:
+    """Run every probe of ``condition`` and conclude."""
+    started = time.perf_counter() if started is None else started
+    activation, term_set = condition.activation, condition.term_set
+    probes = condition.probes()
     bound = max(c.l1 for p in probes for c in p.components)
     activation.check_domain(bound)
-
     results = []
     for index, probe in enumerate(probes):
-        results.append(_run_probe(probe, index, term_set, compiled, activation, seed, points_per_term, ladder, certify))
+        results.append(_run_probe(condition, probe, index, certify))
         if progress is not None:
             progress(index + 1, len(probes), probe.name)
-    verdict, evidence, summary, witness = conclude(results, ladder, certify)
+    verdict, evidence, summary, witness = conclude(results, condition.ladder, certify)
+    suffix, fields = condition.finish(results)
     return CheckResult(
         phi=activation.text,
         expression=str(activation.expr),
-        condition=condition,
-        dim=dim,
+        condition=condition.name,
+        dim=condition.dim,
         verdict=verdict,
         evidence=evidence,
-        summary=summary,
+        summary=summary + suffix,
         witness=witness,
         merges=term_set.merges,
         n_derivatives=term_set.n_derivatives,
         n_terms=len(term_set.terms),
         probes=tuple(results),
-        seed=int(seed),
-        points_per_term=points_per_term,
+        seed=condition.seed,
+        points_per_term=condition.points_per_term,
         domain_bound=bound,
-        tolerances=tolerances(ladder),
+        tolerances=rule_tolerances(condition.ladder) + (NULL_SPACE_TOLERANCE,),
         seconds=round(time.perf_counter() - started, 3),
         certified=certify,
+        **fields,
     )
 
 
-def tolerances(ladder) -> dict:
-    from . import rank, relations
-
-    return {
-        "borderline": "sqrt(eps) * s_max of the column-scaled float64 matrix",
-        "collapsed": "singular value < 10**-p at precision p digits (arithmetic carries 2p digits)",
-        "agreement": rank.AGREEMENT,
-        "ladder": list(ladder),
-        "in_null_space": relations.IN_NULL_SPACE,
-    }
-
-
-def _labels(term_set, n_components: int) -> list[str]:
-    if n_components == 1:
-        return term_set.labels
-    return [f"{label}[{c + 1}]" for c in range(n_components) for label in term_set.labels]
-
-
-def _run_probe(probe, index, term_set, compiled, activation, seed, points_per_term, ladder, certify=False) -> ProbeResult:
-    n_columns = len(probe.components) * compiled.n_terms
-    n_points = points_per_term * n_columns
-    rng = np.random.default_rng([seed, term_set.dim, index, 1])
-    points = rng.uniform(-1.0, 1.0, size=(n_points, term_set.dim))
-    thetas = [list(term_set.numeric_params(c.M, c.a).values()) for c in probe.components]
-    matrix = compiled.float64(points, thetas, activation)
-    if not np.all(np.isfinite(matrix)):
-        raise IdentcheckError(f"phi={activation.text!r}: terms are not finite at the sample points of probe {probe.name!r}")
-    decision = decide_rank(matrix, lambda digits: compiled.arb(points, thetas, activation, digits), ladder)
-    relations = ()
-    if decision.independent is False:
-        labels = _labels(term_set, len(probe.components))
-        relations = explain_type1(decision, matrix, term_set, activation, probe, labels)
+def _run_probe(condition: Condition, probe, index: int, certify: bool) -> ProbeResult:
+    matrix = condition.matrix(probe, index)
+    values = matrix.float64()
+    if not np.all(np.isfinite(values)):
+        phi = condition.activation.text
+        raise IdentcheckError(f"phi={phi!r}: terms are not finite at the sample points of probe {probe.name!r}")
+    decision = decide_rank(values, ladder=condition.ladder, gram=matrix.gram)
+    relations = condition.explain(probe, matrix, decision) if decision.independent is False else ()
     certificate = None
     if certify:
-        certificate, relations = certify_probe(
-            decision,
-            matrix,
-            points,
-            lambda digits: compiled.arb(points, thetas, activation, digits),
-            lambda rows, digits: compiled.arb(points[rows], thetas, activation, digits),
-            lambda coefficients: prove_relation(term_set, activation.derivatives, probe.components, coefficients, thorough=False),
-            _labels(term_set, len(probe.components)),
-            relations,
-        )
+        certificate, relations = certify_probe(decision, matrix, condition.prover(probe, matrix), relations)
+    dependent = None if decision.independent is None else not decision.independent
+    if matrix.unsettled is not None:
+        dependent = None
+        certificate = Certificate(None, matrix.unsettled) if certify else None
     return ProbeResult(
         name=probe.name,
         components=probe.components,
-        n_terms=n_columns,
-        n_points=n_points,
+        n_terms=len(matrix.labels),
+        n_points=len(matrix.points),
         smallest_singular_value=decision.smallest_singular_value,
         precision_digits=decision.precision_digits,
-        dependent=None if decision.independent is None else not decision.independent,
+        dependent=dependent,
         nullity=decision.nullity,
         relations=relations,
         counts_for_verdict=probe.counts,
         history=decision.history,
-        note=probe.note,
+        note=probe.note if matrix.note is None else matrix.note,
         certificate=certificate,
+        tolerances=decision.tolerances,
+        **condition.extras(probe, matrix, decision),
     )
 
 
-def conclude(results, ladder, certify=False):
+def conclude(results, ladder, certify=False) -> tuple[Verdict, Evidence, str, str | None]:
     """(verdict, evidence, summary, witness name) from the probe results (see :mod:`report`)."""
     counted = [p for p in results if p.counts_for_verdict]
     dependent = [p for p in counted if p.dependent]
@@ -220,31 +205,31 @@ def conclude(results, ladder, certify=False):
             f"'{witness.name}' ({witness.nullity} relation(s), first: {family}"
             + (", proved exactly by sympy)" if proved else ", confirmed at two precisions)")
         )
-        return "not identifiable", "proof" if proved else "numeric", summary, witness.name
+        return Verdict.NOT_IDENTIFIABLE, Evidence.PROOF if proved else Evidence.NUMERIC, summary, witness.name
     undecided = [p.name for p in counted if p.dependent is None]
     if undecided:
         summary = (
             f"no dependence found, but {len(undecided)} probe(s) could not be settled up to "
             f"{ladder[-1]} digits: {', '.join(undecided)}"
         )
-        return "inconclusive", "numeric", summary, None
-    certified = [p for p in counted if p.certificate is not None and p.certificate["kind"] == "interval"]
+        return Verdict.INCONCLUSIVE, Evidence.NUMERIC, summary, None
+    certified = [p for p in counted if p.certificate is not None and p.certificate.kind is CertificateKind.INTERVAL]
     if certify and len(certified) == len(counted):
         summary = (
             f"independent on all {len(counted)} probes, each proved in interval arithmetic at its parameter "
             "values — parameter values not probed are not covered"
         )
-        return "identifiable", "proof", summary, None
+        return Verdict.IDENTIFIABLE, Evidence.PROOF, summary, None
     summary = (
         f"independent on all {len(counted)} probes — numerical evidence at these parameter values, "
         "not a proof for all parameters"
     )
     if certify:
         summary += f" (interval certificates for {len(certified)} of {len(counted)} probes)"
-    return "identifiable", "numeric", summary, None
+    return Verdict.IDENTIFIABLE, Evidence.NUMERIC, summary, None
 
 
 def _dependence_proved(probe) -> bool:
     if probe.relation is not None and probe.relation.proved:
         return True
-    return probe.certificate is not None and probe.certificate["kind"] == "proof"
+    return probe.certificate is not None and probe.certificate.kind is CertificateKind.PROOF

@@ -1,5 +1,8 @@
 """Command line: ``identcheck check PHI [PHI ...]`` — a thin shell over :func:`identcheck.check`.
 
+Each subcommand is a function ``_name(args)`` (``set_defaults(func=...)``). Library errors name
+the API's parameters; :func:`_flags` rewrites them into the CLI's flags.
+
 Exit codes: 0 the checks ran (whatever the verdicts), 2 bad input (one line on stderr, nothing
 on stdout), 1 internal error, 130 interrupted.
 """
@@ -9,14 +12,29 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
+import os
+import re
 import sys
+import tempfile
 
 from .activation import parse_activation, parse_param
-from .check import CONDITIONS, check
+from .catalog import catalog_rows, to_markdown
+from .check import check, make_condition
+from .conditions import CONDITIONS
 from .errors import IdentcheckError
+from .pde import prove_pde
+from .positions import positions
+from .progress import StatusLine
 from .terms import MAX_DIM
 
 PAPER_EXAMPLES = ["z", "sigmoid(z + 1)"]
+
+#: How library errors spell an argument → how the CLI spells it.
+FLAGS = (
+    (re.compile(r"params=\{'(\w+)': VALUE\}"), r"--param \1=VALUE"),
+    (re.compile(r"\bparam="), "--param "),
+    (re.compile(r"\bjobs="), "--jobs="),
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -29,8 +47,10 @@ def build_parser() -> argparse.ArgumentParser:
         prog="identcheck",
         description="Is a gate activation phi strongly identifiable (gated attention as a hierarchical MoE)?",
     )
+    parser.set_defaults(func=None)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     c = sub.add_parser("check", help="check activations", description="Check activations phi(z).")
+    c.set_defaults(func=_check)
     c.add_argument("phi", nargs="*", help="activations in z, e.g. 'sigmoid(z + 1)' (default: the paper's examples z and sigmoid(z + 1))")
     c.add_argument(
         "--condition",
@@ -57,6 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="For each gate position: the expert form, whether the linear-expert PDE survives "
         "(derived, and checked numerically), and the check that decides it.",
     )
+    pos.set_defaults(func=_positions)
     pos.add_argument("phi", help="the activation, e.g. 'sigmoid(z + 1)'")
     pos.add_argument("--param", action="append", default=[], metavar="NAME=VALUE")
     pos.add_argument("--seed", type=_int("--seed"), default=0)
@@ -68,11 +89,13 @@ def build_parser() -> argparse.ArgumentParser:
         description="For each known family (Euler/homogeneity = the paper's PDE (5), heat, Gaussian, zero phi'', "
         "symmetry): whether phi satisfies its hypothesis and, if so, the exact proof of the identity for all parameters.",
     )
+    pde.set_defaults(func=_prove_pde)
     pde.add_argument("phi", help="the activation, e.g. z")
     pde.add_argument("--dim", type=_int("--dim"), default=2, help=f"input dimension d, 1..{MAX_DIM} (default 2)")
     pde.add_argument("--param", action="append", default=[], metavar="NAME=VALUE")
     pde.add_argument("--json", action="store_true")
     cat = sub.add_parser("catalog", help="type-1 and type-2 verdicts for common activations (about 2 minutes on 2 cores)")
+    cat.set_defaults(func=_catalog)
     cat.add_argument("--json", action="store_true", help="print the rows as JSON")
     cat.add_argument("--markdown", action="store_true", help="print the markdown table (docs/catalog.md)")
     cat.add_argument("--out", help="write the output to this file instead of stdout (written only when complete)")
@@ -94,7 +117,7 @@ def main(argv=None) -> int:
     try:
         return _run(argv)
     except IdentcheckError as exc:
-        print(f"identcheck: error: {exc}", file=sys.stderr)
+        print(f"identcheck: error: {_flags(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("identcheck: interrupted", file=sys.stderr)
@@ -104,17 +127,21 @@ def main(argv=None) -> int:
         return 1
 
 
+def _flags(message: str) -> str:
+    for pattern, flag in FLAGS:
+        message = pattern.sub(flag, message)
+    return message
+
+
 def _run(argv) -> int:
     args = build_parser().parse_args(argv)
-    if args.command == "positions":
-        return _positions(args)
-    if args.command == "catalog":
-        return _catalog(args)
-    if args.command == "prove-pde":
-        return _prove_pde(args)
-    if args.command != "check":
+    if args.func is None:
         build_parser().print_help()
-        return 2 if args.command is None and argv else 0
+        return 2 if argv else 0
+    return args.func(args)
+
+
+def _check(args) -> int:
     choices = (*CONDITIONS, "both")
     if args.condition not in choices:
         close = difflib.get_close_matches(args.condition, choices, n=1)
@@ -127,67 +154,55 @@ def _run(argv) -> int:
     if args.condition != "mha" and args.condition != "type1" and args.include_zero:
         raise IdentcheckError("--include-zero applies to type1 and mha only")
     phis = ["z"] if args.condition == "mha" else (args.phi or PAPER_EXAMPLES)
+    jobs = []
     for phi in phis:  # validate every input before any output
-        parse_activation(phi, params)
+        for condition in conditions:
+            arguments = {"condition": condition, "dim": args.dim, "params": params, "seed": args.seed}
+            arguments |= {"points_per_term": args.points_per_term, **_options(args, condition)}
+            make_condition(phi, **arguments)
+            jobs.append((phi, arguments))
     unused = [name for name in params if not any(_mentions(phi, name) for phi in phis)]
     if unused:
         raise IdentcheckError(f"--param {unused[0]}: no phi uses {unused[0]!r}")
-    if "type2" in conditions:
-        from .type2 import type2_term_set
-
-        type2_term_set(args.dim, args.gates, args.channels, args.mixed_products)  # validates the head shape
-    show_progress = sys.stderr.isatty() and not args.json
     results = []
-    jobs = [(phi, condition) for phi in phis for condition in conditions]
-    for i, (phi, condition) in enumerate(jobs):
-        progress = _progress(i, len(jobs), f"{phi} [{condition}]") if show_progress else None
-        result = check(
-            phi,
-            condition=condition,
-            dim=args.dim,
-            params=params,
-            seed=args.seed,
-            include_zero=args.include_zero,
-            points_per_term=args.points_per_term,
-            progress=progress,
-            n_gates=args.gates,
-            n_channels=args.channels,
-            mixed_products=args.mixed_products,
-            certify=args.certify,
-        )
-        if show_progress:
-            print("\r\033[K", end="", file=sys.stderr)
-        results.append(result)
-        if not args.json:
-            print(result.to_text())
-            if i + 1 < len(jobs):
-                print()
+    with StatusLine(enabled=sys.stderr.isatty() and not args.json) as status:
+        for i, (phi, arguments) in enumerate(jobs):
+            job = f"{phi} [{arguments['condition']}]"
+            title = f"phi {i + 1}/{len(jobs)} {job!r}"
+
+            def progress(done, n_probes, name, title=title):
+                status.show(f"{title}: probe {done}/{n_probes} ({name})")
+
+            result = check(phi, progress=progress, certify=args.certify, **arguments)
+            status.clear()
+            results.append(result)
+            if not args.json:
+                print(result.to_text())
+                if i + 1 < len(jobs):
+                    print()
     if args.json:
         print(json.dumps([r.to_dict() for r in results], indent=2, ensure_ascii=False))
     return 0
 
 
+def _options(args, condition: str) -> dict:
+    """The condition's own options, from the flags (the others do not apply to it)."""
+    given = {
+        "include_zero": args.include_zero,
+        "n_gates": args.gates,
+        "n_channels": args.channels,
+        "mixed_products": args.mixed_products,
+    }
+    return {name: value for name, value in given.items() if name in CONDITIONS[condition].options}
+
+
 def _catalog(args) -> int:
-    import os
-    import tempfile
-
-    from .catalog import catalog_rows, to_markdown
-
     if args.out is not None:
         folder = os.path.dirname(os.path.abspath(args.out))
         if not os.path.isdir(folder):
             raise IdentcheckError(f"--out {args.out!r}: folder {folder!r} does not exist")
-    show = sys.stderr.isatty()
-
-    def progress(done, total, phi):
-        if show:
-            print(f"\r\033[Kcatalog {done}/{total}: {phi}", end="", file=sys.stderr, flush=True)
-
-    if not 1 <= args.jobs <= 64:
-        raise IdentcheckError(f"--jobs={args.jobs}: must be from 1 to 64")
-    rows = catalog_rows(progress, jobs=args.jobs)
-    if show:
-        print("\r\033[K", end="", file=sys.stderr)
+    with StatusLine() as status:
+        rows = catalog_rows(lambda done, total, phi: status.show(f"catalog {done}/{total}: {phi}"), jobs=args.jobs)
     if args.json or not args.markdown:
         text = json.dumps(rows, indent=2, ensure_ascii=False) + "\n"
     else:
@@ -203,8 +218,6 @@ def _catalog(args) -> int:
 
 
 def _prove_pde(args) -> int:
-    from .pde import prove_pde
-
     params = dict(parse_param(p) for p in args.param)
     proofs = prove_pde(args.phi, dim=args.dim, params=params)
     if args.json:
@@ -220,8 +233,6 @@ def _prove_pde(args) -> int:
 
 
 def _positions(args) -> int:
-    from .positions import positions
-
     params = dict(parse_param(p) for p in args.param)
     if args.seed < 0:
         raise IdentcheckError(f"--seed={args.seed}: must be >= 0")
@@ -251,16 +262,7 @@ def _positions(args) -> int:
 
 
 def _mentions(phi: str, name: str) -> bool:
-    import re
-
     return re.search(rf"\b{re.escape(name)}\b", phi) is not None
-
-
-def _progress(i, total, phi):
-    def report(done, n_probes, name):
-        print(f"\r\033[Kphi {i + 1}/{total} {phi!r}: probe {done}/{n_probes} ({name})", end="", file=sys.stderr, flush=True)
-
-    return report
 
 
 if __name__ == "__main__":  # pragma: no cover

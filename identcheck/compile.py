@@ -26,7 +26,7 @@ import sympy as sp
 
 from .terms import TermSet, _PhiDerivative
 
-__all__ = ["CompiledTerms", "arb_closure", "arb_precision", "compile_terms"]
+__all__ = ["CompiledTerms", "arb_closure", "arb_precision", "compile_terms", "phi_functions"]
 
 
 
@@ -145,7 +145,7 @@ def arb_closure(exprs: Sequence[sp.Expr], symbols: Sequence[sp.Symbol]) -> Calla
 
 
 @lru_cache(maxsize=256)
-def _phi_functions(derivatives: tuple):
+def phi_functions(derivatives: tuple):
     z = sp.Symbol("z", real=True)
     return [arb_closure([d], [z]) for d in derivatives]
 
@@ -208,7 +208,7 @@ class CompiledTerms:
 
     def arb(self, points: np.ndarray, components: Sequence[Sequence], activation, digits: int):
         """The same matrix as :meth:`float64`, as a ``flint.arb_mat`` at ``digits`` digits."""
-        phi = _phi_functions(tuple(activation.derivatives))
+        phi = phi_functions(tuple(activation.derivatives))
         with arb_precision(digits):
             x_arb = [[flint.arb(float(v)) for v in row] for row in points]
             rows = [[] for _ in range(points.shape[0])]

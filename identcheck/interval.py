@@ -40,7 +40,7 @@ import scipy.linalg
 
 from .compile import arb_precision
 
-__all__ = ["IntervalCertificate", "certify_full_column_rank", "select_rows", "column_exponents", "MAX_DIGITS"]
+__all__ = ["IntervalCertificate", "approximate_inverse_test", "certify_full_column_rank", "select_rows", "column_exponents", "MAX_DIGITS"]
 
 MAX_DIGITS = 480
 START_DIGITS = 30
@@ -147,7 +147,7 @@ def certify_full_column_rank(
     digits = max(START_DIGITS, int(math.ceil(2 * max(lost, 0) + 20)))
     attempts = []
     while True:
-        bound, sigma = _approximate_inverse_test(rows_at(list(rows), digits), exponents, digits)
+        bound, sigma = approximate_inverse_test(rows_at(list(rows), digits), exponents, digits)
         attempts.append((digits, bound))
         if bound < 1:
             return IntervalCertificate(True, tuple(int(r) for r in rows), tuple(int(e) for e in exponents), digits, bound, sigma, tuple(attempts))
@@ -156,7 +156,7 @@ def certify_full_column_rank(
         digits *= 2
 
 
-def _approximate_inverse_test(minor, exponents, digits) -> tuple[float, float]:
+def approximate_inverse_test(minor, exponents, digits) -> tuple[float, float]:
     """(upper bound on ‖I − R·S‖_F, lower bound on σ_min(S)) for S = minor·2^exponents."""
     T = minor.ncols()
     with arb_precision(digits):

@@ -36,7 +36,8 @@ import sympy as sp
 from .activation import Z, parse_activation
 from .certify import is_exact_zero
 from .families import phi_properties
-from .terms import phi_placeholder, substitute_phi
+from .errors import IdentcheckError
+from .terms import MAX_DIM, phi_placeholder, substitute_phi
 
 __all__ = ["FamilyProof", "prove_pde"]
 
@@ -109,9 +110,6 @@ def prove_pde(phi, dim: int = 2, params=None) -> list[FamilyProof]:
     >>> [(p.family, p.proved) for p in prove_pde("exp(z)", dim=1) if p.holds]
     [('heat type', True)]
     """
-    from .terms import MAX_DIM
-    from .errors import IdentcheckError
-
     if isinstance(dim, bool) or not isinstance(dim, int) or not 1 <= dim <= MAX_DIM:
         raise IdentcheckError(f"dim={dim!r}: must be an integer from 1 to {MAX_DIM}")
     activation = parse_activation(phi, params)

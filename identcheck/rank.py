@@ -46,14 +46,28 @@ import flint
 import numpy as np
 
 from .compile import arb_precision
+from .evidence import Tolerance
 
-__all__ = ["RankDecision", "decide_rank", "raw_gram", "DEFAULT_LADDER"]
+__all__ = ["RankDecision", "decide_rank", "raw_gram", "rule_tolerances", "DEFAULT_LADDER"]
 
 EPS = np.finfo(float).eps
 DEFAULT_LADDER = (30, 60, 120)
 BORDERLINE_FACTOR = float(np.sqrt(EPS))  # borderline = sqrt(eps) * s_1
 AGREEMENT = 1e-6
 DEFLATION_GAP = 1e-8  # eigenvalue ratio that counts as resolved inside S
+BORDERLINE_RULE = "sqrt(eps) * s_max of the column-scaled float64 matrix"
+COLLAPSE_RULE = "singular value < 10**-p at precision p digits (arithmetic carries 2p digits)"
+
+
+def rule_tolerances(ladder) -> tuple[Tolerance, ...]:
+    """The decision rule's tolerances, as a check records them (the borderline value of each
+    matrix is in its :class:`RankDecision`)."""
+    return (
+        Tolerance("borderline", None, BORDERLINE_RULE),
+        Tolerance("collapsed", None, COLLAPSE_RULE),
+        Tolerance("agreement", AGREEMENT, "independent when the smallest singular value agrees to this, relative, on two rungs"),
+        Tolerance("ladder", tuple(ladder), "precisions (decimal digits) tried for borderline directions"),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,8 +88,8 @@ class RankDecision:
         Orthonormal-ish null directions, in unscaled column coordinates.
     history : tuple of (int, float, int)
         (digits, smallest singular value, collapsed count) per precision tried.
-    tolerances : dict
-        The named thresholds used.
+    tolerances : tuple of Tolerance
+        The thresholds used on this matrix (``borderline`` with its value).
     """
 
     independent: bool | None
@@ -84,7 +98,7 @@ class RankDecision:
     nullity: int
     null_space: np.ndarray = field(repr=False)
     history: tuple
-    tolerances: dict = field(repr=False)
+    tolerances: tuple = field(repr=False)
 
 
 def decide_rank(
@@ -123,14 +137,7 @@ def decide_rank(
     _, s, vt = np.linalg.svd(scaled, full_matrices=False) if live.size else (None, np.zeros(0), np.zeros((0, 0)))
     s_max = s[0] if s.size else 1.0
     borderline = BORDERLINE_FACTOR * s_max
-    tolerances = {
-        "borderline": borderline,
-        "borderline_rule": "sqrt(eps) * s_max",
-        "collapse_rule": "10**-p at precision p (arithmetic carries 2p digits)",
-        "agreement": AGREEMENT,
-        "ladder": list(ladder),
-        "scaling": "unit 2-norm columns",
-    }
+    tolerances = (Tolerance("borderline", float(borderline), BORDERLINE_RULE),) + rule_tolerances(ladder)[1:]
     s_min64 = s[-1] if s.size else 0.0
     history = [(16, float(s_min64) if not zero.any() else 0.0, int(zero.sum()))]
     if not zero.any() and s_min64 >= borderline:

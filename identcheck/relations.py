@@ -4,8 +4,9 @@ Given the null space N found by :func:`~identcheck.rank.decide_rank` (nullity k)
 templates of the known families (:mod:`families`), all in column-scaled coordinates:
 
 1. a template t is **recognised** when it lies in the null space:
-   ‖(I − Q Qᵀ) t‖ ≤ ``in_null_space`` · ‖t‖ (Q an orthonormal basis of N; 1e-6);
-2. recognised templates are kept greedily while they add rank (a basis of what they explain);
+   ‖(I − Q Qᵀ) t‖ ≤ ``IN_NULL_SPACE`` · ‖t‖ (Q an orthonormal basis of N; 1e-6);
+2. recognised templates are kept greedily while they add rank (a basis of what they explain):
+   numerical rank of the kept unit vectors with singular values above ``ADDS_RANK`` (1e-8);
 3. if they explain fewer than k directions, the rest of N (its part orthogonal to the kept
    templates) is reported raw — "unrecognised" — scaled so its largest coefficient is 1.
 
@@ -16,30 +17,25 @@ from __future__ import annotations
 
 import numpy as np
 
-from .certify import prove_relation
-from .families import templates_for
+from .evidence import Tolerance
 from .report import Relation
 
-__all__ = ["explain_null_space", "explain_type1", "IN_NULL_SPACE"]
+__all__ = ["explain_null_space", "IN_NULL_SPACE", "NULL_SPACE_TOLERANCE"]
 
 IN_NULL_SPACE = 1e-6
+ADDS_RANK = 1e-8  # a template adds rank when the kept unit vectors' singular values stay above this
 RAW_CUTOFF = 1e-9  # raw coefficients below this (relative to the largest) are dropped
-
-
-def explain_type1(decision, matrix, term_set, activation, probe, labels) -> tuple:
-    """Relations explaining a type-1 null space, with the type-1 families and proofs."""
-
-    def prove(template, thorough):
-        return prove_relation(term_set, activation.derivatives, probe.components, template.coefficients, thorough=thorough)
-
-    return explain_null_space(decision, matrix, templates_for(term_set, activation.derivatives, probe), labels, prove)
+NULL_SPACE_TOLERANCE = Tolerance(
+    "in_null_space", IN_NULL_SPACE, "a template is recognised when ||(I - Q Q^T) t|| <= this * ||t||"
+)
 
 
 def explain_null_space(decision, matrix, templates, labels, prove=None) -> tuple:
     """Relations explaining ``decision.null_space`` (a tuple of :class:`Relation`).
 
-    ``templates`` are candidate exact relations; ``prove(template, thorough)`` returns whether
-    sympy proved one (None: no proofs).
+    ``templates`` are candidate exact relations (:class:`~identcheck.families.Template`);
+    ``prove(coefficients, thorough, family)`` returns whether sympy proved one (None: no proofs).
+    The first kept template is proved ``thorough``-ly (sympy's slow ``simplify`` as last resort).
     """
     norms = np.linalg.norm(matrix, axis=0)
     norms = np.where(norms > 0, norms, 1.0)
@@ -56,10 +52,10 @@ def explain_null_space(decision, matrix, templates, labels, prove=None) -> tuple
         if size == 0 or np.linalg.norm(scaled - q @ (q.T @ scaled)) > IN_NULL_SPACE * size:
             continue
         trial = np.column_stack(kept_vectors + [scaled / size])
-        if np.linalg.matrix_rank(trial, tol=1e-8) <= len(kept_vectors):
+        if np.linalg.matrix_rank(trial, tol=ADDS_RANK) <= len(kept_vectors):
             continue
         kept_vectors.append(scaled / size)
-        proved = bool(prove is not None and prove(template, not relations))
+        proved = bool(prove is not None and prove(template.coefficients, not relations, template.family))
         relations.append(
             Relation(
                 terms=tuple((labels[c], float(v)) for c, v in template.coefficients),

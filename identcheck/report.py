@@ -8,15 +8,19 @@ Verdicts are three-valued and one-sided (SPEC §3.6):
 - ``identifiable``: every probe that counts is independent. Evidence, never proof: other
   parameter values were not covered.
 - ``inconclusive``: no dependence, but some probe could not be settled on the precision ladder.
+
+The JSON form (``to_dict``) is schema 1: the same keys and strings as before the results were
+typed (:mod:`evidence`); golden tests hold it byte for byte.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .evidence import Certificate, CertificateKind, Evidence, Verdict
+
 __all__ = ["CheckResult", "ProbeResult", "Relation", "format_relation"]
 
-VERDICTS = ("identifiable", "not identifiable", "inconclusive")
 MERGES_SHOWN = 6
 
 
@@ -32,14 +36,14 @@ def _coefficient_text(value: str | float, first: bool) -> tuple[str, str]:
     return sign, magnitude
 
 
-def _certificate_text(certificate) -> str:
+def _certificate_text(certificate: Certificate | None) -> str:
     """Short text of a probe certificate for the table."""
     if certificate is None:
         return "[not certified]"
-    detail = certificate["detail"]
-    if certificate["kind"] == "interval":
+    detail = certificate.detail
+    if certificate.kind is CertificateKind.INTERVAL:
         return f"[proved: interval, σ_min ≥ {detail['sigma_min_lower_bound']:.2g} at {detail['digits']} digits]"
-    if certificate["kind"] == "proof":
+    if certificate.kind is CertificateKind.PROOF:
         exact = " (nullity exact)" if detail.get("nullity_exact") else ""
         return f"[proved: {detail['proved']} of {detail['nullity']} relations exact{exact}]"
     why = detail.get("why_not", detail) if isinstance(detail, dict) else detail
@@ -96,7 +100,11 @@ class Relation:
 
 @dataclass(frozen=True, slots=True)
 class ProbeResult:
-    """What one probe showed."""
+    """What one probe showed.
+
+    ``tolerances`` are the thresholds the rank decision used on this probe's matrix (the
+    borderline value among them); the JSON keeps schema 1 and does not list them.
+    """
 
     name: str
     components: tuple = field(repr=False)
@@ -112,7 +120,8 @@ class ProbeResult:
     note: str = ""
     literal_dependent: bool | None = None
     phi_free_relations: tuple = field(repr=False, default=())
-    certificate: dict | None = field(repr=False, default=None)
+    certificate: Certificate | None = field(repr=False, default=None)
+    tolerances: tuple = field(repr=False, default=())
 
     @property
     def phi_free_nullity(self) -> int:
@@ -159,7 +168,7 @@ class ProbeResult:
             "note": self.note,
             "literal_dependent": self.literal_dependent,
             "phi_free_relations": [r.to_dict() for r in self.phi_free_relations],
-            "certificate": self.certificate,
+            "certificate": None if self.certificate is None else self.certificate.to_dict(),
         }
 
 
@@ -171,8 +180,8 @@ class CheckResult:
     expression: str
     condition: str
     dim: int
-    verdict: str
-    evidence: str
+    verdict: Verdict
+    evidence: Evidence
     summary: str
     witness: str | None
     merges: tuple = field(repr=False)
@@ -182,9 +191,9 @@ class CheckResult:
     seed: int = 0
     points_per_term: int = 4
     domain_bound: float = 0.0
-    tolerances: dict = field(repr=False, default_factory=dict)
+    tolerances: tuple = field(repr=False, default=())  # of Tolerance, as used
     seconds: float = 0.0
-    literal_verdict: str | None = None
+    literal_verdict: Verdict | None = None
     head: dict | None = None
     certified: bool = False
 
@@ -194,8 +203,8 @@ class CheckResult:
             "expression": self.expression,
             "condition": self.condition,
             "dim": self.dim,
-            "verdict": self.verdict,
-            "evidence": self.evidence,
+            "verdict": str(self.verdict),
+            "evidence": str(self.evidence),
             "summary": self.summary,
             "witness": self.witness,
             "merges": [m.to_dict() for m in self.merges],
@@ -205,9 +214,9 @@ class CheckResult:
             "seed": self.seed,
             "points_per_term": self.points_per_term,
             "domain": [-self.domain_bound, self.domain_bound],
-            "tolerances": self.tolerances,
+            "tolerances": {t.name: t.to_json() for t in self.tolerances},
             "seconds": self.seconds,
-            "literal_verdict": self.literal_verdict,
+            "literal_verdict": None if self.literal_verdict is None else str(self.literal_verdict),
             "head": self.head,
             "certify": self.certified,
         }

@@ -29,7 +29,10 @@ from functools import lru_cache
 
 import sympy as sp
 
-__all__ = ["Merge", "Term", "TermSet", "phi_placeholder", "substitute_phi", "type1_term_set", "type1_terms"]
+from .activation import Z, parse_activation
+from .errors import IdentcheckError
+
+__all__ = ["Merge", "Term", "TermSet", "derivative_label", "phi_placeholder", "substitute_phi", "type1_term_set", "type1_terms"]
 
 MAX_DIM = 6
 
@@ -191,8 +194,6 @@ def type1_term_set(dim: int, base: str = "ū") -> TermSet:
     TermSet
         At d = 2: 21 derivatives, 3 merges, 18 terms.
     """
-    from .errors import IdentcheckError
-
     if isinstance(dim, bool) or not isinstance(dim, int) or not 1 <= dim <= MAX_DIM:
         raise IdentcheckError(f"dim={dim!r}: must be an integer from 1 to {MAX_DIM}")
     x = sp.symbols(f"x1:{dim + 1}", real=True)
@@ -264,8 +265,6 @@ def type1_terms(phi=None, dim: int = 2, params=None):
     Returns a list of (label, sympy expression). With ``phi`` given, φ and its derivatives are
     substituted; without it, φ^(m) appears as ``Phi<m>``.
     """
-    from .activation import parse_activation
-
     term_set = type1_term_set(dim)
     if phi is None:
         return [(t.label, t.expr) for t in term_set.terms]
@@ -275,6 +274,4 @@ def type1_terms(phi=None, dim: int = 2, params=None):
 
 def substitute_phi(expr: sp.Expr, derivatives: tuple) -> sp.Expr:
     """Replace each placeholder φ^(m)(s) in ``expr`` by ``derivatives[m]`` evaluated at s."""
-    from .activation import Z
-
     return expr.replace(lambda e: isinstance(e, _PhiDerivative), lambda e: derivatives[e.order].subs(Z, e.args[0]))

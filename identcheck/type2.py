@@ -22,7 +22,7 @@ Each term is (φ-free factor) × φ^(m)(f^k); terms of one channel and one m sha
 and form a *group*. Two terms of a group that are the same function up to a constant (for
 every φ) are merged, as for type-1. Relations *within* a group hold for every φ — the linear
 expert's own PDE Σ_l a_l ∂²u/∂M_jk∂a_l = ∂u/∂M_jk is one — and are handled by the check
-(:mod:`check`), which judges φ on a set reduced by them and reports the literal verdict beside.
+(:mod:`~identcheck.conditions.type2`), which judges φ on a set reduced by them and reports the literal verdict beside.
 """
 
 from __future__ import annotations
@@ -35,9 +35,9 @@ import numpy as np
 import sympy as sp
 
 from .errors import IdentcheckError
-from .terms import Merge, phi_placeholder
+from .terms import Merge, derivative_label, phi_placeholder
 
-__all__ = ["Type2Term", "Type2TermSet", "type2_term_set"]
+__all__ = ["Type2Term", "Type2TermSet", "on_channel", "type2_term_set"]
 
 MAX_GATES = 4
 MAX_CHANNELS = 4
@@ -47,8 +47,11 @@ MAX_CHANNELS = 4
 class Type2Term:
     """One term: ``factor · φ^(phi_order)(f^channel)``.
 
-    ``kind`` is one of "phi", "v", "u", "uu", "vv", "uv" (the extension); ``parts`` names what
-    was differentiated: for "u" the pair (gate i, derivative tuple of local names).
+    ``kind`` is one of "phi", "v", "u", "uu", "vv", "uv" (the extension). ``key`` says which term
+    it is by structure — families match terms by it, never by label:
+    ``("phi", k)``, ``("v", k, i, names)``, ``("u", k, i, names)`` (gate i, the parameters
+    differentiated by local name: ``"M_12"``, ``"a_1"``), and for the products
+    ``(kind, k, (i1, names1), (i2, names2))``. Channels and gates are 0-based.
     """
 
     label: str
@@ -56,16 +59,26 @@ class Type2Term:
     phi_order: int
     kind: str
     factor: sp.Expr = field(repr=False)
-    parts: tuple = field(repr=False, default=())
+    key: tuple = field(repr=False, default=())
 
     @property
     def group(self) -> tuple:
         return (self.channel, self.phi_order)
 
 
+def on_channel(key: tuple, channel: int) -> tuple:
+    """The key of the same term on another channel."""
+    return (key[0], channel, *key[2:])
+
+
 @dataclass(frozen=True, eq=False)
 class Type2TermSet:
-    """The distinct type-2 terms of one head configuration shape (d, N, K)."""
+    """The distinct type-2 terms of one head configuration shape (d, N, K).
+
+    ``index`` maps the key of every term, merged ones included, to (position in ``terms``,
+    factor): that term equals factor × ``terms[position]`` (as :class:`~identcheck.terms.TermSet`
+    does for derivatives). ``experts[i][k]`` are the symbols of a_{i,k}.
+    """
 
     dim: int
     n_gates: int
@@ -76,7 +89,9 @@ class Type2TermSet:
     terms: tuple = field(repr=False)
     merges: tuple = field(repr=False)
     channel_outputs: tuple = field(repr=False)  # f^k as sympy expressions
-    n_before_merging: int = 0
+    n_derivatives: int = 0
+    index: dict = field(repr=False, default_factory=dict)
+    experts: tuple = field(repr=False, default=())
 
     @property
     def labels(self) -> list[str]:
@@ -90,12 +105,12 @@ class Type2TermSet:
         """The φ-free factors only."""
         return [t.factor for t in self.terms]
 
-    def numeric_params(self, M, a) -> list:
-        """Parameter values aligned with ``params``: M (N, d, d) with M[N-1] = 0, a (N, K, d)."""
+    def numeric_params(self, M, a) -> dict:
+        """Map parameter symbols to the values of one head: M (N, d, d) with M[N-1] = 0, a (N, K, d)."""
         d, N, K = self.dim, self.n_gates, self.n_channels
         values = [M[i][j][l] for i in range(N - 1) for j in range(d) for l in range(j, d)]
         values += [a[i][k][l] for i in range(N) for k in range(K) for l in range(d)]
-        return values
+        return dict(zip(self.params, values))
 
 
 def _pair_name(j, l):
@@ -139,7 +154,7 @@ def type2_term_set(dim: int = 2, n_gates: int = 2, n_channels: int = 2, mixed_pr
     terms: list[Type2Term] = []
     for k in range(K):
         kk = k + 1
-        terms.append(Type2Term(f"φ(f{kk})", k, 0, "phi", sp.Integer(1)))
+        terms.append(Type2Term(f"φ(f{kk})", k, 0, "phi", sp.Integer(1), ("phi", k)))
         # v-derivatives, m = 1
         first_v = []
         for i in range(N - 1):
@@ -149,10 +164,11 @@ def type2_term_set(dim: int = 2, n_gates: int = 2, n_channels: int = 2, mixed_pr
                     expr = exps[i]
                     for c in combo:
                         expr = sp.diff(expr, names[c][1])
-                    label = _derivative_label(f"v{kk}", [f"M{i + 1}" + names[c][0][1:] for c in combo])
-                    terms.append(Type2Term(f"{label}·φ'(f{kk})/E", k, 1, "v", expr * f[k] / E, (i, combo)))
+                    label = derivative_label(f"v{kk}", tuple(f"M{i + 1}" + names[c][0][1:] for c in combo))
+                    part = (i, tuple(names[c][0] for c in combo))
+                    terms.append(Type2Term(f"{label}·φ'(f{kk})/E", k, 1, "v", expr * f[k] / E, ("v", k, *part)))
                     if order == 1:
-                        first_v.append((label, expr * f[k]))
+                        first_v.append((label, expr * f[k], part))
         # u-derivatives, m = 1 (|t2| != 2)
         first_u = []
         for i in range(N):
@@ -165,20 +181,21 @@ def type2_term_set(dim: int = 2, n_gates: int = 2, n_channels: int = 2, mixed_pr
                     expr = u
                     for c in combo:
                         expr = sp.diff(expr, names[c][1])
-                    label = _derivative_label(f"u[{i + 1},{kk}]", [names[c][0] for c in combo])
-                    key = tuple(names[c][0] for c in combo)
-                    terms.append(Type2Term(f"{label}·φ'(f{kk})/E", k, 1, "u", expr / E, (i, key)))
+                    label = derivative_label(f"u[{i + 1},{kk}]", tuple(names[c][0] for c in combo))
+                    part = (i, tuple(names[c][0] for c in combo))
+                    terms.append(Type2Term(f"{label}·φ'(f{kk})/E", k, 1, "u", expr / E, ("u", k, *part)))
                     if order == 1:
-                        first_u.append((label, expr))
+                        first_u.append((label, expr, part))
         # products, m = 2
-        for (l1, e1), (l2, e2) in itertools.combinations_with_replacement(first_u, 2):
-            terms.append(Type2Term(f"{l1}·{l2}·φ''(f{kk})/E²", k, 2, "uu", e1 * e2 / E**2))
-        for (l1, e1), (l2, e2) in itertools.combinations_with_replacement(first_v, 2):
-            terms.append(Type2Term(f"{l1}·{l2}·φ''(f{kk})/E²", k, 2, "vv", e1 * e2 / E**2))
+        for (l1, e1, p1), (l2, e2, p2) in itertools.combinations_with_replacement(first_u, 2):
+            terms.append(Type2Term(f"{l1}·{l2}·φ''(f{kk})/E²", k, 2, "uu", e1 * e2 / E**2, ("uu", k, p1, p2)))
+        for (l1, e1, p1), (l2, e2, p2) in itertools.combinations_with_replacement(first_v, 2):
+            terms.append(Type2Term(f"{l1}·{l2}·φ''(f{kk})/E²", k, 2, "vv", e1 * e2 / E**2, ("vv", k, p1, p2)))
         if mixed_products:
-            for (l1, e1), (l2, e2) in itertools.product(first_u, first_v):
-                terms.append(Type2Term(f"{l1}·{l2}·φ''(f{kk})/E² [extension]", k, 2, "uv", e1 * e2 / E**2))
-    distinct, merges = _merge(terms, x, params)
+            for (l1, e1, p1), (l2, e2, p2) in itertools.product(first_u, first_v):
+                label = f"{l1}·{l2}·φ''(f{kk})/E² [extension]"
+                terms.append(Type2Term(label, k, 2, "uv", e1 * e2 / E**2, ("uv", k, p1, p2)))
+    distinct, merges, index = _merge(terms, x, params)
     return Type2TermSet(
         dim=d,
         n_gates=N,
@@ -189,16 +206,10 @@ def type2_term_set(dim: int = 2, n_gates: int = 2, n_channels: int = 2, mixed_pr
         terms=tuple(distinct),
         merges=tuple(merges),
         channel_outputs=f,
-        n_before_merging=len(terms),
+        n_derivatives=len(terms),
+        index=index,
+        experts=tuple(tuple(tuple(a_syms[(i, k, l)] for l in range(d)) for k in range(K)) for i in range(N)),
     )
-
-
-def _derivative_label(base: str, names: list[str]) -> str:
-    if len(names) == 1:
-        return f"∂{base}/∂{names[0]}"
-    if names[0] == names[1]:
-        return f"∂²{base}/∂{names[0]}²"
-    return f"∂²{base}/∂{names[0]}∂{names[1]}"
 
 
 def _merge(terms, x, params):
@@ -206,6 +217,7 @@ def _merge(terms, x, params):
 
     Candidates come from a numeric fingerprint (values at random rational points, normalised);
     each merge is confirmed exactly: the ratio of the two φ-free factors simplifies to a number.
+    Returns the distinct terms, the merges, and the index key → (position, factor).
     """
     rng = np.random.default_rng(20260201)
     symbols = (*x, *params)
@@ -217,6 +229,7 @@ def _merge(terms, x, params):
         fingerprints.append(tuple(np.round(values / scale, 9)) if scale != 0 else None)
     distinct: list = []
     merges: list = []
+    index: dict = {}
     seen: dict = {}
     for t, fp in zip(terms, fingerprints):
         key = (t.group, fp)
@@ -225,8 +238,10 @@ def _merge(terms, x, params):
             ratio = sp.simplify(sp.cancel(t.factor / rep.factor))
             if ratio.is_number and ratio != 0:
                 merges.append(Merge(t.label, rep.label, sp.nsimplify(ratio)))
+                index[t.key] = (seen[key], merges[-1].factor)
                 continue
         if fp is not None:
             seen.setdefault(key, len(distinct))
+        index[t.key] = (len(distinct), sp.Integer(1))
         distinct.append(t)
-    return distinct, merges
+    return distinct, merges, index

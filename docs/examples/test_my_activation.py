@@ -46,4 +46,4 @@ def test_my_phi_passes_type1_with_certificates():
     """The checker's verdict, each probe certified (interval arithmetic) at its parameters."""
     result = check(MY_PHI, certify=True)
     assert result.verdict == "identifiable"
-    assert all(p.certificate["kind"] == "interval" for p in result.probes)
+    assert all(p.certificate.kind == "interval" for p in result.probes)

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from identcheck.compile import arb_precision
-from identcheck.interval import _approximate_inverse_test, certify_full_column_rank, column_exponents, select_rows
+from identcheck.interval import approximate_inverse_test, certify_full_column_rank, column_exponents, select_rows
 
 from .conftest import probe_matrix
 
@@ -76,8 +76,8 @@ def test_the_test_uses_the_balls_not_their_midpoints():
     """A minor whose balls contain a singular matrix cannot be certified, though its midpoints can."""
     with arb_precision(30):
         wide = flint.arb_mat([[flint.arb(1), flint.arb(1)], [flint.arb(1), flint.arb(1.0005, 1e-3)]])
-        bound, sigma = _approximate_inverse_test(wide, [0, 0], 30)
-        assert _approximate_inverse_test(wide.mid(), [0, 0], 30)[0] < 1  # the midpoint matrix is invertible
+        bound, sigma = approximate_inverse_test(wide, [0, 0], 30)
+        assert approximate_inverse_test(wide.mid(), [0, 0], 30)[0] < 1  # the midpoint matrix is invertible
     assert not bound < 1 and sigma == 0.0
 
 

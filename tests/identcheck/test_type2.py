@@ -10,7 +10,7 @@ from identcheck.type2 import type2_term_set
 
 def test_sizes_and_merges_at_the_paper_shape():
     ts = type2_term_set(2, 2, 2)
-    assert ts.n_before_merging == 126 and len(ts.terms) == 104 and len(ts.merges) == 22
+    assert ts.n_derivatives == 126 and len(ts.terms) == 104 and len(ts.merges) == 22
     groups = {}
     for t in ts.terms:
         groups.setdefault(t.group, 0)
@@ -162,7 +162,7 @@ def test_a_symmetry_template_on_the_wrong_probe_is_not_proved():
     combination is not an identity, and the prover must not say it is."""
     from identcheck.families import Template
     from identcheck.probes import head_probes
-    from identcheck.type2_check import _prover
+    from identcheck.type2_families import prover
 
     ts = type2_term_set(2, 2, 2, False)
     act = parse_activation("sin(z)")
@@ -170,8 +170,8 @@ def test_a_symmetry_template_on_the_wrong_probe_is_not_proved():
     template = Template("symmetry", "", ((labels.index("φ(f2)"), sp.Integer(1)), (labels.index("φ(f1)"), sp.Integer(1))))
     for probe in head_probes(2, 2, 2, 0):
         config = probe.components[0]
-        prove = _prover(ts, act, ts.numeric_params(config.M, config.a), list(range(len(labels))), True)
-        assert prove(template, False) == (probe.name == "channel 2 = -channel 1"), probe.name
+        prove = prover(ts, act, ts.numeric_params(config.M, config.a), list(range(len(labels))), True)
+        assert prove(template.coefficients, False, template.family) == (probe.name == "channel 2 = -channel 1"), probe.name
 
 
 @pytest.mark.parametrize("phi", ["softplus(z)", "z", "sigmoid(z)", "tanh(z)", "z**3 + z**2"])
@@ -181,19 +181,19 @@ def test_the_parity_rewrite_is_an_identity(phi):
     from identcheck.families import phi_properties
     from identcheck.probes import head_probes
     from identcheck.terms import phi_placeholder, substitute_phi
-    from identcheck.type2_check import _apply_parity
+    from identcheck.type2_families import apply_parity
 
     ts = type2_term_set(2, 2, 2, False)
     act = parse_activation(phi)
     symmetry = phi_properties(tuple(act.derivatives)).symmetry
     assert symmetry is not None
     config = next(p for p in head_probes(2, 2, 2, 0) if p.name == "channel 2 = -channel 1").components[0]
-    values = dict(zip(ts.params, ts.numeric_params(config.M, config.a)))
+    values = ts.numeric_params(config.M, config.a)
     outputs = [f.xreplace(values) for f in ts.channel_outputs]
     rng = np.random.default_rng(5)
     for m in range(3):
         original = phi_placeholder(m)(outputs[1])  # f² = −f¹ on this head
-        rewritten, flipped = _apply_parity(original, symmetry, outputs, {})
+        rewritten, flipped = apply_parity(original, symmetry, outputs, {})
         assert flipped
         for point in rng.uniform(-1, 1, size=(4, 2)):
             at = dict(zip(ts.x, point))

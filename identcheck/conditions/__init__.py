@@ -1,0 +1,15 @@
+"""The registry of conditions: name → :class:`~identcheck.conditions.base.Condition` subclass.
+
+Adding a condition is one module in this package and one entry here (docs/architecture.md).
+"""
+
+from .base import Condition, ProbeMatrix
+from .mha import MHA
+from .type1 import Type1
+from .type2 import Type2
+
+__all__ = ["CONDITIONS", "Condition", "ProbeMatrix"]
+
+#: type1: Setting I (gate after the value projection); type2: Setting II (after the SDPA output);
+#: mha: no gate, the linear expert u = exp(xᵀMx)·aᵀx (the contrast: PDE (5) makes it fail).
+CONDITIONS: dict[str, type[Condition]] = {"type1": Type1, "type2": Type2, "mha": MHA}

@@ -1,0 +1,145 @@
+"""What a condition supplies to the check driver (:mod:`identcheck.check`).
+
+A strong-identifiability condition is a term set T(θ) and a claim: for every family of
+distinct parameters θ_1..θ_C, the functions {t(x; θ_c) : t ∈ T, c ≤ C} are linearly
+independent. To test it the driver needs, per condition, four things:
+
+- the **term set** (``term_set``: ``terms``, ``labels``, ``merges``, ``n_derivatives``);
+- the **probes** (:meth:`Condition.probes`), structured parameter families;
+- each probe's **matrix** (:meth:`Condition.matrix`): a :class:`ProbeMatrix`,
+  A[i, j] = column_j(x_i), evaluated in float64, in arb at a precision, or on chosen rows;
+- how a **null space is read** (:meth:`Condition.explain`) and a relation **proved**
+  (:meth:`Condition.prover`).
+
+The driver runs everything else — the rank decision, certificates, the verdict — the same way
+for every condition. Sample points are x_i uniform in [−1, 1]^d, n = ``points_per_term`` ×
+(number of columns), seeded by (seed, d, probe index, ``stream``).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Callable, ClassVar
+
+import numpy as np
+
+from ..activation import Activation, parse_activation
+from ..rank import DEFAULT_LADDER, raw_gram
+
+__all__ = ["Condition", "ProbeMatrix"]
+
+
+class ProbeMatrix:
+    """The collocation matrix of one probe: compiled terms at sample points and parameters.
+
+    Parameters
+    ----------
+    compiled : CompiledTerms
+        The terms (:mod:`compile`), evaluated per parameter vector.
+    points : ndarray, shape (n, d)
+    parameters : list of parameter vectors
+        One per component, aligned with the term set's ``params``; columns come component by component.
+    activation : Activation
+    labels : sequence of str
+        One per column.
+    columns : sequence of int, optional
+        The columns' positions in the probe's full column list (for replaying a certificate);
+        default all, in order.
+
+    Attributes ``note`` (shown beside the probe) and ``unsettled`` (why the decision on these
+    columns cannot be the probe's outcome, or None) may be set by a condition.
+    """
+
+    note: str | None = None
+    unsettled: str | None = None
+
+    def __init__(self, compiled, points: np.ndarray, parameters, activation: Activation, labels, columns=None):
+        self.compiled = compiled
+        self.points = points
+        self.parameters = parameters
+        self.activation = activation
+        self.labels = tuple(labels)
+        self.columns = tuple(range(len(self.labels))) if columns is None else tuple(int(c) for c in columns)
+        self._float64 = None
+
+    def float64(self) -> np.ndarray:
+        """The matrix in float64, shape (n, T) (computed once)."""
+        if self._float64 is None:
+            self._float64 = self.compiled.float64(self.points, self.parameters, self.activation)
+        return self._float64
+
+    def arb(self, digits: int):
+        """The matrix as a ``flint.arb_mat`` whose balls hold the exact values, at ``digits`` digits."""
+        return self.compiled.arb(self.points, self.parameters, self.activation, digits)
+
+    def rows(self, rows, digits: int):
+        """Those rows of :meth:`arb`."""
+        return self.compiled.arb(self.points[list(rows)], self.parameters, self.activation, digits)
+
+    def gram(self, digits: int):
+        """AᵀA at ``digits`` digits, for :func:`~identcheck.rank.decide_rank`."""
+        return raw_gram(self.arb(digits), digits)
+
+
+class Condition(ABC):
+    """One strong-identifiability condition, set up for one φ and one input dimension.
+
+    Subclasses set ``name`` (the registry key), ``options`` (the keyword arguments they take
+    beyond the common ones, with their defaults) and ``stream`` (seeds their sample points),
+    build ``self.term_set`` in ``__init__``, and implement the abstract methods.
+    """
+
+    name: ClassVar[str]
+    options: ClassVar[dict] = {}
+    stream: ClassVar[int] = 1
+
+    def __init__(self, activation: Activation, dim: int = 2, seed: int = 0, points_per_term: int = 4, ladder=DEFAULT_LADDER):
+        self.activation = activation
+        self.dim = dim
+        self.seed = seed
+        self.points_per_term = points_per_term
+        self.ladder = tuple(ladder)
+
+    @classmethod
+    def activation_for(cls, phi, params=None) -> Activation:
+        """The activation this condition judges for the user's ``phi``."""
+        return parse_activation(phi, params)
+
+    @classmethod
+    def from_json(cls, result: dict) -> "Condition":
+        """The condition a check's JSON was computed with (to replay a certificate)."""
+        options = {name: result[name] for name in cls.options if name in result}
+        return cls(cls.activation_for(result["expression"]), int(result["dim"]), int(result["seed"]), **options)
+
+    def sample_points(self, index: int, n_columns: int) -> np.ndarray:
+        rng = np.random.default_rng([self.seed, self.dim, index, self.stream])
+        return rng.uniform(-1.0, 1.0, size=(self.points_per_term * n_columns, self.dim))
+
+    @abstractmethod
+    def probes(self) -> list:
+        """The probes (:class:`~identcheck.probes.Probe`), in report order."""
+
+    @abstractmethod
+    def matrix(self, probe, index: int) -> ProbeMatrix:
+        """The matrix whose column rank decides ``probe`` (``index``: its position, seeds its points)."""
+
+    def full_matrix(self, probe, points: np.ndarray) -> ProbeMatrix:
+        """The probe's full column list at given points (:func:`~identcheck.certificates.replay`)."""
+        raise NotImplementedError(f"condition {self.name!r} cannot replay certificates")
+
+    @abstractmethod
+    def explain(self, probe, matrix: ProbeMatrix, decision) -> tuple:
+        """The null space of a dependent ``decision`` as :class:`~identcheck.report.Relation` s."""
+
+    @abstractmethod
+    def prover(self, probe, matrix: ProbeMatrix) -> Callable[..., bool]:
+        """``prove(coefficients, thorough=False, family=None)``: True when sympy proved
+        Σ λ_c column_c ≡ 0 (``coefficients``: pairs (column, exact λ))."""
+
+    def extras(self, probe, matrix: ProbeMatrix, decision) -> dict:
+        """Further :class:`~identcheck.report.ProbeResult` fields of this condition."""
+        return {}
+
+    def finish(self, results) -> tuple[str, dict]:
+        """(text appended to the summary, further :class:`~identcheck.report.CheckResult` fields)."""
+        return "", {}

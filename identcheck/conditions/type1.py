@@ -1,0 +1,60 @@
+"""Type-1 strong identifiability (Setting I, SPEC §2): the gate after the value projection.
+
+One component θ = (M, a) contributes the terms ∂^t ū, |t| ≤ 2, of ū(x; M, a) = exp(xᵀMx)·φ(aᵀx)
+(:mod:`~identcheck.terms`, 18 distinct at d = 2). A probe with C components has C × 18 columns,
+component by component, labelled ``label[c]`` when C > 1. A null space is read against the
+relation families φ satisfies (:mod:`~identcheck.families`); relations are proved with sympy
+(:mod:`~identcheck.certify`).
+"""
+
+from __future__ import annotations
+
+from ..certify import prove_relation
+from ..compile import compile_terms
+from ..families import templates_for
+from ..probes import default_probes
+from ..rank import DEFAULT_LADDER
+from ..relations import explain_null_space
+from ..terms import type1_term_set
+from .base import Condition, ProbeMatrix
+
+__all__ = ["Type1"]
+
+
+class Type1(Condition):
+    """Setting I. Option ``include_zero``: also probe a = 0 (shown, not counted)."""
+
+    name = "type1"
+    options = {"include_zero": False}
+    stream = 1
+    base = "ū"  # the base function's name in labels
+
+    def __init__(self, activation, dim=2, seed=0, points_per_term=4, ladder=DEFAULT_LADDER, include_zero=False):
+        super().__init__(activation, dim, seed, points_per_term, ladder)
+        self.include_zero = include_zero
+        self.term_set = type1_term_set(dim, self.base)
+        self.compiled = compile_terms(self.term_set)
+
+    def probes(self):
+        return default_probes(self.dim, seed=self.seed, include_zero=self.include_zero)
+
+    def matrix(self, probe, index):
+        n_columns = len(probe.components) * len(self.term_set.terms)
+        return self.full_matrix(probe, self.sample_points(index, n_columns))
+
+    def full_matrix(self, probe, points):
+        thetas = [list(self.term_set.numeric_params(c.M, c.a).values()) for c in probe.components]
+        labels = self.term_set.labels
+        if len(probe.components) > 1:
+            labels = [f"{label}[{c + 1}]" for c in range(len(probe.components)) for label in labels]
+        return ProbeMatrix(self.compiled, points, thetas, self.activation, labels)
+
+    def explain(self, probe, matrix, decision):
+        templates = templates_for(self.term_set, self.activation.derivatives, probe)
+        return explain_null_space(decision, matrix.float64(), templates, matrix.labels, self.prover(probe, matrix))
+
+    def prover(self, probe, matrix):
+        def prove(coefficients, thorough=False, family=None):
+            return prove_relation(self.term_set, self.activation.derivatives, probe.components, coefficients, thorough=thorough)
+
+        return prove

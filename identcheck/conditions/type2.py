@@ -1,0 +1,181 @@
+"""Type-2 strong identifiability (Setting II, SPEC §2–3): the gate after the SDPA output.
+
+Per probe (a head configuration, :func:`~identcheck.probes.head_probes`): the full set's
+collocation matrix A and the matrix F of its φ-free factors are evaluated at
+n = ``points_per_term`` × (number of terms) points; :mod:`~identcheck.reduce` finds the
+relations that hold for every φ, group by group, and keeps a basis of each group; the *reduced*
+decision — the one that says something about φ — is the rank of A on the kept columns, so the
+probe's :class:`ProbeMatrix` is A restricted to them. The verdict is the reduced one. The
+*literal* verdict (the set as the paper states it) follows without another decision: dependent
+if any group has a φ-free relation, else the same as the reduced one.
+
+In arb, a full term is its φ-free factor × φ^(m)(f^k), both evaluated once per precision and
+shared by every decision on the probe (one Gram matrix FᵀF, one AᵀA).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import flint
+
+from ..compile import CompiledTerms, arb_precision, phi_functions
+from ..evidence import Verdict
+from ..probes import head_probes
+from ..rank import DEFAULT_LADDER, RankDecision, raw_gram
+from ..reduce import reduce_groups, sub_gram
+from ..relations import explain_null_space
+from ..type2 import type2_term_set
+from ..type2_families import prover, templates
+from .base import Condition, ProbeMatrix
+
+__all__ = ["Type2"]
+
+
+@lru_cache(maxsize=None)
+def _compiled(term_set):
+    """Full terms (float64 path), φ-free factors, and the channel outputs f^k."""
+    return (
+        CompiledTerms(term_set.exprs(), term_set.x, term_set.params),
+        CompiledTerms(term_set.factor_exprs(), term_set.x, term_set.params),
+        CompiledTerms(list(term_set.channel_outputs), term_set.x, term_set.params),
+    )
+
+
+class _Memo(dict):
+    """Per-probe cache: one evaluation per precision, shared by all the decisions."""
+
+    def once(self, key, compute):
+        if key not in self:
+            self[key] = compute()
+        return self[key]
+
+
+class Type2Matrix(ProbeMatrix):
+    """A on the kept columns; built from the factors and φ^(m)(f^k) in arb (see module docstring)."""
+
+    def __init__(self, condition, points, theta):
+        ts = condition.term_set
+        full, self.factors, self.outputs = _compiled(ts)
+        super().__init__(full, points, [theta], condition.activation, ts.labels)
+        self.term_set = ts
+        self.memo = _Memo()
+        self.full = full.float64(points, [theta], self.activation)
+        self.factor_values = self.factors.float64(points, [theta], self.activation)
+        groups: dict = {}
+        for i, t in enumerate(ts.terms):
+            groups.setdefault(t.group, []).append(i)
+        self.reduction = reduce_groups(self.factor_values, groups, self.factor_gram, condition.ladder)
+        kept = self.reduction.kept
+        self.labels = tuple(ts.labels[c] for c in kept)
+        self.columns = tuple(int(c) for c in kept)
+        self._float64 = self.full[:, list(self.columns)]
+        n = len(ts.terms)
+        self.note = f"{n} terms, {n - len(kept)} removed by relations that hold for every phi"
+        undecided = len(self.reduction.undecided)
+        self.unsettled = f"{undecided} phi-free group reduction(s) undecided" if undecided else None
+
+    def factor_arb(self, digits):
+        return self.memo.once(("F", digits), lambda: self.factors.arb(self.points, self.parameters, self.activation, digits))
+
+    def factor_gram(self, digits):
+        return self.memo.once(("FtF", digits), lambda: raw_gram(self.factor_arb(digits), digits))
+
+    def full_arb(self, digits):
+        """Full terms = φ-free factor × φ^(m)(f^k), from the factors already evaluated."""
+
+        def compute():
+            phi = phi_functions(tuple(self.activation.derivatives))
+            with arb_precision(digits):
+                f_values = self.outputs.arb(self.points, self.parameters, self.activation, digits)
+                factor = self.factor_arb(digits)
+                keys = [(t.phi_order, t.channel) for t in self.term_set.terms]
+                n = len(self.points)
+                scale = {(m, k): [out[0] for out in phi[m]([[f_values[i, k]] for i in range(n)])] for m, k in set(keys)}
+                return flint.arb_mat([[factor[i, j] * scale[keys[j]][i] for j in range(len(keys))] for i in range(n)])
+
+        return self.memo.once(("A", digits), compute)
+
+    def arb(self, digits):
+        return self.rows(range(len(self.points)), digits)
+
+    def rows(self, rows, digits):
+        full = self.full_arb(digits)
+        return flint.arb_mat([[full[i, j] for j in self.columns] for i in rows])
+
+    def full_gram(self, digits):
+        return self.memo.once(("AtA", digits), lambda: raw_gram(self.full_arb(digits), digits))
+
+    def gram(self, digits):
+        return sub_gram(self.full_gram, self.columns)(digits)
+
+
+class Type2(Condition):
+    """Setting II for one head: ``n_gates`` gating matrices (the last fixed at 0), ``n_channels``
+    channels; ``mixed_products`` adds the mixed ∂u·∂v products (an extension, labelled so)."""
+
+    name = "type2"
+    options = {"n_gates": 2, "n_channels": 2, "mixed_products": False}
+    stream = 2
+
+    def __init__(self, activation, dim=2, seed=0, points_per_term=4, ladder=DEFAULT_LADDER, n_gates=2, n_channels=2, mixed_products=False):
+        super().__init__(activation, dim, seed, points_per_term, ladder)
+        self.head = {"n_gates": n_gates, "n_channels": n_channels, "mixed_products": mixed_products}
+        self.term_set = type2_term_set(dim, n_gates, n_channels, mixed_products)
+
+    @classmethod
+    def from_json(cls, result):
+        return cls(cls.activation_for(result["expression"]), int(result["dim"]), int(result["seed"]), **result["head"])
+
+    def probes(self):
+        return head_probes(self.dim, self.head["n_gates"], self.head["n_channels"], self.seed)
+
+    def _values(self, probe):
+        config = probe.components[0]
+        return self.term_set.numeric_params(config.M, config.a)
+
+    def matrix(self, probe, index):
+        points = self.sample_points(index, len(self.term_set.terms))
+        return Type2Matrix(self, points, list(self._values(probe).values()))
+
+    def full_matrix(self, probe, points):
+        full = _compiled(self.term_set)[0]
+        return ProbeMatrix(full, points, [list(self._values(probe).values())], self.activation, self.term_set.labels)
+
+    def _explain(self, probe, decision, values, columns, full_terms):
+        relations = templates(self.term_set, self.activation, probe.components[0], list(columns), full_terms)
+        labels = [self.term_set.labels[c] for c in columns]
+        prove = prover(self.term_set, self.activation, self._values(probe), list(columns), full_terms)
+        return explain_null_space(decision, values, relations, labels, prove)
+
+    def explain(self, probe, matrix, decision):
+        return self._explain(probe, decision, matrix.float64(), matrix.columns, True)
+
+    def prover(self, probe, matrix):
+        return prover(self.term_set, self.activation, self._values(probe), list(matrix.columns), True)
+
+    def extras(self, probe, matrix, decision):
+        """The φ-free relations, and the literal outcome (the full set's) without deciding it again:
+        a relation among the φ-free factors of one group is a relation among its terms (they share
+        φ^(m)(f^k)), so it makes the full set dependent; without one the full set *is* the reduced set."""
+        free = []
+        for columns, null in matrix.reduction.null_spaces.values():
+            sub = RankDecision(False, 0.0, 0, null.shape[1], null, (), ())
+            free.extend(self._explain(probe, sub, matrix.factor_values[:, columns], columns, False))
+        reduction = matrix.reduction
+        if any(reduction.nullities.values()):
+            literal = True
+        elif reduction.undecided or decision.independent is None:
+            literal = None
+        else:
+            literal = not decision.independent
+        return {"literal_dependent": literal, "phi_free_relations": tuple(free)}
+
+    def finish(self, results):
+        literal = [p.literal_dependent for p in results]
+        verdict = Verdict.NOT_IDENTIFIABLE if any(literal) else (Verdict.INCONCLUSIVE if None in literal else Verdict.IDENTIFIABLE)
+        free = sum(p.phi_free_nullity for p in results)
+        suffix = f"; literal set (as the paper states it): {verdict}" + (
+            f", because of {free} relation(s) that hold for every phi over the probes" if free else ""
+        )
+        return suffix, {"literal_verdict": verdict, "head": dict(self.head)}

@@ -1,0 +1,66 @@
+"""The typed vocabulary of a result: verdicts, evidence, certificates, tolerances.
+
+Verdicts are three-valued and one-sided (SPEC §3.6): *not identifiable* needs a dependence
+confirmed at two precisions, *identifiable* an independence on every probe that counts,
+anything else is *inconclusive*. The enums are ``str``-valued, so a result serialises to the
+same strings as before they existed (``json.dumps(Verdict.IDENTIFIABLE) == '"identifiable"'``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+__all__ = ["Certificate", "CertificateKind", "Evidence", "Tolerance", "Verdict"]
+
+
+class Verdict(StrEnum):
+    IDENTIFIABLE = "identifiable"
+    NOT_IDENTIFIABLE = "not identifiable"
+    INCONCLUSIVE = "inconclusive"
+
+
+class Evidence(StrEnum):
+    PROOF = "proof"  # sympy reduced the witness to 0, or every probe carries a proof certificate
+    NUMERIC = "numeric"  # decided by the precision ladder only
+
+
+class CertificateKind(StrEnum):
+    INTERVAL = "interval"  # independence: a minor proved nonsingular in ball arithmetic
+    PROOF = "proof"  # dependence: an exact relation proved identically zero by sympy
+
+
+@dataclass(frozen=True, slots=True)
+class Certificate:
+    """What a probe's outcome rests on beyond numerics (:mod:`certificates`).
+
+    ``kind`` is None when nothing could be certified; ``detail`` then says why (a string or a
+    dict with ``why_not``). For an interval certificate ``detail`` holds what :func:`replay`
+    needs: the sample points (float64 hex), columns, column scaling, precision and bounds.
+    """
+
+    kind: CertificateKind | None
+    detail: dict | str = field(repr=False)
+
+    @property
+    def proved(self) -> bool:
+        return self.kind is not None
+
+    def to_dict(self) -> dict:
+        return {"kind": None if self.kind is None else str(self.kind), "detail": self.detail}
+
+
+@dataclass(frozen=True, slots=True)
+class Tolerance:
+    """A named threshold: its value (None when it scales with the matrix or the precision) and
+    the rule that defines it."""
+
+    name: str
+    value: float | tuple | None
+    rule: str
+
+    def to_json(self):
+        """The JSON form of schema 1: the value, or the rule when the threshold has no fixed value."""
+        if self.value is None:
+            return self.rule
+        return list(self.value) if isinstance(self.value, tuple) else self.value

@@ -1,0 +1,179 @@
+"""Type-2 relation families, matched to terms by structure, and their exact proofs (SPEC §3.5).
+
+On the full terms (φ judged), for a probe with experts a_{i,k}:
+
+- **Euler/homogeneity**, zφ' = kφ: per channel, k·φ(f^k) − Σ_{i,l} a_{i,k,l} ∂u_{i,k}/∂a_l·φ'(f^k)/E = 0;
+- **zero second derivative**, φ'' ≡ 0: every term with φ''(f^k) is 0;
+- **symmetry**, φ(−z) = sφ(z) + q(z): on a head with a_{i,2} = −a_{i,1} for every gate i, f² = −f¹
+  and each channel-2 term is a fixed multiple of its channel-1 counterpart wherever q^(m) ≡ 0.
+
+On the φ-free factors (relations for every φ): the linear expert's PDE
+Σ_m a_m ∂²u/∂M_jl∂a_m = ∂u/∂M_jl, per gate i < N and channel k.
+
+Terms are found through :attr:`~identcheck.type2.Type2TermSet.index`, keyed by (kind, channel,
+gate, derivative names): a label is display text only.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import sympy as sp
+
+from .activation import Z
+from .certify import is_exact_zero
+from .families import Template, phi_properties
+from .terms import _PhiDerivative, substitute_phi
+from .type2 import on_channel
+
+__all__ = ["apply_parity", "prover", "templates"]
+
+SAME_OUTPUT = 1e-12  # |w − ±f^k| ≤ SAME_OUTPUT·(1 + |f^k|) at a rational point: a candidate for w = ±f^k
+
+
+def templates(ts, activation, config, columns, full_terms) -> list[Template]:
+    """Type-2 family relations on the given columns (positions in ``ts.terms``).
+
+    ``full_terms``: the families of φ on the full terms, else the φ-free relations among factors.
+    """
+    props = phi_properties(tuple(activation.derivatives))
+    position = {c: j for j, c in enumerate(columns)}
+    a = config.a
+    out = []
+
+    def add(family, hypothesis, parts):
+        coeffs = {}
+        for key, coeff in parts:
+            if key not in ts.index or ts.index[key][0] not in position:
+                return
+            col, factor = ts.index[key]
+            coeffs[position[col]] = coeffs.get(position[col], 0) + coeff * factor
+        coeffs = {c: v for c, v in coeffs.items() if v != 0}
+        if coeffs:
+            out.append(Template(family, hypothesis, tuple(coeffs.items())))
+
+    d, N, K = ts.dim, ts.n_gates, ts.n_channels
+    if full_terms:
+        if props.euler is not None:
+            for k in range(K):
+                parts = [(("phi", k), props.euler)]
+                for i in range(N):
+                    for l in range(d):
+                        parts.append((("u", k, i, (f"a_{l + 1}",)), -a[i][k][l]))
+                add("Euler/homogeneity", f"z*phi' = {props.euler}*phi", parts)
+        if props.zero_second:
+            for c in columns:
+                if ts.terms[c].phi_order == 2:
+                    add("zero second derivative", "phi'' = 0", [(ts.terms[c].key, 1)])
+        if props.symmetry is not None and K >= 2 and all(tuple(-v for v in gate[0]) == tuple(gate[1]) for gate in a):
+            for key, ratio, order in _mirrored_pairs(ts):
+                sign, q = props.symmetry
+                if sp.diff(q, Z, order) == 0:  # φ^(m)(−z) = s(−1)^m φ^(m)(z) wherever q^(m) ≡ 0
+                    mirrored = on_channel(key, 0)
+                    add("symmetry", f"phi(-z) = {sign}*phi(z) + ({q})", [(key, 1), (mirrored, -sign * (-1) ** order * ratio)])
+    else:
+        for k in range(K):
+            for i in range(N - 1):
+                for j in range(d):
+                    for l in range(j, d):
+                        mjl = f"M_{j + 1}{l + 1}"
+                        parts = [(("u", k, i, (mjl,)), -1)]
+                        for m in range(d):
+                            parts.append((("u", k, i, (mjl, f"a_{m + 1}")), a[i][k][m]))
+                        add("linear-expert PDE (holds for every phi)", "sum_m a_m d2u/dM da_m = du/dM", parts)
+    return out
+
+
+@lru_cache(maxsize=None)
+def _mirrored_pairs(ts) -> tuple:
+    """(key on channel 2, ratio, φ-order): with a_{i,2} = −a_{i,1} for every gate i, the φ-free
+    factor of the channel-2 term equals ratio × that of its channel-1 counterpart (exact)."""
+    if ts.n_channels < 2:
+        return ()
+    flip = {second[l]: -first[l] for gate in ts.experts for first, second in [gate[:2]] for l in range(ts.dim)}
+    out = []
+    for term in ts.terms:
+        if term.channel != 1:
+            continue
+        mirrored = on_channel(term.key, 0)
+        if mirrored not in ts.index:
+            continue
+        position, factor = ts.index[mirrored]
+        ratio = sp.simplify(term.factor.xreplace(flip) / (factor * ts.terms[position].factor))
+        if ratio.is_number and ratio != 0:
+            out.append((term.key, ratio, term.phi_order))
+    return tuple(out)
+
+
+def prover(ts, activation, values, columns, full_terms):
+    """``prove(coefficients, thorough=False, family=None)``: sympy proof that Σ λ_c column_c ≡ 0.
+
+    ``values`` maps the parameter symbols to the head's values. First with φ kept abstract
+    (placeholders φ^(m)(f^k) as opaque functions), after rewriting φ^(m)(−f) by the parity
+    φ^(m)(−f) = (−1)^m (s φ^(m)(f) + q^(m)(f)) when φ has that symmetry (proved by sympy in
+    :func:`~identcheck.families.phi_properties`): an abstract identity holds for the concrete φ
+    too (substitution is a homomorphism). Then with φ substituted.
+    """
+    exprs = ts.exprs() if full_terms else ts.factor_exprs()
+    properties = phi_properties(tuple(activation.derivatives))
+    symmetry = properties.symmetry if full_terms else None
+    polynomial = properties.degree is not None
+    outputs = [f.xreplace(values) for f in ts.channel_outputs]
+    seen: dict = {}  # argument w → (k, ±1) with w = ±f^k, or None
+
+    def prove(coefficients, thorough=False, family=None):
+        total = sum(coeff * exprs[columns[c]] for c, coeff in coefficients).xreplace(values)
+        if not full_terms:
+            return is_exact_zero(total, ts.x, thorough)
+        concrete = substitute_phi(total, activation.derivatives)
+        # a polynomial φ substitutes into rational functions of exponentials: quick to cancel
+        if polynomial and is_exact_zero(concrete, ts.x, thorough=False, derivatives=False):
+            return True
+        if symmetry is not None and family in ("symmetry", None):
+            abstract, flipped = apply_parity(total, symmetry, outputs, seen)
+            if flipped and is_exact_zero(abstract, ts.x, thorough=False, derivatives=False):
+                return True
+        return is_exact_zero(concrete, ts.x, thorough)
+
+    return prove
+
+
+def apply_parity(expr, symmetry, outputs, seen):
+    """Rewrite φ^(m)(w) with w = −f^k (exactly) as (−1)^m (s φ^(m)(f^k) + q^(m)(f^k)); w = f^k → φ^(m)(f^k).
+
+    Returns (rewritten expression, whether any argument was −f^k). ``seen`` caches the
+    comparison per argument.
+    """
+    sign, q = symmetry
+    replacements = {}
+    flipped = False
+    for atom in expr.atoms(_PhiDerivative):
+        w = atom.args[0]
+        if w not in seen:
+            seen[w] = _match_output(w, outputs)
+        match = seen[w]
+        if match is None:
+            continue
+        k, orientation = match
+        if orientation == 1:
+            replacements[atom] = type(atom)(outputs[k])
+        else:
+            flipped = True
+            # φ(−z) = sφ(z) + q(z), differentiated m times: φ^(m)(−f) = (−1)^m (s φ^(m)(f) + q^(m)(f))
+            f = outputs[k]
+            replacements[atom] = (-1) ** atom.order * (sign * type(atom)(f) + sp.diff(q, Z, atom.order).subs(Z, f))
+    return expr.xreplace(replacements), flipped
+
+
+def _match_output(w, outputs):
+    """(k, ±1) when w = ±f^k exactly, else None (a float test first, then sympy's cancel)."""
+    x = sorted(w.free_symbols | set().union(*(f.free_symbols for f in outputs)), key=str)
+    point = {xi: sp.Rational(3 + 2 * i, 7 + i) for i, xi in enumerate(x)}
+    w_value = complex(w.xreplace(point).evalf(20))
+    for k, f in enumerate(outputs):
+        f_value = complex(f.xreplace(point).evalf(20))
+        for orientation in (1, -1):
+            if abs(w_value - orientation * f_value) <= SAME_OUTPUT * (1 + abs(f_value)):
+                if sp.cancel(sp.together(w - orientation * f)) == 0:
+                    return k, orientation
+    return None
