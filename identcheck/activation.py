@@ -137,7 +137,13 @@ def parse_activation(phi, params: Mapping[str, object] | None = None) -> Activat
         expr, shown = _from_sympy(phi, params)
     else:
         raise IdentcheckError(f"phi={phi!r}: expected a string or a sympy expression, got {type(phi).__name__}")
-    return _validated(shown, expr)
+    try:
+        return _validated(shown, expr)
+    except RecursionError:  # sympy differentiates recursively: deep compositions exhaust the stack
+        raise IdentcheckError(
+            f"phi={shown!r}: too deeply nested for sympy to differentiate (it ran out of recursion depth); "
+            "use fewer nested calls"
+        ) from None
 
 
 def _exact(name: str, value) -> sp.Rational:

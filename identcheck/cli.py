@@ -201,6 +201,10 @@ def _catalog(args) -> int:
         folder = os.path.dirname(os.path.abspath(args.out))
         if not os.path.isdir(folder):
             raise IdentcheckError(f"--out {args.out!r}: folder {folder!r} does not exist")
+        if os.path.isdir(args.out):
+            raise IdentcheckError(f"--out {args.out!r} is a folder; give a file name, e.g. {os.path.join(args.out, 'catalog.md')!r}")
+        if not os.access(folder, os.W_OK):
+            raise IdentcheckError(f"--out {args.out!r}: folder {folder!r} is not writable")
     with StatusLine() as status:
         rows = catalog_rows(lambda done, total, phi: status.show(f"catalog {done}/{total}: {phi}"), jobs=args.jobs)
     if args.json or not args.markdown:
@@ -211,9 +215,15 @@ def _catalog(args) -> int:
         print(text, end="")
         return 0
     handle, temporary = tempfile.mkstemp(dir=folder, prefix=".catalog-")
-    with os.fdopen(handle, "w", encoding="utf-8") as out:
-        out.write(text)
-    os.replace(temporary, args.out)  # atomic: nothing half-written
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(temporary, args.out)  # atomic: nothing half-written
+    except OSError as exc:
+        raise IdentcheckError(f"--out {args.out!r}: cannot write ({exc.strerror})") from None
+    finally:
+        if os.path.exists(temporary):
+            os.remove(temporary)  # on every failure: no temporary file left behind
     return 0
 
 

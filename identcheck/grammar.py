@@ -203,6 +203,8 @@ class _Builder:
         if isinstance(value, complex):
             self.fail("complex numbers are not allowed (phi must be real)")
         source = ast.get_source_segment(self.text, node) or repr(value)
+        if source[:2].lower() in ("0x", "0o", "0b"):
+            self.fail(f"{source} is not a decimal number (write numbers in decimal, e.g. 16)")
         if isinstance(value, float) and not math.isfinite(value):
             self.fail(f"{source} is not a finite number")
         fraction = Fraction(source.replace("_", ""))

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import sympy as sp
 
+from .errors import IdentcheckError
+
 __all__ = ["Component", "HeadConfig", "Probe", "default_probes", "head_probes"]
 
 DENOMINATOR = 8
@@ -75,6 +77,12 @@ def _zero_matrix(d):
 
 
 def _distinct_vectors(rng, d, count):
+    available = ((2 * DENOMINATOR + 1) ** d - 1) // 2  # non-zero grid vectors, up to sign
+    if count > available:
+        raise IdentcheckError(
+            f"dim={d}: a probe needs {count} expert vectors distinct up to sign (gates × channels, or 3), but the "
+            f"probe grid of dimension {d} has only {available}; use fewer gates or channels, or a larger dim"
+        )
     found = []
     while len(found) < count:
         v = _rational_vector(rng, d)

@@ -25,6 +25,8 @@ import time
 from dataclasses import dataclass
 import numpy as np
 
+from identcheck.progress import StatusLine
+
 from .models import MODELS
 from .params import NumericError
 from .store import FitRecord, Settings, finished_keys, insert, open_for_writing
@@ -173,15 +175,15 @@ def run_grid(grid: Grid, folder, jobs: int = 1, truth_path=None, progress=True, 
     started = time.perf_counter()
     ran = 0
 
+    status = StatusLine(enabled=bool(progress) and sys.stderr.isatty())
+
     def record(row: FitRecord):
         nonlocal finished, ran
         insert(connection, settings, row)
         finished += 1
         ran += 1
-        if progress:
-            elapsed = time.perf_counter() - started
-            eta = elapsed / ran * (len(todo) - ran)
-            print(f"\r\033[Kfits {finished}/{total}  elapsed {elapsed:.0f} s  eta {eta:.0f} s", end="", file=sys.stderr, flush=True)
+        elapsed = time.perf_counter() - started
+        status.show(f"fits {finished}/{total}  elapsed {elapsed:.0f} s  eta {elapsed / ran * (len(todo) - ran):.0f} s")
 
     tasks = [(settings.to_json(), model, K, n, rep, grid.fit_seed(model, K, n, rep)) for model, K, n, rep in todo]
     try:
@@ -201,8 +203,7 @@ def run_grid(grid: Grid, folder, jobs: int = 1, truth_path=None, progress=True, 
                         future.cancel()
                     raise
     finally:
-        if progress and tasks:
-            print(file=sys.stderr)
+        status.clear()
         connection.close()
     return {"total": total, "ran": ran, "skipped": total - len(todo), "settings": settings.id}
 
