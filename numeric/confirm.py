@@ -210,14 +210,13 @@ def _witness_sequence(model, candidates, condition, X):
     return best[1], best[2], best[3]
 
 
-def _check_range(phi: str, params_list):
+def _check_range(model: Model, params_list):
     """φ and φ' finite wherever a fit can take aᵀx: |aᵀx| ≤ BOX_FACTOR·max|a*|·d (x ∈ [−1, 1]^d).
 
     Evaluated with identcheck's compiled φ (``Activation.numpy_derivative``), the same the models use.
     """
-    from identcheck import parse_activation
-
-    activation = parse_activation(phi)
+    activation = model.activation()
+    phi = model.phi
     bound = max(BOX_FACTOR * float(np.abs(p.a).max()) * p.dim for p in params_list)
     z = np.linspace(-bound, bound, 4001)
     with np.errstate(all="ignore"):
@@ -242,7 +241,7 @@ def _with_signal(model: Model, params: HMoEParams, noise: float, X: np.ndarray):
     return scaled, float(model.value(scaled, X).var() / noise**2)
 
 
-def _rates(model_kind, phi, truths, out: Path, quick: bool, jobs: int, seed: int, progress):
+def _rates(model_kind, phi, truths, out: Path, quick: bool, jobs: int, seed: int, progress, phi_params=None):
     from .rates import rates_from_records
     from .store import read_records, read_settings
     from .sweep import Grid, run_grid
@@ -250,8 +249,9 @@ def _rates(model_kind, phi, truths, out: Path, quick: bool, jobs: int, seed: int
     sizes, reps = (QUICK_SIZES, QUICK_REPS) if quick else (FULL_SIZES, FULL_REPS)
     rows = []
     for label, params, snr, noise in truths:
+        phi_params = dict(phi_params or {})
         record = {"name": f"confirm-{label}", "description": f"numeric confirm: {label} truth for phi={phi}, omega scaled to Var g*/nu^2 = {snr:.1f}",
-                  "phi": phi, "noise_std": noise, **params.to_dict()}
+                  "phi": phi, "phi_params": phi_params, "noise_std": noise, **params.to_dict()}
         digest = hashlib.sha256(json.dumps(record, sort_keys=True).encode()).hexdigest()[:10]
         folder = out / "rates" / f"{label}-{digest}"
         folder.mkdir(parents=True, exist_ok=True)
@@ -331,7 +331,8 @@ def _figure(sequences, path: Path, title: str) -> str:
 
 
 def confirm(phi: str, condition: str = "type1", quick: bool = False, jobs: int = 1, out=None, seed: int = 0,
-            mc: int | None = None, rates: bool = True, figure: bool = True, progress=False) -> ConfirmResult:
+            mc: int | None = None, rates: bool = True, figure: bool = True, progress=False,
+            params: dict | None = None) -> ConfirmResult:
     """Run the confirmation (module docstring). Raises IdentcheckError / NumericError on bad input.
 
     Nothing is written before φ has been checked on the data's range; ``out`` (a folder) receives
@@ -349,10 +350,12 @@ def confirm(phi: str, condition: str = "type1", quick: bool = False, jobs: int =
     mc = mc if mc is not None else (20_000 if quick else 100_000)
     if not 1000 <= mc <= 2_000_000:
         raise NumericError(f"--mc {mc}: must be from 1,000 to 2,000,000")
-    check = identcheck.check(phi, condition=condition, dim=2, seed=seed)
+    params = {k: str(v) for k, v in (params or {}).items()}  # φ's named constants, e.g. {"b": "1"}
+    exact = {k: identcheck.parse_param(f"{k}={v}")[1] for k, v in params.items()}
+    check = identcheck.check(phi, condition=condition, dim=2, seed=seed, params=exact)
     check_seconds = time.perf_counter() - started
     model_kind = MODEL_FOR[condition]
-    model = Model(model_kind, phi)
+    model = Model(model_kind, phi, params)
     X = np.random.default_rng([seed, 0xC0F]).uniform(-1.0, 1.0, size=(mc, 2))
 
     lifts, skipped = {}, []
@@ -364,7 +367,7 @@ def confirm(phi: str, condition: str = "type1", quick: bool = False, jobs: int =
         except NumericError as exc:
             skipped.append((probe.name, str(exc)))
     generic = load_truth()
-    _check_range(phi, [lift.params for _, lift in lifts.values()] + [generic.params])
+    _check_range(model, [lift.params for _, lift in lifts.values()] + [generic.params])
     with np.errstate(over="raise", invalid="raise"):
         try:
             generic_params, generic_snr = _with_signal(model, generic.params, generic.noise_std, X)
@@ -421,12 +424,12 @@ def confirm(phi: str, condition: str = "type1", quick: bool = False, jobs: int =
                     skipped.append(("witness rates", str(exc)))
             truths.append(("generic", generic_params, generic_snr, generic.noise_std))
             rates_started = time.perf_counter()
-            rate_rows = _rates(model_kind, phi, truths, out_path, quick, jobs, seed, progress)
+            rate_rows = _rates(model_kind, phi, truths, out_path, quick, jobs, seed, progress, params)
             rates_seconds = time.perf_counter() - rates_started
         if figure:
             figure_path = _figure(sequences, out_path / "confirm.png", f"{phi} ({condition}, model {model_kind}): {line.split(':')[0]}")
     result = ConfirmResult(
-        phi=phi,
+        phi=phi + (" [" + ", ".join(f"{k}={v}" for k, v in sorted(params.items())) + "]" if params else ""),
         condition=condition,
         model=model_kind,
         symbolic=symbolic,

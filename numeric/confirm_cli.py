@@ -31,6 +31,7 @@ def add_parser(subparsers):
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--mc", type=int, default=None, help="Monte Carlo points for the L2(mu) norm (default 100000; 20000 with --quick)")
     p.add_argument("--no-rates", action="store_true", help="skip the rate grid (sequences and verdict only)")
+    p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="value of a named constant in PHI (repeatable)")
     return p
 
 
@@ -41,7 +42,7 @@ def _default_out(phi: str, condition: str) -> str:
 
 def run(args) -> int:
     """Run ``confirm`` for parsed ``args``; print the report (or JSON); return the exit code."""
-    from identcheck import IdentcheckError
+    from identcheck import IdentcheckError, parse_param
 
     from .confirm import confirm
     from .params import NumericError
@@ -49,6 +50,7 @@ def run(args) -> int:
     try:
         if args.seed < 0:
             raise NumericError(f"--seed {args.seed}: must be >= 0")
+        params = {name: str(value) for name, value in (parse_param(text) for text in args.param)}
         result = confirm(
             args.phi,
             condition=args.condition,
@@ -59,6 +61,7 @@ def run(args) -> int:
             mc=args.mc,
             rates=not args.no_rates,
             progress=not args.json and sys.stderr.isatty(),
+            params=params,
         )
     except (IdentcheckError, NumericError) as exc:
         print(f"numeric: error: {exc}", file=sys.stderr)

@@ -72,6 +72,12 @@ class Model:
     def __repr__(self) -> str:
         return f"Model({self.kind!r}, phi={self.phi!r})"
 
+    def activation(self):
+        """φ as identcheck's :class:`~identcheck.Activation`, with this model's constants."""
+        from identcheck import parse_activation, parse_param
+
+        return parse_activation(self.phi, dict(parse_param(f"{k}={v}") for k, v in self.params.items()))
+
     def value(self, params: HMoEParams, X: np.ndarray, chunk: int = CHUNK) -> np.ndarray:
         """f(X), shape (n,), computed in blocks of ``chunk`` samples."""
         X = np.asarray(X, dtype=float)

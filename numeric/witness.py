@@ -339,9 +339,7 @@ def witness_path(model: Model, lift: Lift, relations, condition: str, X: np.ndar
 
 def _euler_degree(model: Model) -> float:
     """c in zφ' = cφ, from φ at a few points (the family guarantees it is constant)."""
-    from identcheck import parse_activation
-
-    activation = parse_activation(model.phi)
+    activation = model.activation()
     z = np.array([0.3, 0.7, 1.1])
     value, slope = activation.numpy_derivative(0)(z), activation.numpy_derivative(1)(z)
     return float(np.median(z * slope / value))

@@ -144,3 +144,14 @@ def test_phi_overflowing_on_the_data_range_exits_2_and_writes_nothing(tmp_path, 
     err = capsys.readouterr().err
     assert "overflows on the data's range" in err and err.count("\n") == 1
     assert not out.exists()
+
+
+def test_confirm_takes_phi_constants_like_identcheck():
+    """sigmoid(z + b) with b = 1 is sigmoid(z + 1): the same symbolic verdict and the same ratios."""
+    from numeric.confirm import confirm
+
+    with_param = confirm("sigmoid(z + b)", quick=True, rates=False, figure=False, params={"b": "1"})
+    literal = confirm("sigmoid(z + 1)", quick=True, rates=False, figure=False)
+    assert with_param.phi == "sigmoid(z + b) [b=1]"
+    assert with_param.symbolic["verdict"] == literal.symbolic["verdict"] == "identifiable"
+    assert [s.ratio for s in with_param.sequences] == [s.ratio for s in literal.sequences]
