@@ -20,8 +20,8 @@ def cell(text) -> str:
 
 
 def code(text) -> str:
-    """Text as an inline code span (formulas keep their ``*`` and ``_``)."""
-    return f"`{cell(text)}`"
+    """Text as an inline code span (formulas keep their ``*`` and ``_``); not for table cells."""
+    return "`" + str(text).replace("\n", " ") + "`"
 
 
 def table(header, rows, align=None) -> str:
