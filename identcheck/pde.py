@@ -36,6 +36,7 @@ import sympy as sp
 from .activation import Z, parse_activation
 from .certify import is_exact_zero
 from .families import phi_properties
+from .render import proof_markdown
 from .errors import IdentcheckError
 from .terms import MAX_DIM, phi_placeholder, substitute_phi
 
@@ -64,6 +65,10 @@ class FamilyProof:
             "proved": self.proved,
             "note": self.note,
         }
+
+    def _repr_markdown_(self) -> str:
+        """Jupyter's rendering (:func:`identcheck.render.proof_markdown`)."""
+        return proof_markdown(self)
 
     def to_text(self) -> str:
         if not self.holds:

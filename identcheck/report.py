@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .evidence import Certificate, CertificateKind, Evidence, Verdict
+from .render import check_markdown
 
 __all__ = ["CheckResult", "ProbeResult", "Relation", "format_relation"]
 
@@ -87,6 +88,12 @@ class Relation:
     def __str__(self) -> str:
         return format_relation(self.exact if self.exact is not None else self.terms)
 
+    @property
+    def tag(self) -> str:
+        """``'Euler/homogeneity: z*phi' = 1*phi, proved by sympy'``: family, hypothesis, proof."""
+        tag = f"{self.family or 'unrecognised'}" + (f": {self.hypothesis}" if self.hypothesis else "")
+        return tag + (", proved by sympy" if self.proved else "")
+
     def to_dict(self) -> dict:
         return {
             "terms": [[label, coeff] for label, coeff in self.terms],
@@ -147,6 +154,17 @@ class ProbeResult:
         if self.dependent is None:
             return "undecided"
         return "dependent" if self.dependent else "independent"
+
+    def result_text(self, certified: bool = False) -> str:
+        """The report's result column: outcome, relations, whether it counts, certificate."""
+        result = self.outcome
+        if self.dependent:
+            result += f" ({self.nullity}): {self.pde}"
+        if not self.counts_for_verdict:
+            result += "  [does not count: " + self.note + "]"
+        if certified:
+            result += "  " + _certificate_text(self.certificate)
+        return result
 
     def to_dict(self) -> dict:
         return {
@@ -221,6 +239,21 @@ class CheckResult:
             "certify": self.certified,
         }
 
+    @property
+    def witness_probe(self) -> ProbeResult | None:
+        """The probe named by ``witness``, or None."""
+        return next((p for p in self.probes if p.name == self.witness), None)
+
+    @property
+    def terms_text(self) -> str:
+        """``'21 derivatives per component, 3 merged (same function for every φ) → 18 distinct'``."""
+        unit = "per head" if self.condition == "type2" else "derivatives per component"
+        return f"{self.n_derivatives} {unit}, {len(self.merges)} merged (same function for every φ) → {self.n_terms} distinct"
+
+    def _repr_markdown_(self) -> str:
+        """Jupyter's rendering (:func:`identcheck.render.check_markdown`)."""
+        return check_markdown(self)
+
     def to_text(self) -> str:
         """The human report."""
         lines = [
@@ -228,19 +261,13 @@ class CheckResult:
             f"  verdict: {self.verdict.upper()} ({self.evidence} evidence)",
             f"  {self.summary}",
         ]
-        witness = next((p for p in self.probes if p.name == self.witness), None)
+        witness = self.witness_probe
         if witness is not None:
             for r in witness.relations[:4]:
-                tag = f"{r.family or 'unrecognised'}" + (f": {r.hypothesis}" if r.hypothesis else "")
-                proof = ", proved by sympy" if r.proved else ""
-                lines.append(f"    {r}    [{tag}{proof}]")
+                lines.append(f"    {r}    [{r.tag}]")
             if len(witness.relations) > 4:
                 lines.append(f"    … and {len(witness.relations) - 4} more relation(s) on this probe")
-        unit = "per head" if self.condition == "type2" else "derivatives per component"
-        lines.append(
-            f"  terms: {self.n_derivatives} {unit}, {len(self.merges)} merged "
-            f"(same function for every φ) → {self.n_terms} distinct"
-        )
+        lines.append(f"  terms: {self.terms_text}")
         for m in self.merges[:MERGES_SHOWN]:
             lines.append(f"    {m}")
         if len(self.merges) > MERGES_SHOWN:
@@ -252,13 +279,7 @@ class CheckResult:
         width = max(len(p.name) for p in self.probes) if self.probes else 10
         lines.append(f"    {'name':<{width}}  terms  margin     digits  result")
         for p in self.probes:
-            result = p.outcome
-            if p.dependent:
-                result += f" ({p.nullity}): {p.pde}"
-            if not p.counts_for_verdict:
-                result += "  [does not count: " + p.note + "]"
-            if self.certified:
-                result += "  " + _certificate_text(p.certificate)
+            result = p.result_text(self.certified)
             lines.append(
                 f"    {p.name:<{width}}  {p.n_terms:>5}  {p.smallest_singular_value:<9.2e}  {p.precision_digits:>6}  {result}"
             )

@@ -32,6 +32,7 @@ import numpy as np
 
 from .models import Model
 from .params import HMoEParams, NumericError
+from .render import confirm_markdown
 from .witness import CONSTRUCTIONS, EXACT_TOL, NULL_TOL, RESIDUAL_TOL, lift_probe, relation_construction, probe_path, random_paths, ratio_curve, witness_path
 
 __all__ = ["ConfirmResult", "RateRow", "Sequence", "confirm", "SLOPE_TO_ZERO", "SNR_TARGET", "QUICK_SIZES", "FULL_SIZES"]
@@ -148,6 +149,10 @@ class ConfirmResult:
     skipped: tuple = field(repr=False, default=())
     figure: str | None = None
     out: str | None = None
+
+    def _repr_markdown_(self) -> str:
+        """Jupyter's rendering (:func:`numeric.render.confirm_markdown`)."""
+        return confirm_markdown(self)
 
     def to_dict(self) -> dict:
         return {
