@@ -253,8 +253,8 @@ def _rates(model_kind, phi, truths, out: Path, quick: bool, jobs: int, seed: int
 
     sizes, reps = (QUICK_SIZES, QUICK_REPS) if quick else (FULL_SIZES, FULL_REPS)
     rows = []
+    phi_params = dict(phi_params or {})
     for label, params, snr, noise in truths:
-        phi_params = dict(phi_params or {})
         record = {"name": f"confirm-{label}", "description": f"numeric confirm: {label} truth for phi={phi}, omega scaled to Var g*/nu^2 = {snr:.1f}",
                   "phi": phi, "phi_params": phi_params, "noise_std": noise, **params.to_dict()}
         digest = hashlib.sha256(json.dumps(record, sort_keys=True).encode()).hexdigest()[:10]
@@ -355,12 +355,12 @@ def confirm(phi: str, condition: str = "type1", quick: bool = False, jobs: int =
     mc = mc if mc is not None else (20_000 if quick else 100_000)
     if not 1000 <= mc <= 2_000_000:
         raise NumericError(f"--mc {mc}: must be from 1,000 to 2,000,000")
-    params = {k: str(v) for k, v in (params or {}).items()}  # φ's named constants, e.g. {"b": "1"}
-    exact = {k: identcheck.parse_param(f"{k}={v}")[1] for k, v in params.items()}
+    phi_params = {k: str(v) for k, v in (params or {}).items()}  # φ's named constants, e.g. {"b": "1"}
+    exact = {k: identcheck.parse_param(f"{k}={v}")[1] for k, v in phi_params.items()}
     check = identcheck.check(phi, condition=condition, dim=2, seed=seed, params=exact)
     check_seconds = time.perf_counter() - started
     model_kind = MODEL_FOR[condition]
-    model = Model(model_kind, phi, params)
+    model = Model(model_kind, phi, phi_params)
     X = np.random.default_rng([seed, 0xC0F]).uniform(-1.0, 1.0, size=(mc, 2))
 
     lifts, skipped = {}, []
@@ -429,12 +429,12 @@ def confirm(phi: str, condition: str = "type1", quick: bool = False, jobs: int =
                     skipped.append(("witness rates", str(exc)))
             truths.append(("generic", generic_params, generic_snr, generic.noise_std))
             rates_started = time.perf_counter()
-            rate_rows = _rates(model_kind, phi, truths, out_path, quick, jobs, seed, progress, params)
+            rate_rows = _rates(model_kind, phi, truths, out_path, quick, jobs, seed, progress, phi_params)
             rates_seconds = time.perf_counter() - rates_started
         if figure:
             figure_path = _figure(sequences, out_path / "confirm.png", f"{phi} ({condition}, model {model_kind}): {line.split(':')[0]}")
     result = ConfirmResult(
-        phi=phi + (" [" + ", ".join(f"{k}={v}" for k, v in sorted(params.items())) + "]" if params else ""),
+        phi=phi + (" [" + ", ".join(f"{k}={v}" for k, v in sorted(phi_params.items())) + "]" if phi_params else ""),
         condition=condition,
         model=model_kind,
         symbolic=symbolic,
