@@ -76,6 +76,9 @@ class Relation:
         The property of φ behind the family, proved by sympy.
     proved : bool
         Whether sympy reduced the relation itself, on this probe, to an exact 0.
+    timed_out : bool
+        Whether the proof ran out of its time budget (:mod:`budget`); the relation stands on its
+        numeric evidence. In the JSON only when true.
     """
 
     terms: tuple
@@ -83,6 +86,7 @@ class Relation:
     family: str | None
     hypothesis: str | None
     proved: bool
+    timed_out: bool = False
 
     def __str__(self) -> str:
         return format_relation(self.exact if self.exact is not None else self.terms)
@@ -95,7 +99,7 @@ class Relation:
             "hypothesis": self.hypothesis,
             "proved": self.proved,
             "text": str(self),
-        }
+        } | ({"timed_out": True} if self.timed_out else {})
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,7 +236,7 @@ class CheckResult:
         if witness is not None:
             for r in witness.relations[:4]:
                 tag = f"{r.family or 'unrecognised'}" + (f": {r.hypothesis}" if r.hypothesis else "")
-                proof = ", proved by sympy" if r.proved else ""
+                proof = ", proved by sympy" if r.proved else (", exact proof timed out: numeric evidence" if r.timed_out else "")
                 lines.append(f"    {r}    [{tag}{proof}]")
             if len(witness.relations) > 4:
                 lines.append(f"    … and {len(witness.relations) - 4} more relation(s) on this probe")
