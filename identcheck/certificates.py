@@ -22,6 +22,7 @@ import flint
 import numpy as np
 import sympy as sp
 
+from .budget import Outcome
 from .certify import recover_relations
 from .conditions import CONDITIONS, ProbeMatrix
 from .errors import IdentcheckError
@@ -50,7 +51,9 @@ def certify_probe(decision, matrix: ProbeMatrix, prove: Callable[[tuple], bool],
         containing the exact values), ``points``, ``labels`` and ``columns`` (their positions in
         the probe's full column list, recorded for :func:`replay`).
     prove : callable
-        ``prove(coefficients)`` → True when sympy proved Σ λ_c column_c ≡ 0.
+        ``prove(coefficients)`` → truthy when sympy proved Σ λ_c column_c ≡ 0 (an
+        :class:`~identcheck.budget.Outcome` also says when the proof timed out: counted in
+        ``detail["timed_out"]``, present only when non-zero).
     relations : tuple of Relation
         What the numerical explanation found.
     """
@@ -67,7 +70,13 @@ def certify_probe(decision, matrix: ProbeMatrix, prove: Callable[[tuple], bool],
         return Certificate(CertificateKind.INTERVAL if cert.proved else None, detail), relations
 
     exact = recover_relations(decision.null_space, matrix.arb)
-    proved = [c for c in exact if c is not None and prove(c)]
+    outcomes = []
+    for c in (c for c in exact if c is not None):
+        # after one timeout the probe's budget is spent: the rest count as timed out, untried
+        late = outcomes and getattr(outcomes[-1][1], "timed_out", False)
+        outcomes.append((c, Outcome(False, True) if late else prove(c)))
+    proved = [c for c, outcome in outcomes if outcome]
+    timed_out = sum(bool(getattr(outcome, "timed_out", False)) for _, outcome in outcomes)
     detail = {
         "nullity": decision.nullity,
         "recovered": sum(c is not None for c in exact),
@@ -91,6 +100,8 @@ def certify_probe(decision, matrix: ProbeMatrix, prove: Callable[[tuple], bool],
             relations = tuple(_relation(c, labels) for c in proved)
     else:
         detail["nullity_exact"] = False
+    if timed_out:  # only when it happened: the JSON keeps its shape otherwise
+        detail["timed_out"] = timed_out
     already = any(r.proved for r in relations)
     if proved or already:
         if not proved:
@@ -98,7 +109,7 @@ def certify_probe(decision, matrix: ProbeMatrix, prove: Callable[[tuple], bool],
         return Certificate(CertificateKind.PROOF, detail), relations
     detail["why_not"] = (
         "coefficients not recognised as rationals" if not detail["recovered"] else "sympy did not reduce the recovered relations to 0"
-    )
+    ) + (f" ({timed_out} exact proof(s) timed out)" if timed_out else "")
     return Certificate(None, detail), relations
 
 

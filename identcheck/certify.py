@@ -31,24 +31,27 @@ import numpy as np
 import scipy.linalg
 import sympy as sp
 
+from .activation import Z
+from .budget import PROOF_SECONDS, Outcome, run
 from .compile import arb_precision
-from .terms import TermSet, substitute_phi
+from .terms import TermSet, _PhiDerivative, substitute_phi
 
-__all__ = ["prove_relation", "relation_expression", "is_exact_zero", "recover_relations", "RECOVERY_DIGITS"]
+__all__ = ["apply_symmetry", "prove_relation", "relation_expression", "is_exact_zero", "recover_relations", "RECOVERY_DIGITS"]
 
 MAX_OPS_FOR_SIMPLIFY = 4000
 RECOVERY_DIGITS = 120
 MAX_DENOMINATOR = 10**12
 
 
-def relation_expression(term_set: TermSet, derivatives: tuple, components, coefficients) -> sp.Expr:
+def relation_expression(term_set: TermSet, derivatives: tuple | None, components, coefficients) -> sp.Expr:
     """Σ λ_i term_i / exp(xᵀM_1x) for a concrete φ, as a sympy expression in x.
 
     Parameters
     ----------
     term_set : TermSet
     derivatives : tuple of sympy.Expr
-        (φ, φ', φ'') in :data:`~identcheck.activation.Z`.
+        (φ, φ', φ'') in :data:`~identcheck.activation.Z`; None keeps φ abstract (placeholders
+        ``Phi<m>`` at exact arguments).
     components : sequence of Component
     coefficients : iterable of (column, exact coefficient)
     """
@@ -58,22 +61,64 @@ def relation_expression(term_set: TermSet, derivatives: tuple, components, coeff
     total = sp.Integer(0)
     for column, coeff in coefficients:
         comp, position = divmod(column, n)
-        reduced = substitute_phi(term_set.terms[position].reduced.xreplace(values[comp]), derivatives)
+        reduced = term_set.terms[position].reduced.xreplace(values[comp])
+        if derivatives is not None:
+            reduced = substitute_phi(reduced, derivatives)
         shift = sp.expand(term_set.quadratic.xreplace(values[comp]) - reference)
         total += coeff * sp.exp(shift) * reduced
     return total
 
 
-def prove_relation(term_set: TermSet, derivatives: tuple, components, coefficients, thorough: bool = True) -> bool:
-    """True when sympy reduces the relation to exactly 0 (for all x); False if it could not.
+def prove_relation(term_set: TermSet, derivatives: tuple, components, coefficients, thorough: bool = True,
+                   seconds: float = PROOF_SECONDS, symmetry: tuple | None = None) -> Outcome:
+    """Truthy when sympy reduces the relation to exactly 0 (for all x); falsy if it could not.
 
-    ``thorough=False`` skips the last, slow resort (``simplify``).
+    ``thorough=False`` skips the last, slow resort (``simplify``). The whole proof, building the
+    expression included, runs under a budget of ``seconds`` (:mod:`budget`); the outcome's
+    ``timed_out`` says when it ran out.
+
+    ``symmetry`` = (s, q), a proved one-variable hypothesis φ(−z) = sφ(z) + q(z) (see
+    :func:`~identcheck.families.phi_properties`): first, φ is kept abstract and every φ^(m)(w)
+    whose argument w carries a minus sign is rewritten as (−1)^m (s φ^(m)(−w) + q^(m)(−w)) (the
+    hypothesis differentiated m times). If that abstract expression cancels to 0, the relation
+    holds for every φ with the hypothesis, so for this one (substitution is a homomorphism): the
+    expensive part — nested exponentials of φ — never reaches sympy.
     """
-    expr = relation_expression(term_set, derivatives, components, coefficients)
-    return is_exact_zero(expr, term_set.x, thorough)
+
+    def attempt():
+        if symmetry is not None:
+            abstract, flipped = apply_symmetry(relation_expression(term_set, None, components, coefficients), symmetry)
+            if flipped and _exact_zero(abstract, term_set.x, False, False):
+                return True
+        expr = relation_expression(term_set, derivatives, components, coefficients)
+        return _exact_zero(expr, term_set.x, thorough, True)
+
+    proved, timed_out = run(attempt, seconds=seconds, default=False)
+    return Outcome(proved, timed_out)
 
 
-def is_exact_zero(expr: sp.Expr, x, thorough: bool = True, derivatives: bool = True) -> bool:
+def apply_symmetry(expr: sp.Expr, symmetry: tuple) -> tuple[sp.Expr, bool]:
+    """φ^(m)(w) → (−1)^m (s φ^(m)(−w) + q^(m)(−w)) for every placeholder whose argument w
+    extracts a minus sign; returns (expression, whether anything was rewritten)."""
+    sign, q = symmetry
+    replacements = {}
+    for atom in expr.atoms(_PhiDerivative):
+        w = atom.args[0]
+        if w.could_extract_minus_sign():
+            u = -w
+            replacements[atom] = (-1) ** atom.order * (sign * type(atom)(u) + sp.diff(q, Z, atom.order).subs(Z, u))
+    return expr.xreplace(replacements), bool(replacements)
+
+
+def is_exact_zero(expr: sp.Expr, x, thorough: bool = True, derivatives: bool = True,
+                  seconds: float = PROOF_SECONDS) -> Outcome:
+    """:func:`_exact_zero` under a budget of ``seconds`` (:mod:`budget`): a truthy
+    :class:`~identcheck.budget.Outcome` when proved, ``timed_out`` when the budget ran out."""
+    proved, timed_out = run(_exact_zero, expr, x, thorough, derivatives, seconds=seconds, default=False)
+    return Outcome(proved, timed_out)
+
+
+def _exact_zero(expr: sp.Expr, x, thorough: bool = True, derivatives: bool = True) -> bool:
     """Decide ``expr ≡ 0`` in x exactly, or return False when that cannot be shown.
 
     1. ``expand``.

@@ -216,7 +216,8 @@ def _polynomial(s, derivatives, degree) -> FamilyProof:
     identity = s.u_bar(b) - taylor
     all_orders = tuple(sp.diff(derivatives[0], Z, m) for m in range(degree + 1))
     concrete = sp.expand(substitute_phi(identity, all_orders) * sp.exp(-s.Q))
-    proved = is_exact_zero(concrete, (*s.x, *s.a, *b, *s.m.values()), thorough=False)
+    outcome = is_exact_zero(concrete, (*s.x, *s.a, *b, *s.m.values()), thorough=False)
+    proved = bool(outcome)
     steps = (("direct (this phi)", f"u(M, b) - Taylor polynomial of degree {degree} in a around a, / exp(x'Mx)", proved),)
     return FamilyProof(
         "polynomial",
@@ -225,7 +226,7 @@ def _polynomial(s, derivatives, degree) -> FamilyProof:
         f"u(M, b) = sum_(|t| <= {degree}) (b - a)^t / t! * d^t u/da^t (M, a) for all b",
         steps,
         proved,
-        "" if proved else "the direct expansion did not return an exact 0",
+        "" if proved else _why_not(outcome.timed_out, "the direct expansion did not return an exact 0"),
     )
 
 
@@ -245,11 +246,12 @@ def _family(s, derivatives, family, hypothesis_text, holds, identities, identity
     )
     # step 2: H ≡ 0 for this φ
     concrete_h = substitute_phi(hypothesis, derivatives)
-    step2 = is_exact_zero(concrete_h, (Z,))
+    outcome2 = is_exact_zero(concrete_h, (Z,))
+    step2 = bool(outcome2)
     shown2 = f"H(z) = {sp.sstr(concrete_h)}"
     # step 3 (confirmation): the identity with φ substituted, divided by exp(Q)
     direct = all(
-        is_exact_zero(sp.expand(substitute_phi(i, derivatives) * sp.exp(-s.Q)), (*s.x, *s.a, *s.m.values()), thorough=False)
+        bool(is_exact_zero(sp.expand(substitute_phi(i, derivatives) * sp.exp(-s.Q)), (*s.x, *s.a, *s.m.values()), thorough=False))
         for i in identities
     )
     steps = (
@@ -258,7 +260,12 @@ def _family(s, derivatives, family, hypothesis_text, holds, identities, identity
         ("direct check", "identity with phi substituted, / exp(x'Mx)", direct),
     )
     proved = step1 and step2
-    return FamilyProof(family, hypothesis_text, True, identity_text, steps, proved, "" if proved else "a reduction step did not return an exact 0")
+    why = "" if proved else _why_not(outcome2.timed_out, "a reduction step did not return an exact 0")
+    return FamilyProof(family, hypothesis_text, True, identity_text, steps, proved, why)
+
+
+def _why_not(timed_out: bool, otherwise: str) -> str:
+    return "the exact proof timed out (time budget, see identcheck.budget)" if timed_out else otherwise
 
 
 def _plain(expr) -> str:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .budget import Outcome
 from .evidence import Tolerance
 from .report import Relation
 
@@ -34,7 +35,11 @@ def explain_null_space(decision, matrix, templates, labels, prove=None) -> tuple
     """Relations explaining ``decision.null_space`` (a tuple of :class:`Relation`).
 
     ``templates`` are candidate exact relations (:class:`~identcheck.families.Template`);
-    ``prove(coefficients, thorough, family)`` returns whether sympy proved one (None: no proofs).
+    ``prove(coefficients, thorough, family)`` returns whether sympy proved one (None: no proofs),
+    truthy when proved; an :class:`~identcheck.budget.Outcome` also says when the proof timed out,
+    and the relation is then kept with ``timed_out=True`` (never dropped). After one timeout the
+    probe's later templates are not tried (each would likely spend a whole budget too): they are
+    kept, ``timed_out=True``, on their numeric evidence.
     The first kept template is proved ``thorough``-ly (sympy's slow ``simplify`` as last resort).
     """
     norms = np.linalg.norm(matrix, axis=0)
@@ -43,6 +48,7 @@ def explain_null_space(decision, matrix, templates, labels, prove=None) -> tuple
     q, _ = np.linalg.qr(null)
     kept_vectors = []
     relations = []
+    out_of_time = False
     for template in templates:
         vector = np.zeros(matrix.shape[1])
         for column, coeff in template.coefficients:
@@ -55,14 +61,21 @@ def explain_null_space(decision, matrix, templates, labels, prove=None) -> tuple
         if np.linalg.matrix_rank(trial, tol=ADDS_RANK) <= len(kept_vectors):
             continue
         kept_vectors.append(scaled / size)
-        proved = bool(prove is not None and prove(template.coefficients, not relations, template.family))
+        if prove is None:
+            outcome = False
+        elif out_of_time:  # one proof on this probe ran out: the probe's budget is spent
+            outcome = Outcome(False, True)
+        else:
+            outcome = prove(template.coefficients, not relations, template.family)
+            out_of_time = bool(getattr(outcome, "timed_out", False))
         relations.append(
             Relation(
                 terms=tuple((labels[c], float(v)) for c, v in template.coefficients),
                 exact=tuple((labels[c], str(v)) for c, v in template.coefficients),
                 family=template.family,
                 hypothesis=template.hypothesis,
-                proved=proved,
+                proved=bool(outcome),
+                timed_out=bool(getattr(outcome, "timed_out", False)),
             )
         )
         if len(kept_vectors) == decision.nullity:

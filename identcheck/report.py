@@ -77,6 +77,9 @@ class Relation:
         The property of φ behind the family, proved by sympy.
     proved : bool
         Whether sympy reduced the relation itself, on this probe, to an exact 0.
+    timed_out : bool
+        Whether the proof ran out of its time budget (:mod:`budget`); the relation stands on its
+        numeric evidence. In the JSON only when true.
     """
 
     terms: tuple
@@ -84,6 +87,7 @@ class Relation:
     family: str | None
     hypothesis: str | None
     proved: bool
+    timed_out: bool = False
 
     def __str__(self) -> str:
         return format_relation(self.exact if self.exact is not None else self.terms)
@@ -92,7 +96,7 @@ class Relation:
     def tag(self) -> str:
         """``'Euler/homogeneity: z*phi' = 1*phi, proved by sympy'``: family, hypothesis, proof."""
         tag = f"{self.family or 'unrecognised'}" + (f": {self.hypothesis}" if self.hypothesis else "")
-        return tag + (", proved by sympy" if self.proved else "")
+        return tag + (", proved by sympy" if self.proved else (", exact proof timed out: numeric evidence" if self.timed_out else ""))
 
     def to_dict(self) -> dict:
         return {
@@ -102,7 +106,7 @@ class Relation:
             "hypothesis": self.hypothesis,
             "proved": self.proved,
             "text": str(self),
-        }
+        } | ({"timed_out": True} if self.timed_out else {})
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,6 +21,7 @@ from functools import lru_cache
 import sympy as sp
 
 from .activation import Z
+from .budget import PROOF_SECONDS, Outcome, run
 from .certify import is_exact_zero
 from .families import Template, phi_properties
 from .terms import _PhiDerivative, substitute_phi
@@ -105,6 +106,9 @@ def _mirrored_pairs(ts) -> tuple:
     return tuple(out)
 
 
+UNBUDGETED = float("inf")  # inside prove's budget: the inner proofs inherit its deadline
+
+
 def prover(ts, activation, values, columns, full_terms):
     """``prove(coefficients, thorough=False, family=None)``: sympy proof that Σ λ_c column_c ≡ 0.
 
@@ -112,7 +116,9 @@ def prover(ts, activation, values, columns, full_terms):
     (placeholders φ^(m)(f^k) as opaque functions), after rewriting φ^(m)(−f) by the parity
     φ^(m)(−f) = (−1)^m (s φ^(m)(f) + q^(m)(f)) when φ has that symmetry (proved by sympy in
     :func:`~identcheck.families.phi_properties`): an abstract identity holds for the concrete φ
-    too (substitution is a homomorphism). Then with φ substituted.
+    too (substitution is a homomorphism). Then with φ substituted. All routes together run
+    under one budget of ``PROOF_SECONDS`` (:mod:`budget`); the returned
+    :class:`~identcheck.budget.Outcome` is truthy when proved and says when it timed out.
     """
     exprs = ts.exprs() if full_terms else ts.factor_exprs()
     properties = phi_properties(tuple(activation.derivatives))
@@ -121,19 +127,24 @@ def prover(ts, activation, values, columns, full_terms):
     outputs = [f.xreplace(values) for f in ts.channel_outputs]
     seen: dict = {}  # argument w → (k, ±1) with w = ±f^k, or None
 
-    def prove(coefficients, thorough=False, family=None):
+    def attempt(coefficients, thorough, family):
         total = sum(coeff * exprs[columns[c]] for c, coeff in coefficients).xreplace(values)
         if not full_terms:
-            return is_exact_zero(total, ts.x, thorough)
+            return bool(is_exact_zero(total, ts.x, thorough, seconds=UNBUDGETED))
         concrete = substitute_phi(total, activation.derivatives)
         # a polynomial φ substitutes into rational functions of exponentials: quick to cancel
-        if polynomial and is_exact_zero(concrete, ts.x, thorough=False, derivatives=False):
+        if polynomial and is_exact_zero(concrete, ts.x, thorough=False, derivatives=False, seconds=UNBUDGETED):
             return True
         if symmetry is not None and family in ("symmetry", None):
             abstract, flipped = apply_parity(total, symmetry, outputs, seen)
-            if flipped and is_exact_zero(abstract, ts.x, thorough=False, derivatives=False):
+            if flipped and is_exact_zero(abstract, ts.x, thorough=False, derivatives=False, seconds=UNBUDGETED):
                 return True
-        return is_exact_zero(concrete, ts.x, thorough)
+        return bool(is_exact_zero(concrete, ts.x, thorough, seconds=UNBUDGETED))
+
+    def prove(coefficients, thorough=False, family=None):
+        # one budget for all routes together (the inner calls inherit its deadline)
+        proved, timed_out = run(attempt, coefficients, thorough, family, seconds=PROOF_SECONDS, default=False)
+        return Outcome(proved, timed_out)
 
     return prove
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..certify import prove_relation
 from ..compile import compile_terms
-from ..families import templates_for
+from ..families import phi_properties, templates_for
 from ..probes import default_probes
 from ..rank import DEFAULT_LADDER
 from ..relations import explain_null_space
@@ -54,7 +54,11 @@ class Type1(Condition):
         return explain_null_space(decision, matrix.float64(), templates, matrix.labels, self.prover(probe, matrix))
 
     def prover(self, probe, matrix):
+        symmetry = phi_properties(tuple(self.activation.derivatives)).symmetry
+
         def prove(coefficients, thorough=False, family=None):
-            return prove_relation(self.term_set, self.activation.derivatives, probe.components, coefficients, thorough=thorough)
+            return prove_relation(
+                self.term_set, self.activation.derivatives, probe.components, coefficients, thorough=thorough, symmetry=symmetry
+            )
 
         return prove

@@ -1,0 +1,91 @@
+"""Time budgets (issue 10): a slow sympy computation is stopped, a fast one is not, and a relation
+whose proof ran out of time is still reported, with ``timed_out``."""
+
+import functools
+import threading
+import time
+
+import sympy as sp
+
+import identcheck.conditions.type1 as type1_condition
+from identcheck import check, default_probes, parse_activation, type1_term_set
+from identcheck.budget import Outcome, budget_available, run
+from identcheck.certify import prove_relation
+
+Z = sp.Symbol("z")
+
+
+def _slow_expression():
+    """simplify of φ''/φ for sin nested six times: tens of seconds without a budget."""
+    phi = Z
+    for _ in range(6):
+        phi = sp.sin(phi)
+    return sp.diff(phi, Z, 2) / phi
+
+
+def test_a_slow_simplify_is_stopped_at_its_budget():
+    assert budget_available()
+    started = time.monotonic()
+    value, timed_out = run(sp.simplify, _slow_expression(), seconds=0.3, default="late")
+    elapsed = time.monotonic() - started
+    assert (value, timed_out) == ("late", True)
+    assert elapsed < 1.5
+
+
+def test_a_fast_computation_returns_its_value():
+    x = sp.Symbol("x")
+    assert run(sp.simplify, sp.sin(x) ** 2 + sp.cos(x) ** 2, seconds=10) == (1, False)
+
+
+def test_an_outer_budget_is_reported_by_the_outer_run():
+    def inner():
+        return run(sp.simplify, _slow_expression(), seconds=30, default="inner")
+
+    started = time.monotonic()
+    assert run(inner, seconds=0.3, default="outer") == ("outer", True)
+    assert time.monotonic() - started < 1.5
+
+
+def test_inner_budgets_run_out_one_after_another_inside_an_outer_one():
+    def inner():
+        return [run(sp.simplify, _slow_expression(), seconds=0.2, default=i) for i in range(2)]
+
+    assert run(inner, seconds=30) == ([(0, True), (1, True)], False)
+
+
+def test_outside_the_main_thread_there_is_no_budget():
+    out = {}
+    worker = threading.Thread(target=lambda: out.update(r=run(lambda: budget_available(), seconds=0.001)))
+    worker.start()
+    worker.join()
+    assert out["r"] == (False, False)
+
+
+def test_a_proof_that_runs_out_of_time_says_so():
+
+    act = parse_activation("sigmoid(z + 1) + sigmoid(z - 1)")
+    ts = type1_term_set(2)
+    probe = next(p for p in default_probes(2) if p.name == "shared M, a2 = -a1")
+    label = "∂ū/∂a1"
+    n = len(ts.terms)
+    j = [t.label for t in ts.terms].index(label)
+    coefficients = ((j, sp.Integer(-1)), (n + j, sp.Integer(1)))
+    outcome = prove_relation(ts, act.derivatives, probe.components, coefficients, seconds=0.2)
+    assert not outcome and outcome.timed_out
+    assert outcome == Outcome(False, True)
+
+
+def test_a_timed_out_relation_is_reported_with_its_numeric_evidence(monkeypatch):
+    """Every proof gets no time at all: the relations stay, marked timed_out, the verdict holds
+    on numeric evidence; with the normal budget the same relation is proved (the one-variable
+    symmetry route)."""
+    proved = check("tanh(z)", dim=2).to_dict()
+    monkeypatch.setattr(type1_condition, "prove_relation", functools.partial(prove_relation, seconds=0.0))
+    late = check("tanh(z)", dim=2).to_dict()
+    assert late["verdict"] == proved["verdict"] == "not identifiable"
+    assert proved["evidence"] == "proof" and late["evidence"] == "numeric"
+    witness = next(p for p in late["probes"] if p["name"] == late["witness"])
+    assert witness["relations"] and all(r["timed_out"] and not r["proved"] for r in witness["relations"][:1])
+    before = next(p for p in proved["probes"] if p["name"] == proved["witness"])
+    assert [r["text"] for r in before["relations"]] == [r["text"] for r in witness["relations"]]
+    assert "timed_out" not in before["relations"][0]  # the key appears only when true
