@@ -202,3 +202,22 @@ def test_a_fit_reports_its_regression_error_against_an_independent_estimate():
     assert result.regression_l2 == pytest.approx(independent, rel=0.02)
     assert 0 < result.regression_se < 0.02 * result.regression_l2
     assert result.start_mse > result.mse
+
+
+def test_gd_stays_put_and_is_not_converged_when_no_step_passes_armijo():
+    """A loss that rises along every trial step: the old code accepted the last trial anyway (and
+    called the fit converged, its loss having gone up)."""
+    from numeric.fit import Box, _gd
+
+    shape = (1, 2, 1, 2)
+    box = Box.around(TINY.params, 1, 2, 1, 10.0)
+    theta0 = TINY.params.to_vector()
+    Y = np.zeros(10)
+
+    class Uphill:  # f(θ) = 1 + 1000·‖θ − θ0‖ at every point, and a gradient pointing the wrong way
+        def value_and_vjp(self, params, X):
+            value = np.full(10, 1.0 + 1000.0 * np.linalg.norm(params.to_vector() - theta0))
+            return value, lambda w: np.ones_like(theta0)
+
+    theta, epochs, converged = _gd(Uphill(), np.zeros((10, 2)), Y, theta0, shape, box, max_epochs=5)
+    assert np.array_equal(theta, theta0) and epochs == 1 and converged is False

@@ -345,3 +345,14 @@ def test_reading_a_store_in_a_folder_with_uri_characters(tmp_path, name):
     before = sorted(p.name for p in tmp_path.iterdir())
     assert len(read_records(folder)) == 2
     assert sorted(p.name for p in tmp_path.iterdir()) == before  # nothing created beside it
+
+
+def test_theory_slope_is_the_derivative_of_the_log_rate():
+    """d/d log n of α·log(log n / n) = α(1/log n − 1): at n = 10⁵ (the middle of 10⁴…10⁶) −0.4566 for α = ½;
+    log log n is nearly linear over two decades, so the fitted slope is within 0.003 of it."""
+    from numeric.rates import theory_slope
+
+    sizes = np.logspace(4, 6, 7)
+    assert theory_slope(0.5, sizes) == pytest.approx(0.5 * (1 / np.log(1e5) - 1), abs=0.003)
+    assert theory_slope(0.25, sizes) == pytest.approx(0.25 * (1 / np.log(1e5) - 1), abs=0.002)
+    assert theory_slope(None, sizes) is None
