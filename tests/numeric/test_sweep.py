@@ -143,7 +143,8 @@ def test_bad_grid_arguments(tmp_path, capsys, argv, reason):
     argv = [a if a != "X" else str(tmp_path / "o") for a in argv]
     assert main(argv) == 2
     captured = capsys.readouterr()
-    assert reason in captured.err and captured.out == ""
+    assert reason in captured.err and captured.out == "" and len(captured.err.strip().splitlines()) == 1
+    assert not (tmp_path / "o").exists()  # refused before anything was written
 
 
 def test_corrupt_store_is_a_clear_error(tmp_path, capsys):
