@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .models import Model
+from .models import Model, exact_constants
 from .params import HMoEParams, NumericError
 from .render import confirm_markdown
 from .witness import CONSTRUCTIONS, EXACT_TOL, NULL_TOL, RESIDUAL_TOL, lift_probe, relation_construction, probe_path, random_paths, ratio_curve, witness_path
@@ -356,7 +356,7 @@ def confirm(phi: str, condition: str = "type1", quick: bool = False, jobs: int =
     if not 1000 <= mc <= 2_000_000:
         raise NumericError(f"--mc {mc}: must be from 1,000 to 2,000,000")
     phi_params = {k: str(v) for k, v in (params or {}).items()}  # φ's named constants, e.g. {"b": "1"}
-    exact = {k: identcheck.parse_param(f"{k}={v}")[1] for k, v in phi_params.items()}
+    exact = exact_constants(phi_params)
     check = identcheck.check(phi, condition=condition, dim=2, seed=seed, params=exact)
     check_seconds = time.perf_counter() - started
     model_kind = MODEL_FOR[condition]

@@ -36,9 +36,18 @@ MODELS = ("mha", "gated1", "gated2")
 CHUNK = 65_536
 
 
+def exact_constants(params) -> dict:
+    """φ's named constants (a mapping or (name, value) pairs, values as text or numbers) as the exact
+    rationals identcheck's parser takes; a bad value is identcheck's one-line error."""
+    from identcheck import parse_param
+
+    pairs = params.items() if hasattr(params, "items") else params
+    return dict(parse_param(f"{k}={v}") for k, v in pairs)
+
+
 @lru_cache(maxsize=32)
 def _phi_functions(phi: str, params: tuple = ()):
-    from identcheck import IdentcheckError, parse_activation, parse_param
+    from identcheck import IdentcheckError, parse_activation
 
     if phi == "sigmoid(z)" and not params:  # the default, written out for speed and overflow-free evaluation
         from scipy.special import expit
@@ -49,7 +58,7 @@ def _phi_functions(phi: str, params: tuple = ()):
 
         return expit, f1
     try:
-        act = parse_activation(phi, dict(parse_param(f"{k}={v}") for k, v in params))
+        act = parse_activation(phi, exact_constants(params))
     except IdentcheckError as exc:
         raise NumericError(str(exc)) from None
     derivative = act.numpy_derivative(1)
@@ -74,9 +83,9 @@ class Model:
 
     def activation(self):
         """φ as identcheck's :class:`~identcheck.Activation`, with this model's constants."""
-        from identcheck import parse_activation, parse_param
+        from identcheck import parse_activation
 
-        return parse_activation(self.phi, dict(parse_param(f"{k}={v}") for k, v in self.params.items()))
+        return parse_activation(self.phi, exact_constants(self.params))
 
     def value(self, params: HMoEParams, X: np.ndarray, chunk: int = CHUNK) -> np.ndarray:
         """f(X), shape (n,), computed in blocks of ``chunk`` samples."""

@@ -81,9 +81,11 @@ class Settings:
 @lru_cache(maxsize=64)
 def _canonical_phi(phi: str, params: tuple) -> str:
     """φ with its constants substituted, as sympy prints the parsed expression."""
-    from identcheck import parse_activation, parse_param
+    from identcheck import parse_activation
 
-    return str(parse_activation(phi, dict(parse_param(f"{k}={v}") for k, v in params)).expr)
+    from .models import exact_constants
+
+    return str(parse_activation(phi, exact_constants(params)).expr)
 
 
 @dataclass(frozen=True, slots=True)

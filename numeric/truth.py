@@ -87,22 +87,26 @@ class Truth:
 @lru_cache(maxsize=64)
 def check_phi_range(phi: str, params: tuple, bound: float) -> None:
     """φ, φ', φ'' real and finite on [−bound, bound] (the range of aᵀx); params as sorted (name, value) pairs."""
-    from identcheck import IdentcheckError, parse_activation, parse_param
+    from identcheck import IdentcheckError, parse_activation
+
+    from .models import exact_constants
 
     try:
-        parse_activation(phi, dict(parse_param(f"{k}={v}") for k, v in params)).check_domain(bound)
+        parse_activation(phi, exact_constants(params)).check_domain(bound)
     except IdentcheckError as exc:
         raise NumericError(f"{exc} (|a.x| reaches {bound:g} on the data)") from None
 
 
 def check_phi(phi, params: dict, what: str) -> None:
     """φ must parse (identcheck's whitelist parser) with its constants; errors name ``what``."""
-    from identcheck import IdentcheckError, parse_activation, parse_param
+    from identcheck import IdentcheckError, parse_activation
+
+    from .models import exact_constants
 
     if not isinstance(phi, str):
         raise NumericError(f"{what}: phi must be a string such as 'sigmoid(z)'")
     try:
-        parse_activation(phi, dict(parse_param(f"{k}={v}") for k, v in params.items()))
+        parse_activation(phi, exact_constants(params))
     except IdentcheckError as exc:
         raise NumericError(f"{what}: {exc}") from None
 
