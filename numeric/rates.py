@@ -138,9 +138,10 @@ def theory_slope(exponent: float | None, sizes) -> float | None:
     return float(_slope(log_n, exponent * (np.log(log_n) - log_n))[0])
 
 
-def _quantity_values(records, quantity: str, truths: dict) -> list:
+def _quantity_values(records, quantity: str, truths: dict, cells: dict) -> list:
     """The value of ``quantity`` for each record (NaN where it does not exist), from the stored
-    fitted parameters and the truth in the store's settings."""
+    fitted parameters and the truth in the store's settings. ``cells`` caches each record's
+    :class:`~numeric.cells.CellErrors` across the four per-cell quantities."""
     out = []
     for r in records:
         if quantity == "voronoi":
@@ -154,8 +155,9 @@ def _quantity_values(records, quantity: str, truths: dict) -> list:
         elif quantity == "mha_identified":
             out.append(mha_identified_error(r.fitted(), truths[r.settings_id].params) if r.model == "mha" else np.nan)
         else:
-            errors = cell_errors(r.fitted(), truths[r.settings_id].params)
-            out.append(getattr(errors, quantity))
+            if r.key not in cells:
+                cells[r.key] = cell_errors(r.fitted(), truths[r.settings_id].params)
+            out.append(getattr(cells[r.key], quantity))
     return out
 
 
@@ -179,6 +181,7 @@ def rates_from_records(records, settings: dict | None = None, quantities=("voron
     settings = settings or {}
     truths = {sid: truth_from_dict(s.truth, f"store settings {sid}") for sid, s in settings.items()}
     groups: dict = {}
+    cells: dict = {}
     for r in records:
         groups.setdefault((r.settings_id, r.model, r.K), []).append(r)
     out = []
@@ -197,7 +200,7 @@ def rates_from_records(records, settings: dict | None = None, quantities=("voron
                 continue
             if quantity not in ("voronoi", "regression") and sid not in truths:
                 raise NumericError(f"quantity {quantity!r} needs the store's settings (the truth) for {sid}")
-            values = _quantity_values(members, quantity, truths)
+            values = _quantity_values(members, quantity, truths, cells)
             by_n: dict = {}
             dropped = 0
             for r, v in zip(members, values):
