@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import math
 import re
+import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Callable, Mapping
 
 import numpy as np
 import sympy as sp
+from sympy.calculus.util import continuous_domain
 
 from .budget import SIMPLIFY_SECONDS, run
 from .errors import IdentcheckError
@@ -68,8 +70,9 @@ class Activation:
         interval = sp.Interval(-sp.nsimplify(bound), sp.nsimplify(bound))
         grid = np.concatenate([np.linspace(-bound, bound, 4001), [0.0]])
         names = ("phi", "phi'", "phi''")
+        symbolic_until = time.monotonic() + SIMPLIFY_SECONDS  # one budget for sympy's three answers
         for m, deriv in enumerate(self.derivatives):
-            where = _first_gap(deriv, interval)
+            where = _first_gap(deriv, interval, symbolic_until - time.monotonic())
             if where is not None:
                 raise IdentcheckError(
                     f"phi={self.text!r}: {names[m]} is not continuous and real on the probed "
@@ -91,13 +94,20 @@ class Activation:
             raise IdentcheckError(f"phi={self.text!r} is constant on the probed domain")
 
 
-def _first_gap(expr: sp.Expr, interval: sp.Interval):
-    """A point of ``interval`` where sympy says ``expr`` is not continuous, or None."""
-    from sympy.calculus.util import continuous_domain
+def _first_gap(expr: sp.Expr, interval: sp.Interval, seconds: float):
+    """A point of ``interval`` where sympy says ``expr`` is not continuous, or None.
 
+    sympy's answer is asked under a budget (:mod:`budget`): on deep compositions its assumption
+    queries can run for minutes. Running out, like sympy failing, leaves the numeric grid of
+    :meth:`Activation.check_domain` as the check.
+    """
+    if seconds <= 0:
+        return None
     try:
-        domain = continuous_domain(expr, Z, interval)
+        domain, timed_out = run(continuous_domain, expr, Z, interval, seconds=seconds, default=None)
     except Exception:  # sympy cannot decide for this expression: the numeric grid still runs
+        return None
+    if timed_out:
         return None
     gap = interval - domain
     return None if gap is sp.S.EmptySet else gap
@@ -189,21 +199,25 @@ def _validated(shown: str, expr: sp.Expr) -> Activation:
         raise IdentcheckError(f"phi={shown!r} is constant; the condition needs a phi that depends on z")
     first = sp.diff(expr, Z)
     derivatives = (expr, first, sp.diff(first, Z))
-    if derivatives[1] == 0 or _simplifies_to_zero(derivatives[1]):
-        raise IdentcheckError(f"phi={shown!r} is constant; the condition needs a phi that depends on z")
     numpy_functions = tuple(_numpy_function(d) for d in derivatives)
+    if derivatives[1] == 0 or _simplifies_to_zero(derivatives[1], numpy_functions[1]):
+        raise IdentcheckError(f"phi={shown!r} is constant; the condition needs a phi that depends on z")
     return Activation(text=shown, expr=expr, derivatives=derivatives, _numpy=numpy_functions)
 
 
-def _simplifies_to_zero(expr: sp.Expr) -> bool:
-    """φ' ≡ 0? Cheap numeric samples first (any clearly nonzero value settles it), then sympy."""
-    for value in (-0.731, -0.113, 0.257, 0.619, 1.333):
+def _simplifies_to_zero(expr: sp.Expr, numeric: Callable[[np.ndarray], np.ndarray]) -> bool:
+    """φ' ≡ 0? Cheap float64 samples first (any clearly nonzero finite value settles it), then sympy.
+
+    The samples use the compiled function, not ``evalf``: on deep compositions sympy's evalf of
+    the (exponentially long, as a tree) derivative takes seconds.
+    """
+    with np.errstate(all="ignore"):
         try:
-            sample = complex(expr.evalf(20, subs={Z: value}))
-        except (TypeError, ValueError):
-            continue
-        if abs(sample) > 1e-9:
-            return False
+            samples = np.asarray(numeric(np.array([-0.731, -0.113, 0.257, 0.619, 1.333])), dtype=complex)
+        except (TypeError, ValueError, ZeroDivisionError, OverflowError):
+            samples = np.zeros(0, dtype=complex)
+    if np.any(np.isfinite(samples) & (np.abs(samples) > 1e-9)):
+        return False
     try:  # under a budget (:mod:`budget`); running out counts as "not shown zero"
         value, _ = run(sp.simplify, expr, seconds=SIMPLIFY_SECONDS, default=None)
         return value == 0
@@ -212,7 +226,7 @@ def _simplifies_to_zero(expr: sp.Expr) -> bool:
 
 
 def _numpy_function(expr: sp.Expr):
-    compiled = sp.lambdify(Z, expr, modules=["scipy", "numpy"])
+    compiled = sp.lambdify(Z, expr, modules=["scipy", "numpy"], cse=True)  # cse: deep compositions stay small
 
     def evaluate(z):
         z = np.asarray(z, dtype=float)

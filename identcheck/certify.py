@@ -23,6 +23,7 @@ The exact candidate is then *proved* like any other — a wrong guess cannot sur
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable
 
@@ -34,9 +35,10 @@ import sympy as sp
 from .activation import Z
 from .budget import PROOF_SECONDS, Outcome, run
 from .compile import arb_precision
-from .terms import TermSet, _PhiDerivative, substitute_phi
+from .families import phi_properties
+from .terms import TermSet, _PhiDerivative, phi_placeholder, substitute_phi
 
-__all__ = ["apply_symmetry", "prove_relation", "relation_expression", "is_exact_zero", "recover_relations", "RECOVERY_DIGITS"]
+__all__ = ["Hypotheses", "apply_hypotheses", "apply_symmetry", "prove_relation", "relation_expression", "is_exact_zero", "recover_relations", "RECOVERY_DIGITS"]
 
 MAX_OPS_FOR_SIMPLIFY = 4000
 RECOVERY_DIGITS = 120
@@ -77,24 +79,73 @@ def prove_relation(term_set: TermSet, derivatives: tuple, components, coefficien
     expression included, runs under a budget of ``seconds`` (:mod:`budget`); the outcome's
     ``timed_out`` says when it ran out.
 
-    ``symmetry`` = (s, q), a proved one-variable hypothesis φ(−z) = sφ(z) + q(z) (see
-    :func:`~identcheck.families.phi_properties`): first, φ is kept abstract and every φ^(m)(w)
-    whose argument w carries a minus sign is rewritten as (−1)^m (s φ^(m)(−w) + q^(m)(−w)) (the
-    hypothesis differentiated m times). If that abstract expression cancels to 0, the relation
-    holds for every φ with the hypothesis, so for this one (substitution is a homomorphism): the
-    expensive part — nested exponentials of φ — never reaches sympy.
+    First, with φ kept abstract, the one-variable hypotheses sympy proved for φ
+    (:func:`~identcheck.families.phi_properties`; ``symmetry`` = (s, q) overrides the symmetry
+    found there) rewrite the placeholders (:func:`apply_hypotheses`). If that abstract expression
+    cancels to 0, the relation holds for every φ with those hypotheses, so for this one
+    (substitution is a homomorphism): the expensive part — φ's own formula, nested exponentials
+    and all — never reaches sympy. Only then is the concrete φ substituted.
     """
+    properties = phi_properties(tuple(derivatives))
+    hypotheses = Hypotheses(
+        symmetry if symmetry is not None else properties.symmetry,
+        properties.zero_second,
+        properties.heat,
+        properties.gaussian,
+    )
 
     def attempt():
-        if symmetry is not None:
-            abstract, flipped = apply_symmetry(relation_expression(term_set, None, components, coefficients), symmetry)
-            if flipped and _exact_zero(abstract, term_set.x, False, False):
-                return True
+        abstract, rewritten = apply_hypotheses(relation_expression(term_set, None, components, coefficients), hypotheses)
+        if rewritten and _exact_zero(abstract, term_set.x, False, False):
+            return True
         expr = relation_expression(term_set, derivatives, components, coefficients)
         return _exact_zero(expr, term_set.x, thorough, True)
 
     proved, timed_out = run(attempt, seconds=seconds, default=False)
     return Outcome(proved, timed_out)
+
+
+@dataclass(frozen=True, slots=True)
+class Hypotheses:
+    """One-variable identities of φ, proved by sympy, used to rewrite abstract placeholders.
+
+    ``symmetry`` (s, q): φ(−z) = sφ(z) + q(z); ``zero_second``: φ'' ≡ 0; ``heat`` c: φ'' = cφ;
+    ``gaussian`` c: φ'' = c·z·φ'. None / False where the hypothesis was not proved.
+    """
+
+    symmetry: tuple | None = None
+    zero_second: bool = False
+    heat: sp.Expr | None = None
+    gaussian: sp.Expr | None = None
+
+
+def apply_hypotheses(expr: sp.Expr, hypotheses: Hypotheses) -> tuple[sp.Expr, bool]:
+    """Rewrite the placeholders Φ_m(w) of ``expr`` by φ's hypotheses; (expression, rewritten?).
+
+    1. symmetry: Φ_m(w) → (−1)^m (s Φ_m(−w) + q^(m)(−w)) wherever w extracts a minus sign
+       (the hypothesis differentiated m times);
+    2. second derivatives: Φ_2(w) → 0 (φ'' ≡ 0), c·Φ_0(w) (heat type) or c·w·Φ_1(w) (Gaussian
+       type) — each the hypothesis itself, taken at w.
+    Every step replaces a function by one equal to it for all arguments, so a rewritten
+    expression that is identically 0 proves the original one is.
+    """
+    rewritten = False
+    if hypotheses.symmetry is not None:
+        expr, rewritten = apply_symmetry(expr, hypotheses.symmetry)
+    second = [atom for atom in expr.atoms(_PhiDerivative) if atom.order == 2]
+    if second:
+        first, zeroth = phi_placeholder(1), phi_placeholder(0)
+        if hypotheses.zero_second:
+            rule = {atom: sp.Integer(0) for atom in second}
+        elif hypotheses.heat is not None:
+            rule = {atom: hypotheses.heat * zeroth(atom.args[0]) for atom in second}
+        elif hypotheses.gaussian is not None:
+            rule = {atom: hypotheses.gaussian * atom.args[0] * first(atom.args[0]) for atom in second}
+        else:
+            rule = {}
+        if rule:
+            expr, rewritten = expr.xreplace(rule), True
+    return expr, rewritten
 
 
 def apply_symmetry(expr: sp.Expr, symmetry: tuple) -> tuple[sp.Expr, bool]:

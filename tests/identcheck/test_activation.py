@@ -5,6 +5,7 @@ import os
 import pytest
 import sympy as sp
 
+import identcheck.activation as activation_module
 from identcheck import IdentcheckError, parse_activation, parse_param
 from identcheck.activation import FUNCTIONS, Z
 
@@ -126,6 +127,17 @@ def test_non_smooth_constant_or_complex_phi_is_refused(text, reason):
 @pytest.mark.parametrize("text", ["log(z)", "sqrt(z)", "1/z", "tan(z)", "z**(5/2)", "1/(z**2 - 1)"])
 def test_domain_check_refuses_phi_not_smooth_on_the_probed_interval(text):
     act = parse_activation(text)
+    with pytest.raises(IdentcheckError, match="probed domain"):
+        act.check_domain(2.0)
+
+
+@pytest.mark.parametrize("text", ["log(z)", "sqrt(z)", "1/z", "z**(5/2)"])
+def test_domain_check_without_sympys_answer_still_refuses_by_the_grid(text, monkeypatch):
+    """sympy's continuous_domain runs under a budget (deep compositions take minutes); with the
+    budget spent before it starts, the dense numeric grid alone must still catch these."""
+    monkeypatch.setattr(activation_module, "SIMPLIFY_SECONDS", 0.0)
+    act = parse_activation(text)
+    assert activation_module._first_gap(act.expr, sp.Interval(-2, 2), 0.0) is None  # no symbolic answer
     with pytest.raises(IdentcheckError, match="probed domain"):
         act.check_domain(2.0)
 

@@ -29,7 +29,7 @@ def test_a_slow_simplify_is_stopped_at_its_budget():
     value, timed_out = run(sp.simplify, _slow_expression(), seconds=0.3, default="late")
     elapsed = time.monotonic() - started
     assert (value, timed_out) == ("late", True)
-    assert elapsed < 1.5
+    assert elapsed < 5  # tens of seconds unbudgeted; slack for a loaded shared machine
 
 
 def test_a_fast_computation_returns_its_value():
@@ -43,7 +43,7 @@ def test_an_outer_budget_is_reported_by_the_outer_run():
 
     started = time.monotonic()
     assert run(inner, seconds=0.3, default="outer") == ("outer", True)
-    assert time.monotonic() - started < 1.5
+    assert time.monotonic() - started < 5
 
 
 def test_inner_budgets_run_out_one_after_another_inside_an_outer_one():
@@ -61,18 +61,32 @@ def test_outside_the_main_thread_there_is_no_budget():
     assert out["r"] == (False, False)
 
 
-def test_a_proof_that_runs_out_of_time_says_so():
-
+def _shifted_sigmoids_relation(second):
     act = parse_activation("sigmoid(z + 1) + sigmoid(z - 1)")
     ts = type1_term_set(2)
     probe = next(p for p in default_probes(2) if p.name == "shared M, a2 = -a1")
-    label = "∂ū/∂a1"
     n = len(ts.terms)
-    j = [t.label for t in ts.terms].index(label)
-    coefficients = ((j, sp.Integer(-1)), (n + j, sp.Integer(1)))
+    j = [t.label for t in ts.terms].index("∂ū/∂a1")
+    return act, ts, probe, ((j, sp.Integer(-1)), (n + j, sp.Integer(second)))
+
+
+def test_a_proof_that_runs_out_of_time_says_so():
+    """A false relation: the abstract (symmetry) route fails at once, the concrete route — sympy's
+    cancel on nested exponentials — runs for minutes unbudgeted; here it is cut at 0.2 s."""
+    act, ts, probe, coefficients = _shifted_sigmoids_relation(2)
+    started = time.monotonic()
     outcome = prove_relation(ts, act.derivatives, probe.components, coefficients, seconds=0.2)
     assert not outcome and outcome.timed_out
     assert outcome == Outcome(False, True)
+    assert time.monotonic() - started < 5
+
+
+def test_the_symmetry_relation_of_shifted_sigmoids_is_proved_abstractly_in_its_budget():
+    """Issue 10's first example: φ(−z) = 2 − φ(z) proved in one variable, the relation then with φ
+    abstract — within the same 0.2 s that the concrete route could not use."""
+    act, ts, probe, coefficients = _shifted_sigmoids_relation(1)
+    outcome = prove_relation(ts, act.derivatives, probe.components, coefficients, seconds=0.2)
+    assert outcome == Outcome(True, False)
 
 
 def test_a_timed_out_relation_is_reported_with_its_numeric_evidence(monkeypatch):

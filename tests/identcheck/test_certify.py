@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from identcheck import default_probes, parse_activation
-from identcheck.certify import is_exact_zero, prove_relation
+from identcheck.certify import Hypotheses, _exact_zero, apply_hypotheses, is_exact_zero, prove_relation, relation_expression
 from identcheck.families import templates_for
 
 
@@ -37,3 +37,35 @@ def test_log_identity_is_proved_through_derivatives():
     expr = sp.log(1 + sp.exp(-s)) - sp.log(1 + sp.exp(s)) + s
     assert is_exact_zero(expr, x)
     assert not is_exact_zero(expr + x[0] * sp.Rational(1, 10**30), x)
+
+
+def _family_template(term_set, phi, family):
+    act = parse_activation(phi)
+    probe = default_probes(2, seed=0)[0]
+    template = next(t for t in templates_for(term_set, act.derivatives, probe) if t.family == family)
+    return act, probe, template
+
+
+def test_heat_relations_are_proved_with_phi_abstract(term_set_2d):
+    """φ'' = cφ rewrites Φ₂ → cΦ₀ on the abstract expression, which then cancels by itself:
+    the concrete φ (here a sum whose formula sympy never needs to see) is not substituted."""
+    act, probe, template = _family_template(term_set_2d, "sin(z) + 2*cos(z)", "heat type")
+    abstract = relation_expression(term_set_2d, None, probe.components, template.coefficients)
+    assert not _exact_zero(abstract, term_set_2d.x, False, False)  # not a relation for every φ
+    rewritten, changed = apply_hypotheses(abstract, Hypotheses(heat=sp.Integer(-1)))
+    assert changed and _exact_zero(rewritten, term_set_2d.x, False, False)
+    wrong, _ = apply_hypotheses(abstract, Hypotheses(heat=sp.Integer(-2)))
+    assert not _exact_zero(wrong, term_set_2d.x, False, False)  # a wrong hypothesis proves nothing
+    assert prove_relation(term_set_2d, act.derivatives, probe.components, template.coefficients)
+
+
+def test_gaussian_and_zero_second_rewrites(term_set_2d):
+    act, probe, template = _family_template(term_set_2d, "erf(z)", "Gaussian type")
+    abstract = relation_expression(term_set_2d, None, probe.components, template.coefficients)
+    rewritten, _ = apply_hypotheses(abstract, Hypotheses(gaussian=sp.Integer(-2)))  # erf'' = −2z·erf'
+    assert _exact_zero(rewritten, term_set_2d.x, False, False)
+    assert not _exact_zero(apply_hypotheses(abstract, Hypotheses(gaussian=sp.Integer(2)))[0], term_set_2d.x, False, False)
+    act, probe, template = _family_template(term_set_2d, "3*z + 1", "zero second derivative")
+    abstract = relation_expression(term_set_2d, None, probe.components, template.coefficients)
+    assert not _exact_zero(abstract, term_set_2d.x, False, False)
+    assert _exact_zero(apply_hypotheses(abstract, Hypotheses(zero_second=True))[0], term_set_2d.x, False, False)
