@@ -24,7 +24,12 @@ Limits of the chosen way, stated plainly:
 
 Budgets nest: an inner budget never outlives the outer one (its deadline is the earlier of the
 two), and when the outer deadline is what fired, the inner :func:`run` re-raises so the outer
-one reports the timeout. An ``ITIMER_REAL`` timer set by someone else is not supported (it
+one reports the timeout.
+
+A **pool** (:func:`pool`) caps the total: inside ``with pool(seconds)`` every :func:`run` ends by
+the pool's deadline at the latest, and one that the pool cut reports ``timed_out`` like any
+other (it is not re-raised: the pool is not a computation). A check runs its symbolic work
+inside one pool, so that however many probes need proofs, the whole check is bounded. An ``ITIMER_REAL`` timer set by someone else is not supported (it
 would be overridden while a budget runs).
 """
 
@@ -33,16 +38,18 @@ from __future__ import annotations
 import signal
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Callable
 
-__all__ = ["BudgetExceeded", "Outcome", "run", "budget_available", "PROOF_SECONDS", "PROPERTIES_SECONDS", "SIMPLIFY_SECONDS"]
+__all__ = ["BudgetExceeded", "Outcome", "run", "pool", "pool_remaining", "budget_available", "PROOF_SECONDS", "PROPERTIES_SECONDS", "SIMPLIFY_SECONDS"]
 
 PROOF_SECONDS = 8.0  # one exact proof of one relation (expand, cancel, simplify)
 SIMPLIFY_SECONDS = 5.0  # one sympy simplify in family recognition
 PROPERTIES_SECONDS = 12.0  # all of φ's family hypotheses together (families.phi_properties)
 
 _deadlines: list[float] = []  # monotonic deadlines of the active budgets, innermost last
+_pools: list[float] = []  # monotonic deadlines of the active pools, innermost last
 
 
 class BudgetExceeded(BaseException):
@@ -73,6 +80,21 @@ class Outcome:
         return hash(self.proved)
 
 
+@contextmanager
+def pool(seconds: float):
+    """Within the block, every :func:`run` finishes by ``seconds`` from now (see the module docstring)."""
+    _pools.append(time.monotonic() + seconds)
+    try:
+        yield
+    finally:
+        _pools.pop()
+
+
+def pool_remaining() -> float:
+    """Seconds left in the innermost active pool (inf outside any pool)."""
+    return min(_pools) - time.monotonic() if _pools else float("inf")
+
+
 def budget_available() -> bool:
     """Whether :func:`run` can enforce a deadline here (main thread, SIGALRM available)."""
     return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
@@ -100,7 +122,10 @@ def run(fn: Callable[..., Any], *args, seconds: float, default: Any = None, **kw
         return fn(*args, **kwargs), False
     start = time.monotonic()
     outer = min(_deadlines) if _deadlines else float("inf")
-    deadline = min(start + seconds, outer)
+    spent_by = min(_pools) if _pools else float("inf")
+    if spent_by <= start:  # the pool is spent: nothing is started
+        return default, True
+    deadline = min(start + seconds, outer, spent_by)
     outermost = not _deadlines
     previous = signal.signal(signal.SIGALRM, _on_alarm) if outermost else None
     _deadlines.append(deadline)

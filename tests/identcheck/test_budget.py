@@ -9,7 +9,7 @@ import sympy as sp
 
 import identcheck.conditions.type1 as type1_condition
 from identcheck import check, default_probes, parse_activation, type1_term_set
-from identcheck.budget import Outcome, budget_available, run
+from identcheck.budget import Outcome, budget_available, pool, pool_remaining, run
 from identcheck.certify import prove_relation
 
 Z = sp.Symbol("z")
@@ -103,3 +103,31 @@ def test_a_timed_out_relation_is_reported_with_its_numeric_evidence(monkeypatch)
     before = next(p for p in proved["probes"] if p["name"] == proved["witness"])
     assert [r["text"] for r in before["relations"]] == [r["text"] for r in witness["relations"]]
     assert "timed_out" not in before["relations"][0]  # the key appears only when true
+
+
+def test_a_pool_caps_the_total_of_many_budgets():
+    """Three proofs of 30 s each inside a 0.5 s pool: the first is cut by the pool (reported
+    timed_out, not re-raised), the others are not even started."""
+    calls = []
+
+    def slow(i):
+        calls.append(i)
+        return sp.simplify(_slow_expression())
+
+    started = time.monotonic()
+    with pool(0.5):
+        outcomes = [run(slow, i, seconds=30, default="late") for i in range(3)]
+        assert pool_remaining() <= 0
+    assert outcomes == [("late", True)] * 3
+    assert calls == [0]
+    assert time.monotonic() - started < 5
+    assert pool_remaining() == float("inf")
+    assert run(lambda: "fast", seconds=1) == ("fast", False)  # outside the pool: no cap
+
+
+def test_a_pool_cut_inside_an_outer_budget_is_reported_by_the_outer_run():
+    def outer():
+        return run(sp.simplify, _slow_expression(), seconds=30, default="inner")
+
+    with pool(0.3):
+        assert run(outer, seconds=30, default="outer") == ("outer", True)
