@@ -133,6 +133,8 @@ class ProbeResult:
     phi_free_relations: tuple = field(repr=False, default=())
     certificate: Certificate | None = field(repr=False, default=None)
     tolerances: tuple = field(repr=False, default=())
+    assumptions: tuple = ("A.1", "A.2", "A.3", "A.4", "A.5")
+    admissible: bool = True
 
     @property
     def phi_free_nullity(self) -> int:
@@ -184,6 +186,8 @@ class ProbeResult:
             "pde": self.pde,
             "relations": [r.to_dict() for r in self.relations],
             "counts_for_verdict": self.counts_for_verdict,
+            "assumptions": list(self.assumptions),
+            "admissible": self.admissible,
             "precision_history": [
                 {"digits": d, "smallest_singular_value": s, "collapsed": c} for d, s, c in self.history
             ],
@@ -218,6 +222,7 @@ class CheckResult:
     literal_verdict: Verdict | None = None
     head: dict | None = None
     certified: bool = False
+    include_inadmissible: bool = False
 
     def to_dict(self) -> dict:
         return {
@@ -241,6 +246,7 @@ class CheckResult:
             "literal_verdict": None if self.literal_verdict is None else str(self.literal_verdict),
             "head": self.head,
             "certify": self.certified,
+            "include_inadmissible": self.include_inadmissible,
         }
 
     @property
@@ -252,6 +258,13 @@ class CheckResult:
     def terms_text(self) -> str:
         """``'21 derivatives per component, 3 merged (same function for every φ) → 18 distinct'``."""
         unit = "per head" if self.condition == "type2" else "derivatives per component"
+        if self.condition == "type1-full":  # T1 per expert, then the v̄-terms per (free gate, channel)
+            v_merges = [m for m in self.merges if "v̄" in m.merged]
+            t1 = len(self.merges) - len(v_merges)
+            return (
+                f"{self.n_derivatives} {unit}, {t1} merged (same function for every φ) → {self.n_terms} distinct (T1), "
+                f"plus the v̄-terms per free gate and channel ({len(v_merges)} merged)"
+            )
         return f"{self.n_derivatives} {unit}, {len(self.merges)} merged (same function for every φ) → {self.n_terms} distinct"
 
     def _repr_markdown_(self) -> str:

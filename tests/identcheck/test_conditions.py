@@ -19,7 +19,7 @@ from identcheck.probes import head_probes
 
 
 def test_the_registry_names_every_condition():
-    assert list(CONDITIONS) == ["type1", "type2", "mha"]
+    assert list(CONDITIONS) == ["type1", "type2", "mha", "type1-full"]
     assert all(cls.name == name for name, cls in CONDITIONS.items())
 
 
@@ -112,3 +112,68 @@ def test_the_status_line_writes_only_to_a_terminal():
     with StatusLine(hidden) as status:  # a StringIO is not a terminal
         status.show("probe 1/9")
     assert shown.getvalue() == "\r\033[Kprobe 1/9\r\033[K" and hidden.getvalue() == ""
+
+
+# --- type1-full: Theorem 2's full decomposition (issue 10, part 3) -----------------------------
+
+from identcheck.compile import compile_terms  # noqa: E402
+from identcheck.conditions.type1_full import Type1Full, head_terms  # noqa: E402
+from identcheck.terms import type1_term_set  # noqa: E402
+
+
+def _sigmoid_bias(z):
+    return 1.0 / (1.0 + np.exp(-(z + 1.0)))
+
+
+def test_type1_full_v_columns_match_their_definition():
+    """∂^r v̄/∂M^r(x; M_1) = ∂^r exp(xᵀMx)|_{M_1} · f̄(x), f̄ = (e₁φ(a₁ᵀx) + φ(a_Nᵀx)) / (e₁ + 1),
+    written out by hand here (numpy), against the compiled sympy columns."""
+    condition = make_condition("sigmoid(z + 1)", "type1-full")
+    probe = next(p for p in condition.probes() if p.name == "random single")
+    head = probe.components[0]
+    points = np.random.default_rng(5).uniform(-1, 1, size=(7, 2))
+    matrix = condition.full_matrix(probe, points).float64()
+    labels = head_terms(2, 1, 1).labels
+    M = np.array(head.M[0], dtype=float)
+    a1, aN = (np.array(head.a[i][0], dtype=float) for i in (0, 1))
+    x1, x2 = points.T
+    e1 = np.exp(np.einsum("ni,ij,nj->n", points, M, points))
+    f = (e1 * _sigmoid_bias(points @ a1) + _sigmoid_bias(points @ aN)) / (e1 + 1.0)
+    expected = {
+        "∂v̄1/∂M11[g1]": x1**2 * e1 * f,
+        "∂v̄1/∂M12[g1]": 2 * x1 * x2 * e1 * f,
+        "∂²v̄1/∂M11∂M22[g1]": x1**2 * x2**2 * e1 * f,
+        "∂²v̄1/∂M12²[g1]": None,  # merged into ∂²v̄1/∂M11∂M22 (factor 4)
+        "∂²v̄1/∂M22²[g1]": x2**4 * e1 * f,
+    }
+    for label, values in expected.items():
+        if values is None:
+            assert label not in labels
+            continue
+        np.testing.assert_allclose(matrix[:, labels.index(label)], values, rtol=1e-12)
+    assert len(labels) == 2 * 18 + 8  # T1 of the free gate's and the fixed gate's expert, 8 v̄-terms
+
+
+def test_type1_full_contains_type1_columns():
+    """The union is a superset: its first columns are Type1's on the head's experts."""
+    condition = make_condition("tanh(z + 1)", "type1-full")
+    probe = next(p for p in condition.probes() if p.name == "random pair")
+    head = probe.components[0]
+    points = np.random.default_rng(6).uniform(-1, 1, size=(9, 2))
+    union = condition.full_matrix(probe, points).float64()
+    t1 = type1_term_set(2)
+    thetas = [list(t1.numeric_params(M, a).values()) for M, gate in zip(head.M, head.a) for a in gate]
+    plain = compile_terms(t1).float64(points, thetas, parse_activation("tanh(z + 1)"))
+    np.testing.assert_allclose(union[:, : plain.shape[1]], plain, rtol=1e-13)
+
+
+def test_type1_full_verdicts_and_inadmissible_heads():
+    identity = check("z", condition="type1-full")
+    assert identity.verdict == "not identifiable"  # T1 ⊂ the union: PDE (5) stays
+    paper = check("sigmoid(z + 1)", condition="type1-full")
+    assert paper.verdict == "identifiable"
+    apart = {p.name for p in paper.probes if not p.counts_for_verdict}
+    assert apart == {"M = 0", "shared M = 0, random a"}  # no free gate: (A.4)
+    assert all("(A.4)" in p.note for p in paper.probes if p.name in apart)
+    assert all(p.counts_for_verdict for p in paper.probes if p.name not in apart)
+    assert "T1" in paper.terms_text and "v̄" in paper.terms_text
