@@ -42,6 +42,7 @@ def check(
     n_channels: int = 2,
     mixed_products: bool = False,
     certify: bool = False,
+    include_inadmissible: bool = False,
 ) -> CheckResult:
     """Check whether ``phi`` satisfies a strong-identifiability condition.
 
@@ -75,6 +76,10 @@ def check(
         Certify each probe's outcome (:mod:`certificates`): independence by interval arithmetic,
         dependence by exact relations proved with sympy. Evidence becomes ``"proof"`` only when
         every claim behind the verdict is certified.
+    include_inadmissible : bool
+        Also count the probes that violate one of the paper's assumptions (A.1)–(A.5)
+        (:mod:`probes`; e.g. type-2's uniform gating violates (A.4)). By default they are run
+        and reported, but do not count for the verdict.
 
     Returns
     -------
@@ -93,7 +98,9 @@ def check(
     started = time.perf_counter()
     options = {"include_zero": include_zero, "n_gates": n_gates, "n_channels": n_channels, "mixed_products": mixed_products}
     setup = make_condition(phi, condition, dim, params, seed, points_per_term, ladder, **options)
-    return run(setup, certify=certify, progress=progress, started=started)
+    if not isinstance(include_inadmissible, bool):
+        raise IdentcheckError(f"include_inadmissible={include_inadmissible!r}: must be True or False")
+    return run(setup, certify=certify, progress=progress, started=started, include_inadmissible=include_inadmissible)
 
 
 def make_condition(
@@ -119,8 +126,10 @@ def make_condition(
     return cls(cls.activation_for(phi, params), dim, int(seed), points_per_term, tuple(ladder), **taken)
 
 
-def run(condition: Condition, certify: bool = False, progress=None, started: float | None = None) -> CheckResult:
-    """Run every probe of ``condition`` and conclude."""
+def run(
+    condition: Condition, certify: bool = False, progress=None, started: float | None = None, include_inadmissible: bool = False
+) -> CheckResult:
+    """Run every probe of ``condition`` and conclude (``include_inadmissible``: see :func:`check`)."""
     started = time.perf_counter() if started is None else started
     activation, term_set = condition.activation, condition.term_set
     probes = condition.probes()
@@ -128,7 +137,7 @@ def run(condition: Condition, certify: bool = False, progress=None, started: flo
     activation.check_domain(bound)
     results = []
     for index, probe in enumerate(probes):
-        results.append(_run_probe(condition, probe, index, certify))
+        results.append(_run_probe(condition, probe, index, certify, include_inadmissible))
         if progress is not None:
             progress(index + 1, len(probes), probe.name)
     verdict, evidence, summary, witness = conclude(results, condition.ladder, certify)
@@ -152,11 +161,12 @@ def run(condition: Condition, certify: bool = False, progress=None, started: flo
         tolerances=rule_tolerances(condition.ladder) + (NULL_SPACE_TOLERANCE,),
         seconds=round(time.perf_counter() - started, 3),
         certified=certify,
+        include_inadmissible=include_inadmissible,
         **fields,
     )
 
 
-def _run_probe(condition: Condition, probe, index: int, certify: bool) -> ProbeResult:
+def _run_probe(condition: Condition, probe, index: int, certify: bool, include_inadmissible: bool = False) -> ProbeResult:
     matrix = condition.matrix(probe, index)
     values = matrix.float64()
     if not np.all(np.isfinite(values)):
@@ -181,17 +191,47 @@ def _run_probe(condition: Condition, probe, index: int, certify: bool) -> ProbeR
         dependent=dependent,
         nullity=decision.nullity,
         relations=relations,
-        counts_for_verdict=probe.counts,
+        counts_for_verdict=probe.counts and (probe.admissible or include_inadmissible),
         history=decision.history,
-        note=probe.note if matrix.note is None else matrix.note,
+        note=_note(probe, matrix, include_inadmissible),
         certificate=certificate,
         tolerances=decision.tolerances,
+        assumptions=probe.assumptions,
+        admissible=probe.admissible,
         **condition.extras(probe, matrix, decision),
     )
 
 
+def _note(probe, matrix, include_inadmissible: bool) -> str:
+    """The probe's note; for an inadmissible probe, the violated assumption first."""
+    note = probe.note if matrix.note is None else matrix.note
+    if probe.admissible:
+        return note
+    violation = probe.violation_note + (" (counted: include_inadmissible)" if include_inadmissible else "")
+    return violation + (f"; {note}" if note else "")
+
+
 def conclude(results, ladder, certify=False) -> tuple[Verdict, Evidence, str, str | None]:
-    """(verdict, evidence, summary, witness name) from the probe results (see :mod:`report`)."""
+    """(verdict, evidence, summary, witness name) from the probe results (see :mod:`report`).
+
+    Only probes with ``counts_for_verdict`` decide; inadmissible probes left out (they violate
+    one of the paper's assumptions) are named at the end of the summary.
+    """
+    verdict, evidence, summary, witness = _conclude(results, ladder, certify)
+    apart = [p for p in results if not p.admissible and not p.counts_for_verdict]
+    if apart:
+        summary += (
+            f"; {len(apart)} probe(s) outside the paper's assumptions reported apart, not counted: "
+            + ", ".join(f"'{p.name}' (violates {', '.join(_violated(p))})" for p in apart)
+        )
+    return verdict, evidence, summary, witness
+
+
+def _violated(probe) -> list[str]:
+    return [tag for tag in ("A.1", "A.2", "A.3", "A.4", "A.5") if tag not in probe.assumptions]
+
+
+def _conclude(results, ladder, certify=False) -> tuple[Verdict, Evidence, str, str | None]:
     counted = [p for p in results if p.counts_for_verdict]
     dependent = [p for p in counted if p.dependent]
     if dependent:

@@ -55,13 +55,19 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument(
         "--condition",
         default="type1",
-        help="type1 (Setting I), type2 (Setting II), both, or mha (no gate: the linear expert; takes no PHI). Default type1",
+        help="type1 (Setting I), type2 (Setting II), both, mha (no gate: the linear expert; takes no PHI), "
+        "or type1-full (Theorem 2's full decomposition). Default type1",
     )
     c.add_argument("--dim", type=_int("--dim"), default=2, help=f"input dimension d, 1..{MAX_DIM} (default 2)")
     c.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="value of a named constant in phi (repeatable)")
     c.add_argument("--seed", type=_int("--seed"), default=0, help="seed for probes and sample points (default 0)")
     c.add_argument("--points-per-term", type=_int("--points-per-term"), default=4, help="sample points per column (default 4)")
     c.add_argument("--include-zero", action="store_true", help="also probe a = 0 (a relation there holds for every phi; reported, not counted)")
+    c.add_argument(
+        "--include-inadmissible",
+        action="store_true",
+        help="also count the probes that violate one of the paper's assumptions (A.1)-(A.5) (default: reported apart)",
+    )
     c.add_argument("--gates", type=_int("--gates"), default=2, help="type2: gating matrices N per head, the last fixed at 0 (default 2)")
     c.add_argument("--channels", type=_int("--channels"), default=2, help="type2: channels K per head (default 2)")
     c.add_argument("--mixed-products", action="store_true", help="type2: add the mixed u·v second-order products (an extension beyond the paper's set)")
@@ -173,7 +179,7 @@ def _check(args) -> int:
             def progress(done, n_probes, name, title=title):
                 status.show(f"{title}: probe {done}/{n_probes} ({name})")
 
-            result = check(phi, progress=progress, certify=args.certify, **arguments)
+            result = check(phi, progress=progress, certify=args.certify, include_inadmissible=args.include_inadmissible, **arguments)
             status.clear()
             results.append(result)
             if not args.json:

@@ -11,6 +11,23 @@ the same probe in every arithmetic and a relation found on it can be proved symb
 a = 0 is not a default probe: φ(0·x) is constant, so ∂ū/∂M_jk ∝ ∂²ū/∂a_j∂a_k for *every* φ
 and the condition carries no information there (``include_zero=True`` adds it, flagged as not
 counting for the verdict).
+
+**The paper's assumptions.** Every probe carries the tags of the assumptions (A.1)–(A.5) of the
+paper (§3) it satisfies, computed from its parameters, never written by hand:
+
+- (A.1) Θ compact, X bounded: the parameters are finite dyadic rationals, x ∈ [−1, 1]^d;
+- (A.2) ω ≥ 0, not all 0: no term involves ω, so any admissible ω completes a probe;
+- (A.3) every M symmetric, and the last gating matrix of a head M_N = 0;
+- (A.4) every head has a gating matrix M_i ≠ 0, i < N (softmax weights that depend on x);
+- (A.5) all expert vectors a distinct.
+
+A type-1 probe is a family of components θ = (M, a), not a whole head: it satisfies (A.3) when
+each M is symmetric (a component with M = 0 may be the fixed gate M_N = 0, which is part of the
+model) and (A.4) always — any component family is completed to a valid head by a gate M_i ≠ 0,
+and independence of the full family implies it on the sub-family. A head configuration
+(type-2) is a whole head, so (A.3) and (A.4) are checked on its matrices: "all M = 0 (uniform
+gating)" violates (A.4). A probe that violates an assumption is *inadmissible*: it is run and
+reported, but counts for the verdict only with ``include_inadmissible`` (docs/method.md).
 """
 
 from __future__ import annotations
@@ -22,9 +39,22 @@ import sympy as sp
 
 from .errors import IdentcheckError
 
-__all__ = ["Component", "HeadConfig", "Probe", "default_probes", "head_probes"]
+__all__ = [
+    "ASSUMPTIONS",
+    "Component",
+    "HeadConfig",
+    "Probe",
+    "assumptions_of",
+    "default_probes",
+    "head_experts",
+    "head_probes",
+    "type1_head",
+]
 
 DENOMINATOR = 8
+
+#: The paper's assumptions (§3), as tags.
+ASSUMPTIONS = ("A.1", "A.2", "A.3", "A.4", "A.5")
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,15 +74,79 @@ class Component:
 
 @dataclass(frozen=True, slots=True)
 class Probe:
-    """A named family of components, and whether its outcome counts for the verdict."""
+    """A named family of components, and whether its outcome counts for the verdict.
+
+    ``assumptions`` (the tags of (A.1)–(A.5) it satisfies) and ``violations`` ((tag, why) for
+    the others) are computed from the components by :func:`assumptions_of`.
+    """
 
     name: str
     components: tuple
     counts: bool = True
     note: str = field(default="", repr=False)
+    assumptions: tuple = field(default=(), init=False)
+    violations: tuple = field(default=(), init=False, repr=False)
+
+    def __post_init__(self):
+        satisfied, violated = assumptions_of(self.components)
+        object.__setattr__(self, "assumptions", satisfied)
+        object.__setattr__(self, "violations", violated)
+
+    @property
+    def admissible(self) -> bool:
+        """Whether the probe satisfies every assumption of the paper."""
+        return not self.violations
+
+    @property
+    def violation_note(self) -> str:
+        """``'violates (A.4): …'``, or ``''`` for an admissible probe."""
+        return "; ".join(f"violates ({tag}): {why}" for tag, why in self.violations)
 
     def to_dict(self) -> dict:
         return {"components": [c.to_dict() for c in self.components]}
+
+
+def _is_zero(matrix) -> bool:
+    return all(v == 0 for row in matrix for v in row)
+
+
+def _symmetric(matrix) -> bool:
+    return all(matrix[i][j] == matrix[j][i] for i in range(len(matrix)) for j in range(len(matrix)))
+
+
+def _finite(values) -> bool:
+    return all(sp.sympify(v).is_finite for v in values)
+
+
+def assumptions_of(components) -> tuple[tuple, tuple]:
+    """(satisfied tags, ((tag, why), …) violated) of a probe's components.
+
+    Components are :class:`Component` s (a family of experts, type-1 and MHA) or one
+    :class:`HeadConfig` (a whole head, type-2); see the module docstring for the reading.
+    """
+    if not components:
+        return ASSUMPTIONS, ()
+    heads = [c for c in components if isinstance(c, HeadConfig)]
+    if heads:
+        matrices = [M for h in heads for M in h.M]
+        vectors = [tuple(vec) for h in heads for gate in h.a for vec in gate]
+    else:
+        matrices = [c.M for c in components]
+        vectors = [tuple(c.a) for c in components]
+    violated = []
+    numbers = [v for M in matrices for row in M for v in row] + [v for vec in vectors for v in vec]
+    if not _finite(numbers):
+        violated.append(("A.1", "a parameter is not finite"))
+    if not all(_symmetric(M) for M in matrices):
+        violated.append(("A.3", "a gating matrix is not symmetric"))
+    elif any(not _is_zero(h.M[-1]) for h in heads):
+        violated.append(("A.3", "the last gating matrix M_N of a head is not 0"))
+    if any(all(_is_zero(M) for M in h.M[:-1]) for h in heads):
+        violated.append(("A.4", "every gating matrix of the head is 0, so the softmax weights do not depend on x"))
+    if len(set(vectors)) < len(vectors):
+        violated.append(("A.5", "two expert vectors a are equal"))
+    tags = {tag for tag, _ in violated}
+    return tuple(t for t in ASSUMPTIONS if t not in tags), tuple(violated)
 
 
 def _rational_vector(rng, d, low=-DENOMINATOR, high=DENOMINATOR, nonzero=True):
@@ -187,3 +281,37 @@ def head_probes(dim: int, n_gates: int, n_channels: int, seed: int = 0) -> list[
     flipped = (a[0], tuple(tuple(-v for v in vec) for vec in a[0])) + a[2:]
     probes.append(Probe("gate 2 = -gate 1 experts", head(M, flipped)))
     return probes
+
+
+def type1_head(components, dim: int, seed: int = 0) -> HeadConfig:
+    """A type-1 probe's components read as one head (for ``type1-full``).
+
+    Components sharing a gating matrix are the channels of one gate (in order), components with
+    M = 0 are the experts of the fixed gate M_N = 0 (part of the model, A.3); without such
+    components the fixed gate gets fresh experts, distinct from the others (seeded). Every gate
+    must have the same number of components (the channels).
+    """
+    groups: dict = {}
+    for c in components:
+        groups.setdefault(c.M, []).append(tuple(c.a))
+    sizes = {len(v) for v in groups.values()}
+    if len(sizes) != 1:
+        raise IdentcheckError(f"components={components!r}: every gating matrix needs the same number of experts to form a head")
+    (n_channels,) = sizes
+    zero = _zero_matrix(dim)
+    fixed = groups.pop(zero, None)
+    if fixed is None:
+        rng = np.random.default_rng([seed, dim, 3])
+        taken = {tuple(c.a) for c in components}
+        fixed = []
+        while len(fixed) < n_channels:
+            v = _rational_vector(rng, dim)
+            if v not in taken:
+                taken.add(v)
+                fixed.append(v)
+    return HeadConfig(tuple(groups) + (zero,), tuple(tuple(g) for g in groups.values()) + (tuple(fixed),))
+
+
+def head_experts(head: HeadConfig) -> tuple:
+    """The experts (M_i, a_{i,k}) of a head as components, gate-major."""
+    return tuple(Component(M, a) for M, gate in zip(head.M, head.a) for a in gate)

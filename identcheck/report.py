@@ -5,22 +5,29 @@ Verdicts are three-valued and one-sided (SPEC §3.6):
 - ``not identifiable``: some probe that counts has a dependence confirmed at two precisions;
   the witness is that probe and its relation. ``evidence = "proof"`` when sympy reduced the
   witness relation to an exact 0, else ``"numeric"``.
-- ``identifiable``: every probe that counts is independent. Evidence, never proof: other
-  parameter values were not covered.
+- ``identifiable``: every probe that counts is independent. ``evidence = "numeric"`` from the
+  precision ladder; ``"proof"`` only with ``certify`` when every counted probe's independence
+  is proved in interval arithmetic — and then for those parameter values only: other parameter
+  values are not covered either way, and the summary says so.
+
+A probe counts unless it does not satisfy the paper's assumptions (A.1)–(A.5) (``admissible``
+false; counted with ``include_inadmissible``) or it is a = 0; the others are reported apart.
 - ``inconclusive``: no dependence, but some probe could not be settled on the precision ladder.
 
 The JSON form (``to_dict``) is schema 1: the same keys and strings as before the results were
-typed (:mod:`evidence`); golden tests hold it byte for byte.
+typed (:mod:`evidence`), grown by ``assumptions`` and ``admissible`` per probe and
+``include_inadmissible`` per result; golden tests hold the text report byte for byte.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from .evidence import Certificate, CertificateKind, Evidence, Verdict
 from .render import check_markdown
 
-__all__ = ["CheckResult", "ProbeResult", "Relation", "format_relation"]
+__all__ = ["CheckResult", "ProbeResult", "Relation", "format_relation", "hypothesis_text"]
 
 MERGES_SHOWN = 6
 
@@ -49,6 +56,26 @@ def _certificate_text(certificate: Certificate | None) -> str:
         return f"[proved: {detail['proved']} of {detail['nullity']} relations exact{exact}]"
     why = detail.get("why_not", detail) if isinstance(detail, dict) else detail
     return f"[not certified: {why}]"
+
+
+_SYMMETRY = re.compile(r"phi\(-z\) = (-?1)\*phi\(z\) \+ \((.*)\)")
+
+
+def hypothesis_text(hypothesis: str) -> str:
+    """A family hypothesis as the report shows it; a symmetry in words.
+
+    ``'phi(-z) = -1*phi(z) + (0)'`` → ``'φ(−z) = −φ(z): a and −a collide'``;
+    ``'phi(-z) = -1*phi(z) + (1)'`` → ``'φ(−z) = −φ(z) + 1'``. Other hypotheses are unchanged
+    (the JSON keeps the machine form).
+    """
+    match = _SYMMETRY.fullmatch(hypothesis)
+    if match is None:
+        return hypothesis
+    sign, q = match.groups()
+    lhs = "φ(−z) = " + ("−" if sign == "-1" else "") + "φ(z)"
+    if q == "0":
+        return lhs + ": a and −a collide"
+    return f"{lhs} − {q[1:]}" if q.startswith("-") and " " not in q else f"{lhs} + {q}"
 
 
 def format_relation(terms) -> str:
@@ -95,7 +122,7 @@ class Relation:
     @property
     def tag(self) -> str:
         """``'Euler/homogeneity: z*phi' = 1*phi, proved by sympy'``: family, hypothesis, proof."""
-        tag = f"{self.family or 'unrecognised'}" + (f": {self.hypothesis}" if self.hypothesis else "")
+        tag = f"{self.family or 'unrecognised'}" + (f": {hypothesis_text(self.hypothesis)}" if self.hypothesis else "")
         return tag + (", proved by sympy" if self.proved else (", exact proof timed out: numeric evidence" if self.timed_out else ""))
 
     def to_dict(self) -> dict:
@@ -133,6 +160,8 @@ class ProbeResult:
     phi_free_relations: tuple = field(repr=False, default=())
     certificate: Certificate | None = field(repr=False, default=None)
     tolerances: tuple = field(repr=False, default=())
+    assumptions: tuple = ("A.1", "A.2", "A.3", "A.4", "A.5")
+    admissible: bool = True
 
     @property
     def phi_free_nullity(self) -> int:
@@ -184,6 +213,8 @@ class ProbeResult:
             "pde": self.pde,
             "relations": [r.to_dict() for r in self.relations],
             "counts_for_verdict": self.counts_for_verdict,
+            "assumptions": list(self.assumptions),
+            "admissible": self.admissible,
             "precision_history": [
                 {"digits": d, "smallest_singular_value": s, "collapsed": c} for d, s, c in self.history
             ],
@@ -218,6 +249,7 @@ class CheckResult:
     literal_verdict: Verdict | None = None
     head: dict | None = None
     certified: bool = False
+    include_inadmissible: bool = False
 
     def to_dict(self) -> dict:
         return {
@@ -241,6 +273,7 @@ class CheckResult:
             "literal_verdict": None if self.literal_verdict is None else str(self.literal_verdict),
             "head": self.head,
             "certify": self.certified,
+            "include_inadmissible": self.include_inadmissible,
         }
 
     @property
@@ -252,6 +285,13 @@ class CheckResult:
     def terms_text(self) -> str:
         """``'21 derivatives per component, 3 merged (same function for every φ) → 18 distinct'``."""
         unit = "per head" if self.condition == "type2" else "derivatives per component"
+        if self.condition == "type1-full":  # T1 per expert, then the v̄-terms per (free gate, channel)
+            v_merges = [m for m in self.merges if "v̄" in m.merged]
+            t1 = len(self.merges) - len(v_merges)
+            return (
+                f"{self.n_derivatives} {unit}, {t1} merged (same function for every φ) → {self.n_terms} distinct (T1), "
+                f"plus the v̄-terms per free gate and channel ({len(v_merges)} merged)"
+            )
         return f"{self.n_derivatives} {unit}, {len(self.merges)} merged (same function for every φ) → {self.n_terms} distinct"
 
     def _repr_markdown_(self) -> str:

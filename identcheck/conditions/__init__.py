@@ -6,10 +6,12 @@ Adding a condition is one module in this package and one entry here (docs/archit
 from .base import Condition, ProbeMatrix
 from .mha import MHA
 from .type1 import Type1
+from .type1_full import Type1Full
 from .type2 import Type2
 
 __all__ = ["CONDITIONS", "Condition", "ProbeMatrix"]
 
 #: type1: Setting I (gate after the value projection); type2: Setting II (after the SDPA output);
-#: mha: no gate, the linear expert u = exp(xᵀMx)·aᵀx (the contrast: PDE (5) makes it fail).
-CONDITIONS: dict[str, type[Condition]] = {"type1": Type1, "type2": Type2, "mha": MHA}
+#: mha: no gate, the linear expert u = exp(xᵀMx)·aᵀx (the contrast: PDE (5) makes it fail);
+#: type1-full: T1 ∪ the softmax-denominator terms of Theorem 2's decomposition (Appendix B.2).
+CONDITIONS: dict[str, type[Condition]] = {"type1": Type1, "type2": Type2, "mha": MHA, "type1-full": Type1Full}

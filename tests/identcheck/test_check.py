@@ -91,3 +91,49 @@ def test_rank_decision_invariant_to_term_order_and_scaling_on_real_probes(phi):
 
         got = decide_rank(matrix[:, order] * scale, permuted)
         assert (got.independent, got.nullity) == (ref.independent, ref.nullity), probe.name
+
+
+# --- probes outside the paper's assumptions (issue 10, part 2) ---------------------------------
+
+from identcheck.check import conclude  # noqa: E402
+from identcheck.cli import main  # noqa: E402
+from identcheck.report import ProbeResult  # noqa: E402
+
+
+def _probe(name, dependent, counts=True, admissible=True):
+    tags = ("A.1", "A.2", "A.3", "A.4", "A.5") if admissible else ("A.1", "A.2", "A.3", "A.5")
+    return ProbeResult(
+        name=name, components=(), n_terms=4, n_points=16, smallest_singular_value=1e-3 if not dependent else 1e-40,
+        precision_digits=16, dependent=dependent, nullity=int(dependent), relations=(), counts_for_verdict=counts,
+        history=(), assumptions=tags, admissible=admissible,
+    )
+
+
+def test_conclude_leaves_an_inadmissible_probe_out_and_names_it():
+    ok = _probe("random head", False)
+    uniform = _probe("all M = 0 (uniform gating)", True, counts=False, admissible=False)
+    verdict, _, summary, witness = conclude([ok, uniform], (30, 60))
+    assert verdict == "identifiable" and witness is None
+    assert "independent on all 1 probes" in summary
+    assert "'all M = 0 (uniform gating)' (violates A.4)" in summary
+    counted = _probe("all M = 0 (uniform gating)", True, counts=True, admissible=False)  # include_inadmissible
+    verdict, _, summary, witness = conclude([ok, counted], (30, 60))
+    assert verdict == "not identifiable" and witness == "all M = 0 (uniform gating)"
+    assert "reported apart" not in summary
+
+
+def test_json_carries_the_assumption_tags():
+    data = check("z", condition="mha", include_inadmissible=True).to_dict()
+    assert data["include_inadmissible"] is True
+    for probe in data["probes"]:
+        assert probe["assumptions"] == ["A.1", "A.2", "A.3", "A.4", "A.5"] and probe["admissible"] is True
+    with pytest.raises(IdentcheckError, match="include_inadmissible"):
+        check("z", condition="mha", include_inadmissible="yes")
+
+
+def test_cli_include_inadmissible_equals_the_api(capsys):
+    assert main(["check", "--condition", "mha", "--include-inadmissible", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)[0]
+    api = check("z", condition="mha", include_inadmissible=True).to_dict()
+    out.pop("seconds"), api.pop("seconds")
+    assert out == api

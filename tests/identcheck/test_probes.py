@@ -41,3 +41,65 @@ def test_a_zero_only_on_request_and_never_counted():
     zero = [p for p in default_probes(2, include_zero=True) if p.name == "a = 0"]
     assert len(zero) == 1 and not zero[0].counts
     assert all(v == 0 for v in zero[0].components[0].a)
+
+
+# --- the paper's assumptions (A.1)–(A.5): tags computed from the parameters ---------------------
+
+from identcheck.probes import ASSUMPTIONS, Component, HeadConfig, Probe, head_probes, type1_head  # noqa: E402
+
+R = sp.Rational
+ZERO = ((0, 0), (0, 0))
+
+
+def _head(M, a):
+    return Probe("hand-made", (HeadConfig(tuple(tuple(tuple(sp.Integer(v) for v in row) for row in m) for m in M), a),))
+
+
+def test_type1_probes_are_all_admissible():
+    # a type-1 probe is a family of experts; every one is completed to a valid head (docs/method.md)
+    for probe in default_probes(2, seed=0, include_zero=True):
+        assert probe.assumptions == ASSUMPTIONS and probe.admissible, probe.name
+
+
+def test_uniform_gating_head_violates_a4_and_only_it():
+    probes = {p.name: p for p in head_probes(2, 2, 2, seed=0)}
+    uniform = probes["all M = 0 (uniform gating)"]
+    assert uniform.assumptions == ("A.1", "A.2", "A.3", "A.5")
+    assert not uniform.admissible and "(A.4)" in uniform.violation_note
+    assert all(p.admissible for name, p in probes.items() if name != "all M = 0 (uniform gating)")
+
+
+@pytest.mark.parametrize(
+    "M, a, violated",
+    [
+        # hand-made heads, each breaking one assumption
+        ([((1, 0), (0, 0)), ((0, 1), (0, 0))], (((R(1), R(0)),), ((R(0), R(1)),)), "A.3"),  # a gating matrix not symmetric
+        ([((1, 0), (0, 0)), ((1, 0), (0, 0))], (((R(1), R(0)),), ((R(0), R(1)),)), "A.3"),  # M_N ≠ 0
+        ([ZERO, ZERO, ZERO], (((R(1), R(0)),), ((R(0), R(1)),), ((R(1), R(1)),)), "A.4"),  # every M = 0
+        ([((1, 0), (0, 0)), ZERO], (((R(1), R(2)),), ((R(1), R(2)),)), "A.5"),  # two equal experts
+    ],
+)
+def test_each_assumption_is_checked_on_a_head(M, a, violated):
+    probe = _head(M, a)
+    assert [tag for tag, _ in probe.violations] == [violated]
+    assert violated not in probe.assumptions and not probe.admissible
+
+
+def test_equal_experts_in_a_type1_family_violate_a5():
+    M = ((R(1), R(0)), (R(0), R(0)))
+    probe = Probe("twice", (Component(M, (R(1), R(1))), Component(ZERO, (R(1), R(1)))))
+    assert [tag for tag, _ in probe.violations] == ["A.5"]
+
+
+def test_type1_head_reading():
+    probes = {p.name: p for p in default_probes(2, seed=0)}
+    shared = type1_head(probes["shared M, random a"].components, 2)
+    comps = probes["shared M, random a"].components
+    assert shared.M[0] == comps[0].M and len(shared.M) == 2  # one free gate + the fixed gate
+    assert shared.a[0] == (comps[0].a, comps[1].a)  # two channels of that gate
+    assert all(v == 0 for row in shared.M[1] for v in row) and len(shared.a[1]) == 2
+    assert len({*shared.a[0], *shared.a[1]}) == 4  # fresh fixed-gate experts are distinct (A.5)
+    beside = type1_head(probes["gate M_N = 0 beside random M"].components, 2)
+    gate = probes["gate M_N = 0 beside random M"].components
+    assert beside.M == (gate[1].M, gate[0].M) and beside.a == ((gate[1].a,), (gate[0].a,))  # M = 0 is the fixed gate
+    assert not Probe("x", (type1_head(probes["M = 0"].components, 2),)).admissible  # no free gate: (A.4)

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from identcheck import check
-from identcheck.report import format_relation
+from identcheck.report import format_relation, hypothesis_text
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -22,3 +22,24 @@ def test_report_text_matches_golden(phi, name, regen_golden):
 def test_format_relation():
     assert format_relation([("∂ū/∂a1", "1/2"), ("ū", "-1")]) == "1/2·∂ū/∂a1 − ū = 0"
     assert format_relation([("A", 1.0), ("B", -0.25)]) == "A − 0.25·B = 0"
+
+
+@pytest.mark.parametrize(
+    "hypothesis, shown",
+    [
+        ("phi(-z) = -1*phi(z) + (0)", "φ(−z) = −φ(z): a and −a collide"),  # odd: tanh, z**3
+        ("phi(-z) = 1*phi(z) + (0)", "φ(−z) = φ(z): a and −a collide"),  # even: cos, z**2
+        ("phi(-z) = -1*phi(z) + (1)", "φ(−z) = −φ(z) + 1"),  # sigmoid
+        ("phi(-z) = 1*phi(z) + (-2*z)", "φ(−z) = φ(z) − 2*z"),
+        ("z*phi' = 1*phi", "z*phi' = 1*phi"),  # not a symmetry: unchanged
+    ],
+)
+def test_symmetry_hypotheses_read_in_words(hypothesis, shown):
+    assert hypothesis_text(hypothesis) == shown
+
+
+def test_odd_phi_symmetry_tag_says_a_and_minus_a_collide():
+    result = check("tanh(z)")
+    probe = next(p for p in result.probes if p.name == "shared M, a2 = -a1")
+    tags = {r.tag for r in probe.relations if r.family == "symmetry"}
+    assert tags and all(t.startswith("symmetry: φ(−z) = −φ(z): a and −a collide") for t in tags)
