@@ -122,7 +122,7 @@ def test_the_checks_see_what_they_should():
     names = [t for n in inner for t in _imported("numeric.sweep", False, n)]
     assert names == ["numeric.fit", "matplotlib.pyplot"]
     graph, _ = _graph()
-    assert "numeric.models" in graph["numeric.fit"] and len(graph) == len(MODULES)
+    assert "numeric.optimizers" in graph["numeric.fit"] and len(graph) == len(MODULES)
 
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
