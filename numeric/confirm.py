@@ -13,7 +13,7 @@
 5. Verdict: *consistent* when (not identifiable and the witness ratio → 0) or (identifiable and
    every ratio is bounded away from 0). "→ 0" means ``exact_invariance`` (the function did not
    move, ‖Δg‖ ≤ EXACT_TOL·‖g*‖), or a t → 0 limit ρ₀ = 0 (computed from first-order quantities,
-   :mod:`numeric.witness`) together with a log-log slope ≥ ``SLOPE_TO_ZERO`` = 0.25 over the
+   :mod:`numeric.curves`) together with a log-log slope ≥ ``SLOPE_TO_ZERO`` = 0.25 over the
    measured window (three decades of t: a fall by ≥ 5.6×); "bounded" means ρ₀ > 0. An
    inconclusive symbolic verdict has nothing to confirm (``consistent: null``). The rule that
    reads one sequence is :class:`numeric.confirm_result.Sequence`; the figure is

@@ -43,18 +43,41 @@ def _imported(module: str, is_package: bool, node) -> list[str]:
     return [n for n in names if n in KNOWN] or [base]
 
 
+def _dynamic(module: str, is_package: bool, node) -> list[str]:
+    """``importlib.import_module("name" or ".name", __package__)`` as the module it imports."""
+    func = node.func
+    if not (isinstance(func, ast.Attribute) and func.attr == "import_module" and node.args
+            and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+        return []
+    name = node.args[0].value
+    if not name.startswith("."):
+        return [name]
+    level = len(name) - len(name.lstrip("."))
+    parts = module.split(".")
+    parts = parts if is_package else parts[:-1]
+    parts = parts[: len(parts) - (level - 1)]
+    return [".".join(parts + [name.lstrip(".")])]
+
+
 def _imports(path: Path):
-    """(module, top-level imports, [(function-level import, line)])."""
+    """(module, top-level imports, [(function-level import, line)]); importlib.import_module counts."""
     module = _name(path)
+    is_package = path.name == "__init__.py"
     tree = ast.parse(path.read_text(encoding="utf-8"))
+    outside = {id(n) for stmt in tree.body if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+               for n in ast.walk(stmt)}
     top, inner = set(), []
     for node in ast.walk(tree):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
-            targets = _imported(module, path.name == "__init__.py", node)
-            if node in tree.body:
-                top.update(targets)
-            else:
-                inner.extend((target, node.lineno) for target in targets)
+            targets = _imported(module, is_package, node)
+        elif isinstance(node, ast.Call):
+            targets = _dynamic(module, is_package, node)
+        else:
+            continue
+        if id(node) in outside:
+            top.update(targets)
+        else:
+            inner.extend((target, node.lineno) for target in targets)
     return module, top, inner
 
 
@@ -121,8 +144,11 @@ def test_the_checks_see_what_they_should():
     inner = [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) and n not in tree.body]
     names = [t for n in inner for t in _imported("numeric.sweep", False, n)]
     assert names == ["numeric.fit", "matplotlib.pyplot"]
+    call = ast.parse('importlib.import_module(".fit", __package__)').body[0].value
+    assert _dynamic("numeric.sweep", False, call) == ["numeric.fit"]
     graph, _ = _graph()
     assert "numeric.optimizers" in graph["numeric.fit"] and len(graph) == len(MODULES)
+    assert "numeric.fit" in graph["numeric.sweep"]  # through importlib
 
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))

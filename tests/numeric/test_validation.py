@@ -1,8 +1,6 @@
 """Validation lives in the library, whose errors name parameters; the CLI maps them to its flags."""
 
 import ast
-import os
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -119,19 +117,3 @@ def test_plot_checks_every_quantity_before_writing_a_figure(tmp_path, capsys):
     assert main(["plot", str(tmp_path), "--quantity", "voronoi", "bogus"]) == 2
     assert capsys.readouterr().err.startswith("numeric: error: --quantity 'bogus': unknown")
     assert sorted(p.name for p in tmp_path.iterdir()) == before
-
-
-def test_an_unwritable_store_runs_no_fit(tmp_path, monkeypatch):
-    """As tests/test_sweep.py's test of the same name, patching the fit sweep.py calls (imported
-    at its top now, so patching numeric.fit.fit no longer reaches it)."""
-    if os.geteuid() == 0:  # root writes anywhere: make the store file read-only for sqlite instead
-        run_grid(Grid(models=("mha",), Ks=(2,), sizes=(300, 600), reps=1), tmp_path, progress=False)
-        connect = sqlite3.connect
-        monkeypatch.setattr("numeric.store.sqlite3.connect", lambda path, *a, **k: connect(f"file:{path}?mode=ro", uri=True))
-    else:
-        tmp_path.chmod(0o500)
-    fits = []
-    monkeypatch.setattr("numeric.sweep.fit", lambda *a, **k: fits.append(1))
-    with pytest.raises(NumericError, match="cannot be written"):
-        run_grid(Grid(models=("mha", "gated1"), Ks=(2,), sizes=(300, 600), reps=2, seed=4), tmp_path, progress=False)
-    assert fits == []
