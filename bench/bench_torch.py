@@ -30,7 +30,8 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 from numeric import HMoEParams, Model, load_truth, sample  # noqa: E402
-from numeric.fit import Box, _gd, _lm, initial_params  # noqa: E402
+from numeric.fit import Box, initial_params  # noqa: E402
+from numeric.optimizers import _gd, _lm  # noqa: E402
 
 torch.set_num_threads(1)
 

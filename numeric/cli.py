@@ -1,5 +1,8 @@
 """Command line: ``numeric fit ...`` — a thin shell over :func:`numeric.fit`.
 
+Each subcommand is a function ``_name(args)`` (``set_defaults(func=...)``). Library errors name
+the API's parameters; :func:`numeric.flags.to_flags` rewrites them into the command's flags.
+
 Exit codes: 0 ran, 2 bad input (one line on stderr, nothing on stdout), 1 internal error,
 130 interrupted.
 """
@@ -10,10 +13,22 @@ import argparse
 import json
 import sys
 
+from threadpoolctl import threadpool_limits
+
+from identcheck import IdentcheckError, parse_param
+
 from . import confirm_cli
-from .fit import OPTIMIZERS
+from .cells import QUANTITIES, assignments_differ
+from .fit import OPTIMIZERS, fit
+from .flags import to_flags
 from .models import MODELS
 from .params import NumericError
+from .plots import plot_rates
+from .rates import rates_from_records
+from .ratio import ratio_table
+from .store import merge_stores, read_records, read_settings
+from .sweep import DEFAULT_SIZES, QUICK, Grid, run_grid, run_preset
+from .truth import load_truth, truth_from_dict
 
 
 class _Parser(argparse.ArgumentParser):
@@ -54,10 +69,6 @@ def _phi_args(p) -> None:
 
 def _truth(args):
     """The truth file (or shipped name) with --phi/--param applied; identcheck's one-line errors."""
-    from identcheck import IdentcheckError, parse_param
-
-    from .truth import load_truth
-
     truth = load_truth(args.truth)
     if args.phi is not None and getattr(args, "model", None) == "mha":
         raise NumericError("--phi: the mha model has no gate (its experts are linear); drop --phi or choose gated1/gated2")
@@ -139,8 +150,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    from threadpoolctl import threadpool_limits
-
     try:
         with threadpool_limits(limits=1):  # one fit, one thread: see docs/numeric.md
             return _run(argv)
@@ -161,14 +170,13 @@ def _run(argv) -> int:
     if args.func is None:
         parser.print_help()
         return 0
-    return args.func(args)
+    try:
+        return args.func(args)
+    except NumericError as exc:  # the library names its parameters; the user typed flags
+        raise NumericError(to_flags(str(exc), args.command)) from None
 
 
 def _fit(args) -> int:
-    from .fit import fit
-
-    if args.n < 1:
-        raise NumericError(f"--n={args.n}: must be >= 1")
     truth = _truth(args)
     result = fit(
         args.model, args.K, args.n, seed=args.seed, optimizer=args.optimizer, truth=truth,
@@ -200,8 +208,6 @@ _PRESET_OWNS = {
 
 
 def _reproduce(args) -> int:
-    from .sweep import DEFAULT_SIZES, QUICK, Grid, run_grid, run_preset
-
     if args.preset is not None:
         defaults = build_parser().parse_args(["reproduce"])
         for dest, flag in _PRESET_OWNS.items():
@@ -231,18 +237,15 @@ def _reproduce(args) -> int:
 
 
 def _shard(text: str) -> tuple:
+    """--shard I/M as (I, M); run_grid checks 0 <= I < M."""
     try:
         index, count = (int(part) for part in text.split("/"))
     except ValueError:
         raise NumericError(f"--shard {text!r}: expected I/M, e.g. 0/4") from None
-    if not (count >= 1 and 0 <= index < count):
-        raise NumericError(f"--shard {text}: need 0 <= I < M")
     return index, count
 
 
 def _merge(args) -> int:
-    from .store import merge_stores
-
     counts = merge_stores(args.out, args.sources)
     if args.json:
         print(json.dumps(counts | {"out": args.out}))
@@ -253,8 +256,6 @@ def _merge(args) -> int:
 
 
 def _ratio(args) -> int:
-    from .ratio import ratio_table
-
     rows = ratio_table(args.model, _truth(args), args.ns, r=args.r, mc=args.mc)
     if args.json:
         print(json.dumps([row.to_dict() for row in rows], indent=2))
@@ -268,21 +269,13 @@ def _ratio(args) -> int:
 
 
 def _rates(args) -> int:
-    from .rates import rates_from_records
-    from .store import read_records, read_settings
-
     records = read_records(args.folder)
     if not records:
         raise NumericError(f"{args.folder!r}: the fit store is empty")
     settings = read_settings(args.folder)
     if args.command == "plot":
-        from .cells import QUANTITIES
-        from .plots import plot_rates
-
-        for quantity in args.quantity:
-            if quantity not in QUANTITIES:
-                raise NumericError(f"--quantity {quantity!r}: unknown; choose from {', '.join(QUANTITIES)}")
-            rates = rates_from_records(records, settings, (quantity,))
+        by_quantity = [(quantity, rates_from_records(records, settings, (quantity,))) for quantity in args.quantity]  # all before a file is written
+        for quantity, rates in by_quantity:
             name = "rates" if quantity == "voronoi" else f"rates_{quantity}"
             for path in plot_rates(rates, args.folder, name, QUANTITIES[quantity]):
                 print(path)
@@ -295,9 +288,6 @@ def _rates(args) -> int:
     rates = rates_from_records(records, settings, quantities)
     differ = None
     if args.by_cell:
-        from .cells import assignments_differ
-        from .truth import truth_from_dict
-
         truths = {sid: truth_from_dict(s.truth, sid) for sid, s in settings.items()}
         differ = sum(assignments_differ(truths[r.settings_id].model(r.model), r.fitted(), truths[r.settings_id].params) for r in records)
     if args.json:

@@ -10,6 +10,12 @@ from __future__ import annotations
 import json
 import sys
 
+from identcheck import IdentcheckError, parse_param
+
+from .confirm import confirm
+from .flags import to_flags
+from .params import NumericError
+
 __all__ = ["add_parser", "run"]
 
 
@@ -42,14 +48,7 @@ def _default_out(phi: str, condition: str) -> str:
 
 def run(args) -> int:
     """Run ``confirm`` for parsed ``args``; print the report (or JSON); return the exit code."""
-    from identcheck import IdentcheckError, parse_param
-
-    from .confirm import confirm
-    from .params import NumericError
-
     try:
-        if args.seed < 0:
-            raise NumericError(f"--seed {args.seed}: must be >= 0")
         params = {name: str(value) for name, value in (parse_param(text) for text in args.param)}
         result = confirm(
             args.phi,
@@ -64,7 +63,7 @@ def run(args) -> int:
             params=params,
         )
     except (IdentcheckError, NumericError) as exc:
-        print(f"numeric: error: {exc}", file=sys.stderr)
+        print(f"numeric: error: {to_flags(str(exc), 'confirm')}", file=sys.stderr)
         return 2
     if args.json:
         print(json.dumps(result.to_dict(), indent=1))

@@ -25,6 +25,8 @@ from functools import lru_cache
 import numpy as np
 from scipy.special import expit
 
+from identcheck import IdentcheckError, parse_activation, parse_param
+
 from .params import HMoEParams, NumericError
 
 __all__ = ["MODELS", "Model", "get_model", "CHUNK"]
@@ -39,19 +41,13 @@ CHUNK = 65_536
 def exact_constants(params) -> dict:
     """φ's named constants (a mapping or (name, value) pairs, values as text or numbers) as the exact
     rationals identcheck's parser takes; a bad value is identcheck's one-line error."""
-    from identcheck import parse_param
-
     pairs = params.items() if hasattr(params, "items") else params
     return dict(parse_param(f"{k}={v}") for k, v in pairs)
 
 
 @lru_cache(maxsize=32)
 def _phi_functions(phi: str, params: tuple = ()):
-    from identcheck import IdentcheckError, parse_activation
-
     if phi == "sigmoid(z)" and not params:  # the default, written out for speed and overflow-free evaluation
-        from scipy.special import expit
-
         def f1(z, value=None):  # σ' = σ(1 − σ), from σ(z) when the caller has it already
             s = expit(z) if value is None else value
             return s * (1.0 - s)
@@ -83,8 +79,6 @@ class Model:
 
     def activation(self):
         """φ as identcheck's :class:`~identcheck.Activation`, with this model's constants."""
-        from identcheck import parse_activation
-
         return parse_activation(self.phi, exact_constants(self.params))
 
     def value(self, params: HMoEParams, X: np.ndarray, chunk: int = CHUNK) -> np.ndarray:

@@ -9,7 +9,7 @@ component i). The free parameters, flattened in this order, are
 where m lists the upper triangles (j ≤ l, row-major) of M_{h,1..N−1}: symmetry and
 M_{h,N} = 0 hold by construction. Assumptions checked by :meth:`HMoEParams.validate`:
 
-- (A.1) finite entries (the compact box Θ of a fit is :class:`numeric.fit.Box`);
+- (A.1) finite entries (the compact box Θ of a fit is :class:`numeric.box.Box`);
 - (A.2) ω ≥ 0, not all zero;
 - (A.3) M symmetric, M_{h,N} = 0 (by construction);
 - (A.4) every head has some M_{h,i} ≠ 0;

@@ -4,8 +4,11 @@ For one experiment (settings, model, K) and one quantity (:data:`numeric.cells.Q
 Voronoi loss, the regression error, the per-cell errors, MHA's identified quantities): at each
 sample size n the repetitions' values L_{n,r} are averaged, and the rate is the least-squares
 slope of log(mean_r L_{n,r}) on log n. The confidence interval is a percentile bootstrap over
-repetitions: at every n the R repetitions are resampled with replacement, the slope refitted;
-2000 resamples, 95 % by default.
+repetitions, stratified by size: at every n the R repetitions are resampled with replacement
+(independently across n), the slope refitted; 2000 resamples, 95 % by default, the interval's
+ends the 2.5 % and 97.5 % quantiles of the resampled slopes (linear interpolation).
+:func:`scipy.stats.bootstrap` does exactly this (one sample per n, ``paired=False``,
+``method="percentile"``).
 
 Beside each slope: the exponent the theory gives (Proposition 1, Theorems 2–3; ``None`` where it
 gives no power law) and, since the theorems' rates carry a log factor, the slope that
@@ -19,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.stats import bootstrap
 
 from .cells import QUANTITIES, cell_errors, function_assignment, mha_identified_error
 from .voronoi import voronoi_loss
@@ -110,8 +114,29 @@ def _slope(log_n, log_mean):
     return slope, intercept
 
 
+def _slope_of_means(log_n):
+    """The statistic: the least-squares slope of log(mean over repetitions) on log n, for samples
+    (one per size) of shape (..., R), vectorised over leading (resample) axes."""
+    A = np.column_stack([log_n, np.ones_like(log_n)])
+
+    def statistic(*samples, axis=-1):
+        log_means = np.log(np.stack([sample.mean(axis=axis) for sample in samples]))
+        coefficients, *_ = np.linalg.lstsq(A, log_means.reshape(len(samples), -1), rcond=None)
+        return coefficients[0].reshape(log_means.shape[1:])
+
+    return statistic
+
+
 def fit_rate(sizes, losses, n_boot: int = 2000, level: float = 0.95, seed: int = 0):
-    """Slope, CI and intercept from ``losses`` of shape (len(sizes), repetitions)."""
+    """Slope, CI and intercept from ``losses`` of shape (len(sizes), repetitions).
+
+    The CI is :func:`scipy.stats.bootstrap`'s percentile interval with one sample per size,
+    resampled independently (``paired=False``): the stratified bootstrap of the module docstring.
+    Measured against the hand-written version it replaced (same resampling by stratum, same
+    linear-interpolation percentile rule): equal to 2.5e-16 when both draw the indices stratum by
+    stratum from one seeded generator (docs/numeric.md). With one repetition every resample is the
+    data itself and the interval is the slope (scipy refuses samples of one observation).
+    """
     sizes = np.asarray(sizes, dtype=float)
     losses = np.asarray(losses, dtype=float)
     if losses.ndim != 2 or losses.shape[0] != sizes.size or sizes.size < 2:
@@ -120,13 +145,11 @@ def fit_rate(sizes, losses, n_boot: int = 2000, level: float = 0.95, seed: int =
         raise NumericError("losses must be positive and finite for a log-log rate")
     log_n = np.log(sizes)
     slope, intercept = _slope(log_n, np.log(losses.mean(axis=1)))
-    rng = np.random.default_rng(seed)
-    R = losses.shape[1]
-    picks = rng.integers(0, R, size=(n_boot, sizes.size, R))
-    boot_means = np.take_along_axis(np.broadcast_to(losses, (n_boot, *losses.shape)), picks, axis=2).mean(axis=2)
-    A = np.column_stack([log_n, np.ones_like(log_n)])
-    coefficients, *_ = np.linalg.lstsq(A, np.log(boot_means).T, rcond=None)
-    low, high = np.quantile(coefficients[0], [(1 - level) / 2, (1 + level) / 2])
+    if losses.shape[1] == 1:
+        return float(slope), float(slope), float(slope), float(intercept)
+    result = bootstrap(tuple(losses), _slope_of_means(log_n), n_resamples=n_boot, confidence_level=level,
+                       method="percentile", vectorized=True, paired=False, rng=np.random.default_rng(seed))
+    low, high = result.confidence_interval
     return float(slope), float(low), float(high), float(intercept)
 
 

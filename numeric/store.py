@@ -26,6 +26,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from identcheck import parse_activation
+
+from .models import exact_constants
 from .params import HMoEParams, NumericError
 
 __all__ = ["FitRecord", "Settings", "open_for_writing", "read_records", "read_settings", "insert", "merge_stores", "STORE_FILE"]
@@ -81,10 +84,6 @@ class Settings:
 @lru_cache(maxsize=64)
 def _canonical_phi(phi: str, params: tuple) -> str:
     """φ with its constants substituted, as sympy prints the parsed expression."""
-    from identcheck import parse_activation
-
-    from .models import exact_constants
-
     return str(parse_activation(phi, exact_constants(params)).expr)
 
 
@@ -188,7 +187,7 @@ def open_for_writing(folder) -> sqlite3.Connection:
 def _open_read_only(folder) -> sqlite3.Connection:
     path = _path(folder)
     if not path.exists():
-        raise NumericError(f"folder {str(folder)!r}: no fit store here (run `numeric reproduce --out {folder}` first)")
+        raise NumericError(f"folder {str(folder)!r}: no fit store here (run a grid into it first)")
     if path.stat().st_size == 0:
         raise NumericError(f"{str(path)!r}: an empty file, not a fit store")
     try:

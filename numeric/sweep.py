@@ -3,7 +3,7 @@
 Grid: models × K × sample sizes × repetitions (default: mha, gated1, gated2; K = 3, 4; 10 sizes
 log-spaced from 10⁴ to 10⁵; 10 repetitions — 600 fits). Each fit's seed is derived from
 (base seed, model, K, n, repetition) with ``numpy.random.SeedSequence``, so a record does not
-depend on the order or the process that ran it: ``--jobs 1`` and ``--jobs 2`` give the same
+depend on the order or the process that ran it: ``jobs=1`` and ``jobs=2`` give the same
 records (bar the timing column).
 
 **Store** (:mod:`numeric.store`): one :class:`~numeric.store.FitRecord` per finished fit, kept
@@ -18,21 +18,33 @@ finished fit. Worker processes die with their parent (``PR_SET_PDEATHSIG`` on Li
 
 from __future__ import annotations
 
+import ctypes
+import difflib
+import importlib
 import json
 import os
+import signal
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
+
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from identcheck.progress import StatusLine
 
 from .models import MODELS
 from .params import NumericError
 from .store import FitRecord, Settings, finished_keys, insert, open_for_writing
-from .truth import MIN_SIGNAL_TO_NOISE, load_truth
+from .truth import MIN_SIGNAL_TO_NOISE, load_truth, truth_from_dict
 
 __all__ = ["Grid", "Leg", "PRESETS", "run_grid", "run_preset", "DEFAULT_SIZES", "QUICK"]
+
+#: The module numeric.fit (the package's attribute ``numeric.fit`` is the function it re-exports).
+#: A worker looks ``fit`` up in it at call time, so that a test can watch the fits a worker runs
+#: by patching ``numeric.fit.fit``.
+_fitting = importlib.import_module(".fit", __package__)
 
 DEFAULT_SIZES = tuple(int(round(v)) for v in np.logspace(4, 5, 10))
 QUICK = {"sizes": (2000, 4000, 8000, 16000), "reps": 3, "Ks": (3,)}
@@ -95,9 +107,6 @@ def _die_with_parent(parent: int) -> None:
     kill -9 of `numeric reproduce` leaves no worker blocked forever. A parent that died before the
     signal was armed is caught by comparing the parent's pid."""
     try:
-        import ctypes
-        import signal
-
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):  # not Linux: workers end when the pool's queue closes
         return
@@ -112,16 +121,11 @@ def _run_one(task) -> FitRecord:
     numpy is imported). Two processes each running a 2-thread OpenBLAS on 2 cores were measured
     3× slower per fit than two single-threaded ones (docs/reproduction.md).
     """
-    from threadpoolctl import threadpool_limits
-
-    from .fit import fit
-    from .truth import truth_from_dict
-
     settings_json, model, K, n, rep, seed = task
     settings = Settings.from_json(settings_json)
     truth = truth_from_dict(settings.truth, "store")
     with threadpool_limits(limits=1):
-        result = fit(
+        result = _fitting.fit(
             model, K, n, seed=seed, optimizer=settings.optimizer, truth=truth, box_factor=settings.box,
             init=settings.init, gd_objective=settings.gd_objective,
         )
@@ -142,7 +146,7 @@ def _check_signal(truth, models, allow_weak: bool) -> None:
         if ratio < MIN_SIGNAL_TO_NOISE:
             raise NumericError(
                 f"truth {truth.name!r}: Var f*(X)/nu^2 = {ratio:.3g} for {model}, below {MIN_SIGNAL_TO_NOISE:g}: "
-                "the fits would measure mostly noise (allow_weak_truth / --allow-weak-truth to run anyway)"
+                "the fits would measure mostly noise (allow_weak_truth=True to run anyway)"
             )
 
 
@@ -191,8 +195,6 @@ def run_grid(grid: Grid, folder, jobs: int = 1, truth_path=None, progress=True, 
             for task in tasks:
                 record(_run_one(task))
         else:
-            from concurrent.futures import ProcessPoolExecutor, as_completed
-
             with ProcessPoolExecutor(max_workers=jobs, initializer=_die_with_parent, initargs=(os.getpid(),)) as pool:
                 futures = [pool.submit(_run_one, task) for task in tasks]
                 try:
@@ -260,8 +262,6 @@ QUICK_LOCAL = {"sizes": (2_000, 4_000, 8_000, 16_000), "reps": 2}
 def run_preset(name: str, folder, jobs: int = 1, quick: bool = False, progress=True, seed: int = 0) -> list[dict]:
     """Run every leg of preset ``name`` into one store (legs are kept apart by their settings)."""
     if name not in PRESETS:
-        import difflib
-
         close = difflib.get_close_matches(name, PRESETS, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise NumericError(f"preset={name!r}: unknown{hint}; choose one of {', '.join(PRESETS)}")

@@ -22,6 +22,9 @@ from pathlib import Path
 
 import numpy as np
 
+from identcheck import IdentcheckError, parse_activation
+
+from .models import Model, exact_constants
 from .params import HMoEParams, NumericError
 
 __all__ = ["Truth", "load_truth", "DEFAULT_TRUTH", "TRUTHS", "MIN_SIGNAL_TO_NOISE", "MAX_TRUTH_BYTES"]
@@ -73,9 +76,7 @@ class Truth:
             **self.params.to_dict(),
         }
 
-    def model(self, kind: str):
-        from .models import Model
-
+    def model(self, kind: str) -> Model:
         return Model(kind, self.phi, self.phi_params)
 
     def signal_to_noise(self, model, n: int = 100_000, seed: int = 0) -> float:
@@ -87,10 +88,6 @@ class Truth:
 @lru_cache(maxsize=64)
 def check_phi_range(phi: str, params: tuple, bound: float) -> None:
     """φ, φ', φ'' real and finite on [−bound, bound] (the range of aᵀx); params as sorted (name, value) pairs."""
-    from identcheck import IdentcheckError, parse_activation
-
-    from .models import exact_constants
-
     try:
         parse_activation(phi, exact_constants(params)).check_domain(bound)
     except IdentcheckError as exc:
@@ -99,10 +96,6 @@ def check_phi_range(phi: str, params: tuple, bound: float) -> None:
 
 def check_phi(phi, params: dict, what: str) -> None:
     """φ must parse (identcheck's whitelist parser) with its constants; errors name ``what``."""
-    from identcheck import IdentcheckError, parse_activation
-
-    from .models import exact_constants
-
     if not isinstance(phi, str):
         raise NumericError(f"{what}: phi must be a string such as 'sigmoid(z)'")
     try:

@@ -141,7 +141,8 @@ def test_chunked_normal_equations_equal_the_whole_jacobian():
 def test_gd_on_the_sum_follows_a_reference_backtracking_on_the_sum_of_squares():
     """`gd_objective="sum"` against a plain reference: projected gradient steps on S(θ) = Σ (f − Y)²,
     each from η = 0.05, halved until S(θ⁺) ≤ S(θ) + ∇Sᵀ(θ⁺ − θ) + ‖θ⁺ − θ‖²/(2η)."""
-    from numeric.fit import Box, _gd, initial_params
+    from numeric.fit import Box, initial_params
+    from numeric.optimizers import _gd
     from numeric import Model, sample
 
     model = Model("gated1")
@@ -207,7 +208,8 @@ def test_a_fit_reports_its_regression_error_against_an_independent_estimate():
 def test_gd_stays_put_and_is_not_converged_when_no_step_passes_armijo():
     """A loss that rises along every trial step: the old code accepted the last trial anyway (and
     called the fit converged, its loss having gone up)."""
-    from numeric.fit import Box, _gd
+    from numeric.fit import Box
+    from numeric.optimizers import _gd
 
     shape = (1, 2, 1, 2)
     box = Box.around(TINY.params, 1, 2, 1, 10.0)

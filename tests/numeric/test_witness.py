@@ -8,16 +8,15 @@ from identcheck import Component
 from numeric.models import Model
 from numeric.params import HMoEParams
 from numeric.voronoi import voronoi_loss
+from numeric.curves import first_order_limit, ratio_curve
+from numeric.splits import compensated_split as _compensated_split
 from numeric.witness import (
     NULL_TOL,
     Path,
-    _compensated_split,
     _euler_path,
     _parse_type1,
     _weight_path,
-    first_order_limit,
     lift_probe,
-    ratio_curve,
 )
 
 R = sp.Rational

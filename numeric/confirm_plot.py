@@ -1,0 +1,48 @@
+"""The figure of ``numeric confirm``: ρ(t) against t on log-log axes, one line per path.
+
+The witness path is drawn red and thick, probe paths grey, random paths blue; a path whose
+function does not move (ρ ≡ 0) is drawn dashed at a floor a decade below the smallest positive
+ratio; a computed t → 0 limit ρ₀ is drawn dotted, left of the measured range.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = ["ratio_figure"]
+
+
+def ratio_figure(sequences, path: Path, title: str) -> str:
+    """Write the figure of ``sequences`` (:class:`~numeric.confirm_result.Sequence`) to ``path``; returns its name.
+
+    matplotlib is imported here, not at the top: it is optional for the rest of numeric and slow
+    to import, and importing it lazily cannot hide an import cycle (it is outside the package).
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(10, 4.8))
+    positive = [r for s in sequences if not s.exact_invariance for r in (*s.ratio, s.limit or 0) if r > 0]
+    floor = min(positive) / 10 if positive else 1e-6
+    for s in sequences:
+        color = "red" if s.kind == "witness" else ("0.35" if s.kind == "probe" else "tab:blue")
+        width = 2.2 if s.kind == "witness" else 1.0
+        z = 3 if s.kind == "witness" else 2
+        if s.exact_invariance:
+            ax.plot(s.t, [floor] * len(s.t), color=color, lw=width, ls="--", marker="v", zorder=z, label=f"{s.name} (ratio ≡ 0, drawn at floor)")
+            continue
+        ax.plot(s.t, s.ratio, color=color, lw=width, marker="o", ms=3, zorder=z, label=f"{s.name} (slope {s.slope:.2f})")
+        if s.limit:  # the t -> 0 limit, dotted, left of the measured range
+            ax.plot([s.t[-1] / 1000, s.t[-1]], [s.limit, s.limit], color=color, lw=width, ls=":")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("t")
+    ax.set_ylabel("‖g_t − g*‖ / L2(G_t, G*)")
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), title="dotted: t → 0 limit", title_fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return str(path)

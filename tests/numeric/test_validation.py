@@ -1,0 +1,119 @@
+"""Validation lives in the library, whose errors name parameters; the CLI maps them to its flags."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from identcheck import IdentcheckError, check
+from numeric import NumericError, fit, load_truth
+from numeric.cli import main
+from numeric.confirm import confirm
+from numeric.flags import to_flags
+from numeric.ratio import ratio_table
+from numeric.store import read_records
+from numeric.sweep import Grid, run_grid
+
+PACKAGE = Path(__file__).resolve().parents[2] / "numeric"
+#: The command-line modules: the only ones that may spell a flag.
+CLI_MODULES = {"cli.py", "confirm_cli.py", "flags.py"}
+
+
+def _error_texts(path: Path):
+    """The string pieces of every ``NumericError(...)`` raised in ``path``."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "NumericError":
+            for piece in ast.walk(node):
+                if isinstance(piece, ast.Constant) and isinstance(piece.value, str):
+                    yield node.lineno, piece.value
+
+
+def test_library_errors_never_name_a_cli_flag():
+    found = [(p.name, line, text) for p in sorted(PACKAGE.glob("*.py")) if p.name not in CLI_MODULES
+             for line, text in _error_texts(p) if "--" in text]
+    assert found == []
+    assert any("--" in text for _, text in _error_texts(PACKAGE / "cli.py"))  # the scan does see strings
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: confirm("tanh(z)", seed=-1), "seed=-1: must be >= 0"),
+        (lambda: confirm("tanh(z)", jobs=0), "jobs=0: must be from 1 to 64"),
+        (lambda: confirm("tanh(z)", mc=5), "mc=5: must be from 1,000 to 2,000,000"),
+        (lambda: confirm("tanh(z)", condition="type3"), "condition='type3': choose type1 or type2"),
+        (lambda: ratio_table("mha", load_truth(), [10, 1e300]), "ns[1]=1e+300: must be from 1 to 1e+06"),
+        (lambda: ratio_table("mha", load_truth(), [10], r=9), "r=9: must be from 1 to 4"),
+        (lambda: ratio_table("mha", load_truth(), [10], mc=10), "mc=10: must be from 1,000"),
+        (lambda: fit("mha", 3, 0), "n=0: must be a positive integer"),
+        (lambda: read_records("/nonexistent/store"), "folder '/nonexistent/store': no fit store here (run a grid into it first)"),
+    ],
+)
+def test_library_errors_name_the_parameter(call, message):
+    with pytest.raises(NumericError) as error:
+        call()
+    assert str(error.value).startswith(message)
+
+
+def test_confirm_checks_its_arguments_before_writing(tmp_path):
+    out = tmp_path / "never"
+    for kwargs in ({"seed": -1}, {"jobs": 65}, {"mc": 10**7}):
+        with pytest.raises(NumericError):
+            confirm("tanh(z)", out=out, **kwargs)
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "command, message, expected",
+    [
+        ("fit", "n=0: must be a positive integer", "--n=0: must be a positive integer"),
+        ("confirm", "seed=-1: must be >= 0", "--seed -1: must be >= 0"),
+        ("confirm", "out='/x': cannot create (Permission denied)", "--out '/x': cannot create (Permission denied)"),
+        ("ratio", "ns[3]=1e+300: must be from 1", "--ns 1e+300: must be from 1"),
+        ("reproduce", "shard=2/2: need 0 <= I < M", "--shard 2/2: need 0 <= I < M"),
+        ("reproduce", "x: mostly noise (allow_weak_truth=True to run anyway)", "x: mostly noise (--allow-weak-truth to run anyway)"),
+        ("plot", "quantity='q': unknown", "--quantity 'q': unknown"),
+        ("rates", "folder 'a/b': no fit store here (run a grid into it first)",
+         "folder 'a/b': no fit store here (run `numeric reproduce --out a/b` first)"),
+        # only the command's own parameters, only as the message's subject
+        ("ratio", "n=0: must be a positive integer", "n=0: must be a positive integer"),
+        ("fit", "phi='abs(z)': not differentiable at n=0", "phi='abs(z)': not differentiable at n=0"),
+        (None, "seed=-1: must be >= 0", "seed=-1: must be >= 0"),
+    ],
+)
+def test_the_cli_spells_parameters_as_its_flags(command, message, expected):
+    assert to_flags(message, command) == expected
+
+
+@pytest.mark.parametrize(
+    "argv, line",
+    [
+        (["fit", "--model", "mha", "--n", "0"], "numeric: error: --n=0: must be a positive integer"),
+        (["ratio", "--model", "gated1", "--ns", "10", "1e300"], "numeric: error: --ns 1e+300: must be from 1 to 1e+06 (beyond, n^-(r+1) underflows against the weights)"),
+        (["reproduce", "--shard", "2/2", "--sizes", "300", "600", "--out", "X"], "numeric: error: --shard 2/2: need 0 <= I < M"),
+        (["confirm", "tanh(z)", "--seed", "-1", "--out", "X"], "numeric: error: --seed -1: must be >= 0"),
+        (["confirm", "tanh(z)", "--jobs", "0", "--out", "X"], "numeric: error: --jobs 0: must be from 1 to 64"),
+        (["rates", "no/such/folder"], "numeric: error: folder 'no/such/folder': no fit store here (run `numeric reproduce --out no/such/folder` first)"),
+    ],
+)
+def test_cli_errors_name_the_flags(argv, line, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.strip() == line
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_identcheck_messages_pass_unchanged(capsys, tmp_path):
+    with pytest.raises(IdentcheckError) as refused:
+        check("abs(z)")
+    assert main(["confirm", "abs(z)", "--out", str(tmp_path / "never")]) == 2
+    assert capsys.readouterr().err.strip() == f"numeric: error: {refused.value}"
+
+
+def test_plot_checks_every_quantity_before_writing_a_figure(tmp_path, capsys):
+    run_grid(Grid(models=("mha",), Ks=(2,), sizes=(300, 600), reps=2), tmp_path, progress=False)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    assert main(["plot", str(tmp_path), "--quantity", "voronoi", "bogus"]) == 2
+    assert capsys.readouterr().err.startswith("numeric: error: --quantity 'bogus': unknown")
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
