@@ -42,11 +42,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Callable
 
-__all__ = ["BudgetExceeded", "Outcome", "run", "pool", "pool_remaining", "budget_available", "PROOF_SECONDS", "PROPERTIES_SECONDS", "SIMPLIFY_SECONDS"]
+__all__ = ["BudgetExceeded", "Outcome", "run", "pool", "pool_remaining", "current_pool", "budget_available", "PROOF_SECONDS", "PROPERTIES_SECONDS", "POOL_SECONDS", "CERTIFY_POOL_SECONDS", "SIMPLIFY_SECONDS"]
 
 PROOF_SECONDS = 8.0  # one exact proof of one relation (expand, cancel, simplify)
 SIMPLIFY_SECONDS = 5.0  # one sympy simplify in family recognition
 PROPERTIES_SECONDS = 12.0  # all of φ's family hypotheses together (families.phi_properties)
+POOL_SECONDS = 20.0  # all symbolic work of one check (domain, hypotheses, proofs): the pool of check.run
+CERTIFY_POOL_SECONDS = 45.0  # the same with --certify (every probe's relations proved)
 
 _deadlines: list[float] = []  # monotonic deadlines of the active budgets, innermost last
 _pools: list[float] = []  # monotonic deadlines of the active pools, innermost last
@@ -88,6 +90,11 @@ def pool(seconds: float):
         yield
     finally:
         _pools.pop()
+
+
+def current_pool() -> float | None:
+    """An identifier of the innermost active pool (its deadline), None outside any pool."""
+    return _pools[-1] if _pools else None
 
 
 def pool_remaining() -> float:

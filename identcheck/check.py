@@ -17,6 +17,7 @@ from typing import Mapping
 
 import numpy as np
 
+from .budget import CERTIFY_POOL_SECONDS, POOL_SECONDS, pool
 from .certificates import certify_probe
 from .conditions import CONDITIONS, Condition
 from .errors import IdentcheckError
@@ -134,12 +135,13 @@ def run(
     activation, term_set = condition.activation, condition.term_set
     probes = condition.probes()
     bound = max(c.l1 for p in probes for c in p.components)
-    activation.check_domain(bound)
     results = []
-    for index, probe in enumerate(probes):
-        results.append(_run_probe(condition, probe, index, certify, include_inadmissible))
-        if progress is not None:
-            progress(index + 1, len(probes), probe.name)
+    with pool(CERTIFY_POOL_SECONDS if certify else POOL_SECONDS):  # all symbolic work of the check, together
+        activation.check_domain(bound)
+        for index, probe in enumerate(probes):
+            results.append(_run_probe(condition, probe, index, certify, include_inadmissible))
+            if progress is not None:
+                progress(index + 1, len(probes), probe.name)
     verdict, evidence, summary, witness = conclude(results, condition.ladder, certify)
     suffix, fields = condition.finish(results)
     return CheckResult(

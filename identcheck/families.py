@@ -26,13 +26,12 @@ from __future__ import annotations
 import itertools
 import time
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 import sympy as sp
 
 from .activation import Z
-from .budget import PROPERTIES_SECONDS, SIMPLIFY_SECONDS, run
+from .budget import PROPERTIES_SECONDS, SIMPLIFY_SECONDS, current_pool, run
 from .probes import Probe
 from .terms import TermSet
 
@@ -131,13 +130,35 @@ def _constant(expr: sp.Expr, name: str, timed_out: list, deadline: float):
     return value
 
 
-@lru_cache(maxsize=256)
+_PROPERTIES: dict = {}  # φ's derivatives → PhiProperties, for the answers that did not time out
+_PROPERTIES_CAP = 256
+_LATE: dict = {}  # the last answer that timed out, reused only within the same pool (one check)
+
+
 def phi_properties(derivatives: tuple) -> PhiProperties:
     """Check each family hypothesis for φ exactly (sympy); cached per φ.
 
     Each ``simplify`` has ``SIMPLIFY_SECONDS``, all together ``PROPERTIES_SECONDS``
     (:mod:`budget`); a hypothesis whose check ran out is taken as not holding (its relations are
-    then reported unrecognised, never dropped) and named in ``timed_out``."""
+    then reported unrecognised, never dropped) and named in ``timed_out``. Such an answer is not
+    cached beyond the current check (its :func:`~identcheck.budget.pool`): a later check asks sympy again."""
+    if derivatives in _PROPERTIES:
+        return _PROPERTIES[derivatives]
+    late = _LATE.get(derivatives)
+    if late is not None and late[0] == current_pool() is not None:  # same check: do not spend it twice
+        return late[1]
+    properties = _phi_properties(derivatives)
+    if properties.timed_out:
+        _LATE.clear()
+        _LATE[derivatives] = (current_pool(), properties)
+        return properties
+    if len(_PROPERTIES) >= _PROPERTIES_CAP:
+        _PROPERTIES.pop(next(iter(_PROPERTIES)))
+    _PROPERTIES[derivatives] = properties
+    return properties
+
+
+def _phi_properties(derivatives: tuple) -> PhiProperties:
     phi, d1, d2 = derivatives
     late: list = []
     deadline = time.monotonic() + PROPERTIES_SECONDS
@@ -156,8 +177,10 @@ def phi_properties(derivatives: tuple) -> PhiProperties:
         if q is None or not q.is_polynomial(Z):
             q = _simplify(difference, "symmetry", late, deadline)
         if q is not None and q.is_polynomial(Z):
-            symmetry = (s, sp.expand(q))
-            break
+            if symmetry is None or sp.expand(q) == 0:  # prefer q = 0: an odd polynomial is φ(−z) = −φ(z)
+                symmetry = (s, sp.expand(q))
+            if symmetry[1] == 0:
+                break
     degree = sp.degree(phi, Z) if phi.is_polynomial(Z) else None
     return PhiProperties(zero_second, euler, heat, gaussian, symmetry, degree, tuple(dict.fromkeys(late)))
 

@@ -31,7 +31,7 @@ NULL_SPACE_TOLERANCE = Tolerance(
 )
 
 
-def explain_null_space(decision, matrix, templates, labels, prove=None) -> tuple:
+def explain_null_space(decision, matrix, templates, labels, prove=None, hypotheses_timed_out=()) -> tuple:
     """Relations explaining ``decision.null_space`` (a tuple of :class:`Relation`).
 
     ``templates`` are candidate exact relations (:class:`~identcheck.families.Template`);
@@ -41,6 +41,9 @@ def explain_null_space(decision, matrix, templates, labels, prove=None) -> tuple
     probe's later templates are not tried (each would likely spend a whole budget too): they are
     kept, ``timed_out=True``, on their numeric evidence.
     The first kept template is proved ``thorough``-ly (sympy's slow ``simplify`` as last resort).
+    ``hypotheses_timed_out`` names φ's family hypotheses whose check ran out of its budget
+    (:func:`~identcheck.families.phi_properties`): an unrecognised relation might have been a
+    family's, so it is reported ``timed_out`` with those names as its hypothesis.
     """
     norms = np.linalg.norm(matrix, axis=0)
     norms = np.where(norms > 0, norms, 1.0)
@@ -96,8 +99,13 @@ def explain_null_space(decision, matrix, templates, labels, prove=None) -> tuple
                     terms=tuple((labels[c], float(coeffs[c])) for c in keep),
                     exact=None,
                     family=None,
-                    hypothesis=None,
+                    hypothesis=(
+                        "not recognised; the check of " + ", ".join(hypotheses_timed_out) + " ran out of time"
+                        if hypotheses_timed_out
+                        else None
+                    ),
                     proved=False,
+                    timed_out=bool(hypotheses_timed_out),
                 )
             )
     return tuple(relations)

@@ -51,7 +51,8 @@ class Type1(Condition):
 
     def explain(self, probe, matrix, decision):
         templates = templates_for(self.term_set, self.activation.derivatives, probe)
-        return explain_null_space(decision, matrix.float64(), templates, matrix.labels, self.prover(probe, matrix))
+        late = phi_properties(tuple(self.activation.derivatives)).timed_out
+        return explain_null_space(decision, matrix.float64(), templates, matrix.labels, self.prover(probe, matrix), late)
 
     def prover(self, probe, matrix):
         symmetry = phi_properties(tuple(self.activation.derivatives)).symmetry

@@ -209,7 +209,8 @@ class Type1Full(Condition):
     def explain(self, probe, matrix, decision):
         experts = self._experts(probe)
         templates = templates_for(self.t1, self.activation.derivatives, experts)
-        return explain_null_space(decision, matrix.float64(), templates, matrix.labels, self.prover(probe, matrix))
+        late = phi_properties(tuple(self.activation.derivatives)).timed_out
+        return explain_null_space(decision, matrix.float64(), templates, matrix.labels, self.prover(probe, matrix), late)
 
     def prover(self, probe, matrix):
         experts = self._experts(probe)

@@ -2,6 +2,7 @@
 whose proof ran out of time is still reported, with ``timed_out``."""
 
 import functools
+import importlib
 import threading
 import time
 
@@ -131,3 +132,21 @@ def test_a_pool_cut_inside_an_outer_budget_is_reported_by_the_outer_run():
 
     with pool(0.3):
         assert run(outer, seconds=30, default="outer") == ("outer", True)
+
+
+def test_a_spent_check_pool_keeps_every_relation_and_marks_it(monkeypatch):
+    """The check's pool (check.POOL_SECONDS) at 0: no family hypothesis and no proof gets any
+    time. The relations are still found and reported, unrecognised and marked timed_out with the
+    hypotheses that ran out named; the verdict stands on numeric evidence. The next check, with
+    its normal pool, recognises and proves them again (nothing late was cached)."""
+    monkeypatch.setattr(importlib.import_module("identcheck.families"), "_PROPERTIES", {})  # nothing cached yet
+    with monkeypatch.context() as spent:
+        spent.setattr(importlib.import_module("identcheck.check"), "POOL_SECONDS", 0.0)
+        late = check("tanh(z)", dim=2).to_dict()
+    assert late["verdict"] == "not identifiable" and late["evidence"] == "numeric"
+    witness = next(p for p in late["probes"] if p["name"] == late["witness"])
+    first = witness["relations"][0]
+    assert first["timed_out"] and first["family"] is None and "ran out of time" in first["hypothesis"]
+    assert "symmetry" in first["hypothesis"]
+    again = check("tanh(z)", dim=2).to_dict()
+    assert again["evidence"] == "proof"
