@@ -208,7 +208,7 @@ class CompiledTerms:
 
     def arb(self, points: np.ndarray, components: Sequence[Sequence], activation, digits: int):
         """The same matrix as :meth:`float64`, as a ``flint.arb_mat`` at ``digits`` digits."""
-        phi = phi_functions(tuple(activation.derivatives))
+        phi = phi_functions(tuple(activation.derivatives)) if self._slots else []
         with arb_precision(digits):
             x_arb = [[flint.arb(float(v)) for v in row] for row in points]
             rows = [[] for _ in range(points.shape[0])]

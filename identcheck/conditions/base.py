@@ -111,9 +111,14 @@ class Condition(ABC):
         options = {name: result[name] for name in cls.options if name in result}
         return cls(cls.activation_for(result["expression"]), int(result["dim"]), int(result["seed"]), **options)
 
+    @classmethod
+    def points_for(cls, dim: int, seed: int, index: int, points_per_term: int, n_columns: int) -> np.ndarray:
+        """The sample points of probe ``index``: they depend on nothing else (not on φ)."""
+        rng = np.random.default_rng([seed, dim, index, cls.stream])
+        return rng.uniform(-1.0, 1.0, size=(points_per_term * n_columns, dim))
+
     def sample_points(self, index: int, n_columns: int) -> np.ndarray:
-        rng = np.random.default_rng([self.seed, self.dim, index, self.stream])
-        return rng.uniform(-1.0, 1.0, size=(self.points_per_term * n_columns, self.dim))
+        return self.points_for(self.dim, self.seed, index, self.points_per_term, n_columns)
 
     @abstractmethod
     def probes(self) -> list:
