@@ -31,7 +31,7 @@ from ..reduce import reduce_groups, sub_gram
 from ..relations import explain_null_space
 from ..type2 import type2_term_set
 from ..type2_families import prover, templates
-from .base import Condition, ProbeMatrix
+from .base import Condition, ProbeMatrix, resolution_note, unresolved_summary
 
 __all__ = ["Type2"]
 
@@ -134,7 +134,11 @@ class Type2Matrix(ProbeMatrix):
         return self.memo.once(("AtA", digits), lambda: raw_gram(self.full_arb(digits), digits))
 
     def gram(self, digits):
-        return sub_gram(self.full_gram, self.columns)(digits)
+        raw = sub_gram(self.full_gram, self.columns)(digits)
+        reason = resolution_note(raw, digits, self.labels)
+        if reason is not None:
+            self.note = self.unsettled = reason
+        return raw
 
 
 class Type2(Condition):
@@ -201,7 +205,7 @@ class Type2(Condition):
         literal = [p.literal_dependent for p in results]
         verdict = Verdict.NOT_IDENTIFIABLE if any(literal) else (Verdict.INCONCLUSIVE if None in literal else Verdict.IDENTIFIABLE)
         free = sum(p.phi_free_nullity for p in results)
-        suffix = f"; literal set (as the paper states it): {verdict}" + (
+        suffix = unresolved_summary(results) + f"; literal set (as the paper states it): {verdict}" + (
             f", because of {free} relation(s) that hold for every phi over the probes" if free else ""
         )
         return suffix, {"literal_verdict": verdict, "head": dict(self.head)}
