@@ -188,10 +188,14 @@ class Type2(Condition):
         """The φ-free relations, and the literal outcome (the full set's) without deciding it again:
         a relation among the φ-free factors of one group is a relation among its terms (they share
         φ^(m)(f^k)), so it makes the full set dependent; without one the full set *is* the reduced set."""
-        free = []
-        for columns, null in matrix.reduction.null_spaces.values():
-            sub = RankDecision(False, 0.0, 0, null.shape[1], null, (), ())
-            free.extend(self._explain(probe, sub, matrix.factor_values[:, columns], columns, False))
+        def phi_free_relations():  # among the φ-free factors: read and proved once per probe and process
+            free = []
+            for columns, null in matrix.reduction.null_spaces.values():
+                sub = RankDecision(False, 0.0, 0, null.shape[1], null, (), ())
+                free.extend(self._explain(probe, sub, matrix.factor_values[:, columns], columns, False))
+            return tuple(free)
+
+        free = matrix.shared.memo.once(("relations", probe.components), phi_free_relations)
         reduction = matrix.reduction
         if any(reduction.nullities.values()):
             literal = True
@@ -199,7 +203,7 @@ class Type2(Condition):
             literal = None
         else:
             literal = not decision.independent
-        return {"literal_dependent": literal, "phi_free_relations": tuple(free)}
+        return {"literal_dependent": literal, "phi_free_relations": free}
 
     def finish(self, results):
         literal = [p.literal_dependent for p in results]
