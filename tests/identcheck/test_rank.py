@@ -143,12 +143,15 @@ def test_raw_gram_diagonal_encloses_the_exact_column_norms():
     assert list(unresolved_columns(exact_zero, 20)) == []  # an exact zero column is resolved (as zero)
 
 
-def test_check_with_a_parameter_near_the_float_limit_claims_no_relation():
+def test_check_with_a_parameter_near_the_float_limit_claims_no_relation(capsys):
     """`identcheck check 'sigmoid(z*b)' --param b=1e-300` used to report ∂²ū/∂a1² = 0 'confirmed at two precisions'."""
-    from identcheck import check
+    import json
 
-    result = check("sigmoid(z*b)", params={"b": 1e-300})
-    assert result.verdict == "inconclusive" and result.witness is None
-    assert all(p.dependent is None and not p.relations for p in result.probes)
-    assert "stayed below the precision" in result.summary and "∂²ū/∂a1²" in result.summary
-    assert all(p.note.startswith("not settled: column(s) too small for the precision") for p in result.probes)
+    from identcheck.cli import main
+
+    assert main(["check", "sigmoid(z*b)", "--param", "b=1e-300", "--json"]) == 0
+    (result,) = json.loads(capsys.readouterr().out)
+    assert result["verdict"] == "inconclusive" and result["witness"] is None
+    assert all(p["dependent"] is None and not p["relations"] for p in result["probes"])
+    assert "stayed below the precision" in result["summary"] and "∂²ū/∂a1²" in result["summary"]
+    assert all(p["note"].startswith("not settled: column(s) too small for the precision") for p in result["probes"])
