@@ -78,9 +78,12 @@ class _PhiFree:
         return self.memo.once(("f", digits), lambda: self.outputs.arb(self.points, self.parameters, None, digits))
 
 
-@lru_cache(maxsize=16)
+@lru_cache(maxsize=8)
 def _phi_free(term_set, seed, index, points_per_term, theta, ladder):
-    """One :class:`_PhiFree` per probe and process (the points follow from seed, index, points_per_term)."""
+    """One :class:`_PhiFree` per probe and process (the points follow from seed, index, points_per_term).
+
+    Eight probes are kept (the default head probes are five): ~20 MB each at d = 2, N = K = 2
+    (F and f^k in arb at 120 and 240 digits)."""
     points = Type2.points_for(term_set.dim, seed, index, points_per_term, len(term_set.terms))
     return _PhiFree(term_set, points, list(theta), ladder)
 
