@@ -16,6 +16,7 @@ every entry is computed to the requested precision.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from contextlib import contextmanager
 from functools import lru_cache
 from typing import Callable, Sequence
@@ -28,6 +29,7 @@ from .terms import TermSet, _PhiDerivative
 
 __all__ = ["CompiledTerms", "arb_closure", "arb_precision", "compile_terms", "phi_functions"]
 
+MEMO_ENTRIES = 64  # (points, θ, digits) whose φ-free subexpressions are kept, per compiled term set
 
 
 @contextmanager
@@ -115,27 +117,52 @@ def _fold(parts, values, op):
     return total
 
 
-def arb_closure(exprs: Sequence[sp.Expr], symbols: Sequence[sp.Symbol]) -> Callable[[list], list]:
-    """Compile ``exprs`` into ``f(rows) -> list of output lists`` (arb), one per input row.
+def arb_closure(exprs: Sequence[sp.Expr], symbols: Sequence[sp.Symbol], n_fixed: int | None = None) -> Callable[..., list]:
+    """Compile ``exprs`` into ``f(rows, memo=None) -> list of output lists`` (arb), one per input row.
 
     Each row is a list of arb values aligned with ``symbols``. Common subexpressions are computed
     once per row, numeric constants once per call (at the precision in force then).
+
+    The first ``n_fixed`` symbols (default: all) are the *fixed* inputs — x and θ, not φ's values.
+    The subexpressions that involve only them are computed first; with a ``memo`` (a dict kept
+    by the caller for one set of fixed inputs and one precision) they are computed once and
+    reused by later calls with other values of the remaining symbols — the same operations on
+    the same numbers, so the results are identical to recomputing them.
     """
     replacements, reduced = sp.cse(list(exprs))
+    n_fixed = len(symbols) if n_fixed is None else n_fixed
+    known = set(symbols[:n_fixed])
+    fixed_pairs, varying_pairs = [], []
+    for symbol, sub in replacements:
+        if sub.free_symbols <= known:
+            known.add(symbol)
+            fixed_pairs.append((symbol, sub))
+        else:
+            varying_pairs.append((symbol, sub))
     slots = {s: i for i, s in enumerate(symbols)}
     constants: list = []
-    steps = []
-    for symbol, sub in replacements:
-        steps.append(_arb_node(sub, slots, constants))
-        slots[symbol] = len(symbols) + len(steps) - 1
+    fixed_steps, steps = [], []
+    # fixed steps depend only on fixed inputs and earlier fixed steps: computing them all first
+    # keeps every step after the ones it uses
+    for pairs, target in ((fixed_pairs, fixed_steps), (varying_pairs, steps)):
+        for symbol, sub in pairs:
+            target.append(_arb_node(sub, slots, constants))
+            slots[symbol] = len(slots)
     outputs = [_arb_node(e, slots, constants) for e in reduced]
 
-    def evaluate(rows):
+    def evaluate(rows, memo=None):
         for entry in constants:
             entry[1] = _arb_number(entry[0])
         results = []
-        for row in rows:
+        for r, row in enumerate(rows):
             values = list(row)
+            if memo is not None and r in memo:
+                values.extend(memo[r])
+            else:
+                for step in fixed_steps:
+                    values.append(step(values))
+                if memo is not None:
+                    memo[r] = values[len(row):]
             for step in steps:
                 values.append(step(values))
             results.append([out(values) for out in outputs])
@@ -176,7 +203,8 @@ class CompiledTerms:
         self._numpy_arguments = sp.lambdify(inputs, arguments, modules=["scipy", "numpy"], cse=True)
         self._numpy = sp.lambdify((*inputs, *values), replaced, modules=["scipy", "numpy"], cse=True)
         self._arb_arguments = arb_closure(arguments, inputs)
-        self._arb = arb_closure(replaced, (*inputs, *values))
+        self._arb = arb_closure(replaced, (*inputs, *values), n_fixed=len(inputs))
+        self._memo: OrderedDict = OrderedDict()
 
     @property
     def n_terms(self) -> int:
@@ -208,19 +236,34 @@ class CompiledTerms:
 
     def arb(self, points: np.ndarray, components: Sequence[Sequence], activation, digits: int):
         """The same matrix as :meth:`float64`, as a ``flint.arb_mat`` at ``digits`` digits."""
-        phi = phi_functions(tuple(activation.derivatives))
+        phi = phi_functions(tuple(activation.derivatives)) if self._slots else []
         with arb_precision(digits):
             x_arb = [[flint.arb(float(v)) for v in row] for row in points]
             rows = [[] for _ in range(points.shape[0])]
             for theta in components:
                 theta_arb = [_arb_number(sp.sympify(t)) for t in theta]
                 inputs = [[*xi, *theta_arb] for xi in x_arb]
-                arguments = self._arb_arguments(inputs)
+                memo = self._fixed_memo(points, theta, digits)
+                arguments = memo.get("arguments")
+                if arguments is None:
+                    arguments = memo["arguments"] = self._arb_arguments(inputs)
                 by_slot = [[out[0] for out in phi[m]([[args[j]] for args in arguments])] for m, j in self._slots]
                 phis = list(zip(*by_slot)) if by_slot else [()] * len(inputs)
-                for row, values in zip(rows, self._arb([[*inp, *p] for inp, p in zip(inputs, phis)])):
+                for row, values in zip(rows, self._arb([[*inp, *p] for inp, p in zip(inputs, phis)], memo)):
                     row.extend(values)
             return flint.arb_mat(rows)
+
+    def _fixed_memo(self, points: np.ndarray, theta, digits: int) -> dict:
+        """The φ-free part of an evaluation at these points, parameters and precision (kept for
+        the next activation: a catalog checks many φ on the same probes)."""
+        key = (points.shape, points.tobytes(), tuple(theta), digits)
+        if key in self._memo:
+            self._memo.move_to_end(key)
+        else:
+            self._memo[key] = {}
+            while len(self._memo) > MEMO_ENTRIES:
+                self._memo.popitem(last=False)
+        return self._memo[key]
 
 
 @lru_cache(maxsize=None)

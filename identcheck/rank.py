@@ -27,11 +27,20 @@ The rule, with its named tolerances (recorded in every :class:`RankDecision`):
    factor near 1). S is itself split the same way when its eigenvalues spread over more than
    eight decades (recursive deflation). A singular value is **collapsed at p** when it is below
    ``10^-p``: the arithmetic carries 2p digits, so an exact dependence lands near 10^-2p.
-4. **Decision** on consecutive rungs p < p': the same number c of collapsed values at both
+   **Resolved columns.** The Gram matrix is formed from the arb midpoints, so it is only as good
+   as the balls are narrow. Its diagonal carries each column's error: ‖A_j‖² as a ball of radius
+   2‖M_j‖ρ_j + ρ_j², ρ_j = Σ_i rad(A_ij) ≥ ‖A_j − M_j‖₂ (M the midpoints). Column j is
+   **resolved at p** when that radius is at most ``10^-(p+2)`` × ‖M_j‖² (the scaled matrix then
+   moves by less than 10^-p/12 for T ≤ 250 columns), or it is exactly zero (midpoint and radius
+   0: a genuine zero column). A rung with an unresolved column decides nothing — it is skipped
+   and not recorded in the history. This is what keeps values below the precision (e.g. a
+   parameter 1e-300: arb returns [0 ± 1e-120]) from being read as a zero column and a relation.
+4. **Decision** on consecutive rungs p < p' (skipped rungs left out): the same number c of collapsed values at both
    ⇒ c > 0: *dependent* (settled at p'); c = 0 and the smallest singular value equal to
    ``agreement`` (1e-6) relative: *independent* (settled at p). Otherwise climb; past the last
    rung: *inconclusive*. A true dependence collapses with precision; an independence converges
-   to its (possibly tiny) true value and stays there.
+   to its (possibly tiny) true value and stays there. When no two rungs were usable, the
+   decision is *inconclusive* and its ``note`` names the unresolved columns.
 
 The null directions found at the settling precision are returned in unscaled coordinates, so
 that callers can read them as relations between labelled terms.
@@ -48,7 +57,7 @@ import numpy as np
 from .compile import arb_precision
 from .evidence import Tolerance
 
-__all__ = ["RankDecision", "decide_rank", "raw_gram", "rule_tolerances", "DEFAULT_LADDER"]
+__all__ = ["RankDecision", "decide_rank", "raw_gram", "rule_tolerances", "unresolved_columns", "DEFAULT_LADDER"]
 
 EPS = np.finfo(float).eps
 DEFAULT_LADDER = (30, 60, 120)
@@ -57,6 +66,7 @@ AGREEMENT = 1e-6
 DEFLATION_GAP = 1e-8  # eigenvalue ratio that counts as resolved inside S
 BORDERLINE_RULE = "sqrt(eps) * s_max of the column-scaled float64 matrix"
 COLLAPSE_RULE = "singular value < 10**-p at precision p digits (arithmetic carries 2p digits)"
+RESOLUTION_MARGIN = 2  # resolved at p: radius of ||A_j||^2 <= 10**-(p + RESOLUTION_MARGIN) * ||M_j||^2
 
 
 def rule_tolerances(ladder) -> tuple[Tolerance, ...]:
@@ -90,6 +100,8 @@ class RankDecision:
         (digits, smallest singular value, collapsed count) per precision tried.
     tolerances : tuple of Tolerance
         The thresholds used on this matrix (``borderline`` with its value).
+    note : str or None
+        Why the ladder could not decide, when columns stayed unresolved (module docstring, 3).
     """
 
     independent: bool | None
@@ -99,6 +111,7 @@ class RankDecision:
     null_space: np.ndarray = field(repr=False)
     history: tuple
     tolerances: tuple = field(repr=False)
+    note: str | None = None
 
 
 def decide_rank(
@@ -153,15 +166,20 @@ def decide_rank(
 
     results = []
     grams: dict = {}
+    unresolved = None
     for rung, digits in enumerate(ladder):
         # The first two rungs share one evaluation at the second rung's precision: what tells
         # them apart is the working precision (2p digits) of the Gram and Schur arithmetic.
         evaluate_at = 2 * (max(ladder[:2]) if rung < 2 else digits)
         if evaluate_at not in grams:
             raw = gram(evaluate_at) if gram is not None else raw_gram(high_precision(evaluate_at), evaluate_at)
-            grams[evaluate_at] = _scaled_gram(raw, scale, zero, evaluate_at)
+            grams[evaluate_at] = (_scaled_gram(raw, scale, zero, evaluate_at), _column_errors(raw))
+        scaled_gram, errors = grams[evaluate_at]
+        unresolved = np.flatnonzero(errors > 10.0 ** -(digits + RESOLUTION_MARGIN))
+        if unresolved.size:
+            continue
         with arb_precision(2 * digits):
-            values, vectors = _deflate(grams[evaluate_at], v_full, order_resolved, order_borderline, digits)
+            values, vectors = _deflate(scaled_gram, v_full, order_resolved, order_borderline, digits)
         values = np.sqrt(np.maximum(values, 0.0))
         collapsed = values < 10.0 ** (-digits)
         results.append((digits, values, vectors, collapsed))
@@ -176,14 +194,53 @@ def decide_rank(
         if c_p.sum() == 0 and c_q.sum() == 0:
             if abs(v_p.min() - v_q.min()) <= AGREEMENT * v_q.min():
                 return RankDecision(True, float(v_q.min()), p, 0, np.zeros((T, 0)), tuple(history), tolerances)
-    return RankDecision(None, float(results[-1][1].min()), ladder[-1], 0, np.zeros((T, 0)), tuple(history), tolerances)
+    smallest = float(results[-1][1].min()) if results else history[0][1]
+    note = None
+    if unresolved is not None and unresolved.size:
+        note = (
+            f"{unresolved.size} column(s) not resolved at {ladder[-1]} digits (their arb balls are wider "
+            "than their values: values below the precision, e.g. a degenerate scaling of phi's argument)"
+        )
+    return RankDecision(None, smallest, ladder[-1], 0, np.zeros((T, 0)), tuple(history), tolerances, note)
 
 
 def raw_gram(arb_matrix, digits):
-    """AᵀA of an arb matrix's midpoints, at ``digits`` digits."""
+    """AᵀA of an arb matrix's midpoints M, at ``digits`` digits; the diagonal carries the columns' error.
+
+    Off the diagonal: (MᵀM)_ij. On it: a ball around (MᵀM)_jj that holds the exact ‖A_j‖², radius
+    2‖M_j‖ρ_j + ρ_j² with ρ_j = Σ_i rad(A_ij) ≥ ‖A_j − M_j‖₂ (read off the ball sum 1ᵀA), so that
+    :func:`unresolved_columns` can tell a column that is zero from one that is too small to see.
+    """
+    n, T = arb_matrix.nrows(), arb_matrix.ncols()
     with arb_precision(digits):
         a = arb_matrix.mid()
-        return (a.transpose() * a).mid()
+        product = a.transpose() * a
+        gram = product.mid()
+        if n == 0:
+            return gram
+        sums = flint.arb_mat([[1] * n]) * arb_matrix
+        for j in range(T):
+            rho = flint.arb(sums[0, j].rad())
+            error = 2 * gram[j, j].sqrt() * rho + rho * rho
+            gram[j, j] = product[j, j] + flint.arb(0, error.upper())
+        return gram
+
+
+def _column_errors(raw) -> np.ndarray:
+    """Relative error of each column's squared norm (0 for an exact zero, inf for [0 ± r], r > 0)."""
+    errors = np.zeros(raw.nrows())
+    for j in range(raw.nrows()):
+        g = raw[j, j]
+        if g.mid() == 0:
+            errors[j] = 0.0 if g.rad() == 0 else np.inf
+        else:
+            errors[j] = float((flint.arb(g.rad()) / abs(g.mid())).upper())
+    return errors
+
+
+def unresolved_columns(raw, digits: int) -> np.ndarray:
+    """Columns of a :func:`raw_gram` not resolved at ``digits`` (module docstring, step 3)."""
+    return np.flatnonzero(_column_errors(raw) > 10.0 ** -(digits + RESOLUTION_MARGIN))
 
 
 def _scaled_gram(raw, scale, zero, digits):
@@ -194,7 +251,7 @@ def _scaled_gram(raw, scale, zero, digits):
     T = len(scale)
     with arb_precision(digits):
         for j in np.flatnonzero(zero):
-            scale[j] = float(raw[j, j].sqrt().mid())
+            scale[j] = float(raw[j, j].mid().sqrt().mid())
         inv = [flint.arb(1.0 / v) if v > 0 else flint.arb(0) for v in scale]
         return flint.arb_mat([[raw[i, j] * inv[i] * inv[j] for j in range(T)] for i in range(T)]).mid()
 

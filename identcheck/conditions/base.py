@@ -24,9 +24,24 @@ from typing import Callable, ClassVar
 import numpy as np
 
 from ..activation import Activation, parse_activation
-from ..rank import DEFAULT_LADDER, raw_gram
+from ..rank import DEFAULT_LADDER, raw_gram, unresolved_columns
 
-__all__ = ["Condition", "ProbeMatrix"]
+__all__ = ["Condition", "ProbeMatrix", "UNRESOLVED"]
+
+#: How a probe's note starts when columns stayed below the precision of the arb evaluation.
+UNRESOLVED = "not settled: column(s) too small for the precision"
+
+
+def resolution_note(raw, digits: int, labels) -> str | None:
+    """Why a Gram matrix at ``digits`` digits cannot decide (unresolved columns, :mod:`rank`), or None."""
+    bad = unresolved_columns(raw, digits // 2)
+    if not bad.size:
+        return None
+    names = ", ".join(labels[j] for j in bad[:4]) + (", …" if bad.size > 4 else "")
+    return (
+        f"{UNRESOLVED} ({bad.size}: {names}): at {digits} digits their arb balls still contain 0 or are wider "
+        "than their values, so no relation among them can be claimed (degenerate scaling, e.g. a parameter near 1e-300?)"
+    )
 
 
 class ProbeMatrix:
@@ -77,8 +92,11 @@ class ProbeMatrix:
         return self.compiled.arb(self.points[list(rows)], self.parameters, self.activation, digits)
 
     def gram(self, digits: int):
-        """AᵀA at ``digits`` digits, for :func:`~identcheck.rank.decide_rank`."""
-        return raw_gram(self.arb(digits), digits)
+        """AᵀA at ``digits`` digits, for :func:`~identcheck.rank.decide_rank`; when columns are not
+        resolved there, ``note`` and ``unsettled`` say so (the last, highest precision asked counts)."""
+        raw = raw_gram(self.arb(digits), digits)
+        self.note = self.unsettled = resolution_note(raw, digits, self.labels)
+        return raw
 
 
 class Condition(ABC):
@@ -111,9 +129,14 @@ class Condition(ABC):
         options = {name: result[name] for name in cls.options if name in result}
         return cls(cls.activation_for(result["expression"]), int(result["dim"]), int(result["seed"]), **options)
 
+    @classmethod
+    def points_for(cls, dim: int, seed: int, index: int, points_per_term: int, n_columns: int) -> np.ndarray:
+        """The sample points of probe ``index``: they depend on nothing else (not on φ)."""
+        rng = np.random.default_rng([seed, dim, index, cls.stream])
+        return rng.uniform(-1.0, 1.0, size=(points_per_term * n_columns, dim))
+
     def sample_points(self, index: int, n_columns: int) -> np.ndarray:
-        rng = np.random.default_rng([self.seed, self.dim, index, self.stream])
-        return rng.uniform(-1.0, 1.0, size=(self.points_per_term * n_columns, self.dim))
+        return self.points_for(self.dim, self.seed, index, self.points_per_term, n_columns)
 
     @abstractmethod
     def probes(self) -> list:
@@ -142,4 +165,13 @@ class Condition(ABC):
 
     def finish(self, results) -> tuple[str, dict]:
         """(text appended to the summary, further :class:`~identcheck.report.CheckResult` fields)."""
-        return "", {}
+        return unresolved_summary(results), {}
+
+
+def unresolved_summary(results) -> str:
+    """The summary's reason when probes were left undecided by columns below the precision."""
+    undecided = [p for p in results if p.dependent is None and p.note.startswith(UNRESOLVED)]
+    if not undecided:
+        return ""
+    first = undecided[0]
+    return f"; {len(undecided)} of them because column(s) stayed below the precision, e.g. '{first.name}': {first.note}"

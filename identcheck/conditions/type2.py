@@ -10,7 +10,11 @@ probe's :class:`ProbeMatrix` is A restricted to them. The verdict is the reduced
 if any group has a φ-free relation, else the same as the reduced one.
 
 In arb, a full term is its φ-free factor × φ^(m)(f^k), both evaluated once per precision and
-shared by every decision on the probe (one Gram matrix FᵀF, one AᵀA).
+shared by every decision on the probe (one Gram matrix FᵀF, one AᵀA). Everything that does not
+involve φ — the factor matrix F in float64 and in arb, FᵀF, the channel outputs f^k, and so the
+whole reduction — depends only on the term set, the probe's parameters and its sample points, so
+it is computed once per process for each (term set, parameters, points, ladder) and shared by
+every φ checked there (:func:`_phi_free`): a catalog of activations pays for it once.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from ..reduce import reduce_groups, sub_gram
 from ..relations import explain_null_space
 from ..type2 import type2_term_set
 from ..type2_families import prover, templates
-from .base import Condition, ProbeMatrix
+from .base import Condition, ProbeMatrix, resolution_note, unresolved_summary
 
 __all__ = ["Type2"]
 
@@ -51,21 +55,53 @@ class _Memo(dict):
         return self[key]
 
 
+class _PhiFree:
+    """The φ-independent work on one probe: F (float64 and arb), FᵀF, f^k (arb), the reduction."""
+
+    def __init__(self, term_set, points, theta, ladder):
+        _, self.factors, self.outputs = _compiled(term_set)
+        self.points, self.parameters = points, [theta]
+        self.memo = _Memo()
+        self.values = self.factors.float64(points, self.parameters, None)
+        groups: dict = {}
+        for i, t in enumerate(term_set.terms):
+            groups.setdefault(t.group, []).append(i)
+        self.reduction = reduce_groups(self.values, groups, self.gram, ladder)
+
+    def arb(self, digits):
+        return self.memo.once(("F", digits), lambda: self.factors.arb(self.points, self.parameters, None, digits))
+
+    def gram(self, digits):
+        return self.memo.once(("FtF", digits), lambda: raw_gram(self.arb(digits), digits))
+
+    def outputs_arb(self, digits):
+        return self.memo.once(("f", digits), lambda: self.outputs.arb(self.points, self.parameters, None, digits))
+
+
+@lru_cache(maxsize=8)
+def _phi_free(term_set, seed, index, points_per_term, theta, ladder):
+    """One :class:`_PhiFree` per probe and process (the points follow from seed, index, points_per_term).
+
+    Eight probes are kept (the default head probes are five): ~20 MB each at d = 2, N = K = 2
+    (F and f^k in arb at 120 and 240 digits)."""
+    points = Type2.points_for(term_set.dim, seed, index, points_per_term, len(term_set.terms))
+    return _PhiFree(term_set, points, list(theta), ladder)
+
+
 class Type2Matrix(ProbeMatrix):
     """A on the kept columns; built from the factors and φ^(m)(f^k) in arb (see module docstring)."""
 
-    def __init__(self, condition, points, theta):
+    def __init__(self, condition, index, theta):
         ts = condition.term_set
-        full, self.factors, self.outputs = _compiled(ts)
-        super().__init__(full, points, [theta], condition.activation, ts.labels)
+        shared = _phi_free(ts, condition.seed, index, condition.points_per_term, tuple(theta), condition.ladder)
+        full = _compiled(ts)[0]
+        super().__init__(full, shared.points, [theta], condition.activation, ts.labels)
         self.term_set = ts
+        self.shared = shared
         self.memo = _Memo()
-        self.full = full.float64(points, [theta], self.activation)
-        self.factor_values = self.factors.float64(points, [theta], self.activation)
-        groups: dict = {}
-        for i, t in enumerate(ts.terms):
-            groups.setdefault(t.group, []).append(i)
-        self.reduction = reduce_groups(self.factor_values, groups, self.factor_gram, condition.ladder)
+        self.full = full.float64(shared.points, [theta], self.activation)
+        self.factor_values = shared.values
+        self.reduction = shared.reduction
         kept = self.reduction.kept
         self.labels = tuple(ts.labels[c] for c in kept)
         self.columns = tuple(int(c) for c in kept)
@@ -75,20 +111,14 @@ class Type2Matrix(ProbeMatrix):
         undecided = len(self.reduction.undecided)
         self.unsettled = f"{undecided} phi-free group reduction(s) undecided" if undecided else None
 
-    def factor_arb(self, digits):
-        return self.memo.once(("F", digits), lambda: self.factors.arb(self.points, self.parameters, self.activation, digits))
-
-    def factor_gram(self, digits):
-        return self.memo.once(("FtF", digits), lambda: raw_gram(self.factor_arb(digits), digits))
-
     def full_arb(self, digits):
         """Full terms = φ-free factor × φ^(m)(f^k), from the factors already evaluated."""
 
         def compute():
             phi = phi_functions(tuple(self.activation.derivatives))
             with arb_precision(digits):
-                f_values = self.outputs.arb(self.points, self.parameters, self.activation, digits)
-                factor = self.factor_arb(digits)
+                f_values = self.shared.outputs_arb(digits)
+                factor = self.shared.arb(digits)
                 keys = [(t.phi_order, t.channel) for t in self.term_set.terms]
                 n = len(self.points)
                 scale = {(m, k): [out[0] for out in phi[m]([[f_values[i, k]] for i in range(n)])] for m, k in set(keys)}
@@ -107,7 +137,11 @@ class Type2Matrix(ProbeMatrix):
         return self.memo.once(("AtA", digits), lambda: raw_gram(self.full_arb(digits), digits))
 
     def gram(self, digits):
-        return sub_gram(self.full_gram, self.columns)(digits)
+        raw = sub_gram(self.full_gram, self.columns)(digits)
+        reason = resolution_note(raw, digits, self.labels)
+        if reason is not None:
+            self.note = self.unsettled = reason
+        return raw
 
 
 class Type2(Condition):
@@ -135,8 +169,7 @@ class Type2(Condition):
         return self.term_set.numeric_params(config.M, config.a)
 
     def matrix(self, probe, index):
-        points = self.sample_points(index, len(self.term_set.terms))
-        return Type2Matrix(self, points, list(self._values(probe).values()))
+        return Type2Matrix(self, index, list(self._values(probe).values()))
 
     def full_matrix(self, probe, points):
         full = _compiled(self.term_set)[0]
@@ -158,10 +191,14 @@ class Type2(Condition):
         """The φ-free relations, and the literal outcome (the full set's) without deciding it again:
         a relation among the φ-free factors of one group is a relation among its terms (they share
         φ^(m)(f^k)), so it makes the full set dependent; without one the full set *is* the reduced set."""
-        free = []
-        for columns, null in matrix.reduction.null_spaces.values():
-            sub = RankDecision(False, 0.0, 0, null.shape[1], null, (), ())
-            free.extend(self._explain(probe, sub, matrix.factor_values[:, columns], columns, False))
+        def phi_free_relations():  # among the φ-free factors: read and proved once per probe and process
+            free = []
+            for columns, null in matrix.reduction.null_spaces.values():
+                sub = RankDecision(False, 0.0, 0, null.shape[1], null, (), ())
+                free.extend(self._explain(probe, sub, matrix.factor_values[:, columns], columns, False))
+            return tuple(free)
+
+        free = matrix.shared.memo.once(("relations", probe.components), phi_free_relations)
         reduction = matrix.reduction
         if any(reduction.nullities.values()):
             literal = True
@@ -169,13 +206,13 @@ class Type2(Condition):
             literal = None
         else:
             literal = not decision.independent
-        return {"literal_dependent": literal, "phi_free_relations": tuple(free)}
+        return {"literal_dependent": literal, "phi_free_relations": free}
 
     def finish(self, results):
         literal = [p.literal_dependent for p in results]
         verdict = Verdict.NOT_IDENTIFIABLE if any(literal) else (Verdict.INCONCLUSIVE if None in literal else Verdict.IDENTIFIABLE)
         free = sum(p.phi_free_nullity for p in results)
-        suffix = f"; literal set (as the paper states it): {verdict}" + (
+        suffix = unresolved_summary(results) + f"; literal set (as the paper states it): {verdict}" + (
             f", because of {free} relation(s) that hold for every phi over the probes" if free else ""
         )
         return suffix, {"literal_verdict": verdict, "head": dict(self.head)}

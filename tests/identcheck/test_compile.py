@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from identcheck import parse_activation, type1_terms
-from identcheck.compile import arb_closure, arb_precision, compile_terms
+from identcheck.compile import CompiledTerms, arb_closure, arb_precision, compile_terms
 
 from .conftest import components, dyadic
 
@@ -61,3 +61,26 @@ def test_arb_closure_handles_constants_and_powers():
         expected = mpmath.sqrt(2) * mpmath.mpf(1) / 8 + mpmath.pi / 3 - mpmath.exp(-0.5) / 7
         assert abs(float(value.mid()) - float(expected)) < 1e-15
         assert value.rad() < 1e-45
+
+
+def test_phi_free_part_is_reused_across_activations_with_identical_results(term_set_2d):
+    """A second φ on the same points and parameters reuses the φ-free subexpressions (memo): every
+    entry equals, ball for ball, the one a fresh compilation computes from scratch."""
+    pts = np.random.default_rng(3).uniform(-1, 1, size=(6, 2))
+    theta = list(term_set_2d.numeric_params(((1, sp.Rational(-1, 2)), (sp.Rational(-1, 2), 0)), (1, sp.Rational(3, 4))).values())
+    shared = CompiledTerms([t.expr for t in term_set_2d.terms], term_set_2d.x, term_set_2d.params)
+    shared.arb(pts, [theta], parse_activation("sigmoid(z + 1)"), 60)
+    memo = shared._fixed_memo(pts, theta, 60)
+    assert memo and "arguments" in memo  # filled by the first φ
+    reused = shared.arb(pts, [theta], parse_activation("tanh(z)"), 60)
+    fresh = CompiledTerms([t.expr for t in term_set_2d.terms], term_set_2d.x, term_set_2d.params).arb(
+        pts, [theta], parse_activation("tanh(z)"), 60
+    )
+    pairs = list(zip(reused.entries(), fresh.entries()))
+    assert len(pairs) == 6 * len(term_set_2d.terms)
+    assert all(a.mid() == b.mid() and a.rad() == b.rad() for a, b in pairs)
+    with arb_precision(60):  # and they are tanh's terms, not sigmoid's left over
+        x0 = [flint.arb(float(v)) for v in pts[0]]
+        z = x0[0] + flint.arb(0.75) * x0[1]
+        q = x0[0] * x0[0] - x0[0] * x0[1]
+        assert reused[0, 0].overlaps(q.exp() * z.tanh())

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from identcheck.compile import arb_precision
-from identcheck.rank import decide_rank
+from identcheck.rank import decide_rank, raw_gram, unresolved_columns
 
 
 def _functions_matrix(columns, points):
@@ -96,3 +96,62 @@ def test_decision_invariant_to_column_scaling_and_order(scales, order, dependent
     assert got.independent == ref.independent == (not dependent)
     assert got.nullity == ref.nullity
     assert got.smallest_singular_value == pytest.approx(ref.smallest_singular_value, rel=1e-6, abs=1e-40)
+
+
+def _tiny_sigmoid(b):
+    """σ(b·x) − 1/2 in arb: for b = 1e-300 the balls are [0 ± 2^-prec] at every working precision."""
+    return lambda x: 1 / (1 + (-(x * b)).exp()) - flint.arb(0.5)
+
+
+def test_column_below_the_precision_is_undecided_not_a_zero_column():
+    """Issue 11: values ~1e-300 that arb cannot separate from 0 must not become a relation."""
+    b = flint.arb(2) ** -997  # ≈ 7.5e-301, exact
+    cols = [lambda x: x.exp(), _tiny_sigmoid(b), lambda x: x.cos()]
+    matrix, provider = _functions_matrix(cols, POINTS)
+    assert np.all(matrix[:, 1] == 0)  # float64 sees an exact zero column
+    d = decide_rank(matrix, provider)
+    assert d.independent is None and d.nullity == 0 and d.null_space.shape == (3, 0)
+    assert "1 column(s) not resolved at 120 digits" in d.note
+    assert [h[0] for h in d.history] == [16]  # no rung could be used, none is recorded
+
+
+def test_a_small_column_that_the_precision_resolves_is_used():
+    """b = 2^-133 ≈ 1e-40: σ(bx) − 1/2 ≈ b·x/4 is zero in float64 but resolved at 120 and 240 digits."""
+    b = flint.arb(2) ** -133
+    cols = [lambda x: x.exp(), _tiny_sigmoid(b), lambda x: x.cos()]
+    matrix, provider = _functions_matrix(cols, POINTS)
+    d = decide_rank(matrix, provider)
+    assert d.independent is True and d.note is None
+
+
+def test_raw_gram_diagonal_encloses_the_exact_column_norms():
+    """Balls with known radii: the diagonal ball must hold ‖A_j‖² for every matrix inside the balls."""
+    mids = [[1.0, 0.0], [2.0, 0.0], [-1.0, 0.0]]
+    radius = 1e-8
+    with arb_precision(30):
+        a = flint.arb_mat([[flint.arb(m, radius) for m in row] for row in mids])
+        g = raw_gram(a, 30)
+        extreme = 0.0  # the largest ‖A_0‖² inside the balls: every entry pushed outwards
+        for row in mids:
+            extreme += (abs(row[0]) + radius) ** 2
+        assert g[0, 0].contains(flint.arb(6.0)) and g[0, 0].contains(flint.arb(extreme))
+        assert g[1, 1].contains(flint.arb(3 * radius**2)) and float(g[1, 1].mid()) == 0.0
+        assert float(g[0, 1].rad()) == 0.0  # off the diagonal: midpoints only, as before
+    assert list(unresolved_columns(g, 1)) == [1]  # [0 ± r], r > 0: not a zero column
+    with arb_precision(30):
+        exact_zero = raw_gram(flint.arb_mat([[1.0, 0.0], [2.0, 0.0]]), 30)
+    assert list(unresolved_columns(exact_zero, 20)) == []  # an exact zero column is resolved (as zero)
+
+
+def test_check_with_a_parameter_near_the_float_limit_claims_no_relation(capsys):
+    """`identcheck check 'sigmoid(z*b)' --param b=1e-300` used to report ∂²ū/∂a1² = 0 'confirmed at two precisions'."""
+    import json
+
+    from identcheck.cli import main
+
+    assert main(["check", "sigmoid(z*b)", "--param", "b=1e-300", "--json"]) == 0
+    (result,) = json.loads(capsys.readouterr().out)
+    assert result["verdict"] == "inconclusive" and result["witness"] is None
+    assert all(p["dependent"] is None and not p["relations"] for p in result["probes"])
+    assert "stayed below the precision" in result["summary"] and "∂²ū/∂a1²" in result["summary"]
+    assert all(p["note"].startswith("not settled: column(s) too small for the precision") for p in result["probes"])
