@@ -16,6 +16,7 @@ import time
 from typing import Mapping
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from .budget import CERTIFY_POOL_SECONDS, POOL_SECONDS, pool
 from .certificates import certify_probe
@@ -136,7 +137,9 @@ def run(
     probes = condition.probes()
     bound = max(c.l1 for p in probes for c in p.components)
     results = []
-    with pool(CERTIFY_POOL_SECONDS if certify else POOL_SECONDS):  # all symbolic work of the check, together
+    # one pool for all symbolic work of the check; one BLAS thread: the matrices are small (≤ ~500 × 150),
+    # and two threads on a busy 2-core machine made their SVDs ~35× slower (docs/performance.md)
+    with pool(CERTIFY_POOL_SECONDS if certify else POOL_SECONDS), threadpool_limits(limits=1):
         activation.check_domain(bound)
         for index, probe in enumerate(probes):
             results.append(_run_probe(condition, probe, index, certify, include_inadmissible))
