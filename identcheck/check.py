@@ -35,16 +35,14 @@ def check(
     condition: str = "type1",
     dim: int = 2,
     params: Mapping[str, object] | None = None,
+    *,
     seed: int = 0,
-    include_zero: bool = False,
+    certify: bool = False,
+    include_inadmissible: bool = False,
     points_per_term: int = 4,
     ladder: tuple = DEFAULT_LADDER,
     progress=None,
-    n_gates: int = 2,
-    n_channels: int = 2,
-    mixed_products: bool = False,
-    certify: bool = False,
-    include_inadmissible: bool = False,
+    **options,
 ) -> CheckResult:
     """Check whether ``phi`` satisfies a strong-identifiability condition.
 
@@ -61,19 +59,12 @@ def check(
         Values of named constants in ``phi``.
     seed : int
         Seeds the probe parameters and the sample points.
-    include_zero : bool
-        type1 and mha only: also probe a = 0, where a relation holds for every φ (reported, not counted).
     points_per_term : int
         Sample points per column (≥ 2; default 4).
     ladder : tuple of int
         Precisions (decimal digits) for borderline cases.
     progress : callable, optional
         Called as ``progress(done, total, probe_name)`` after each probe.
-    n_gates, n_channels : int
-        type2 only: gating matrices N (the last fixed at 0) and channels K of the head.
-    mixed_products : bool
-        type2 only: add the mixed ∂u·∂v products of the full second-order expansion
-        (an extension beyond the paper's set, labelled as such).
     certify : bool
         Certify each probe's outcome (:mod:`certificates`): independence by interval arithmetic,
         dependence by exact relations proved with sympy. Evidence becomes ``"proof"`` only when
@@ -82,6 +73,17 @@ def check(
         Also count the probes that violate one of the paper's assumptions (A.1)–(A.5)
         (:mod:`probes`; e.g. type-2's uniform gating violates (A.4)). By default they are run
         and reported, but do not count for the verdict.
+    **options
+        The condition's own options (its class attribute ``options``, name → default), validated
+        by :func:`make_condition`, which refuses an option the condition does not take:
+
+        - type1, mha, type1-full: ``include_zero`` (bool) — also probe a = 0, where a relation
+          holds for every φ (reported, not counted);
+        - type2: ``n_gates``, ``n_channels`` (int) — gating matrices N (the last fixed at 0) and
+          channels K of the head; ``mixed_products`` (bool) — add the mixed ∂u·∂v products of
+          the full second-order expansion (an extension beyond the paper's set, labelled so).
+
+        A new condition's options work here without touching this function.
 
     Returns
     -------
@@ -98,7 +100,6 @@ def check(
     True
     """
     started = time.perf_counter()
-    options = {"include_zero": include_zero, "n_gates": n_gates, "n_channels": n_channels, "mixed_products": mixed_products}
     setup = make_condition(phi, condition, dim, params, seed, points_per_term, ladder, **options)
     if not isinstance(include_inadmissible, bool):
         raise IdentcheckError(f"include_inadmissible={include_inadmissible!r}: must be True or False")
