@@ -16,9 +16,10 @@ with its reason and the scan goes on. The verdict per value is the rule of
 
 **Exceptional set.** Where the verdict differs between grid neighbours (along either axis), the
 pair is a bracket [p_lo, p_hi]; bisection at exact rational midpoints, with the same rule,
-shrinks it to ``width``. Simple numbers inside a closed bracket (0, ±1, ±1/2, ±2, …) are checked
-exactly by a full :func:`~identcheck.check.run` at that rational value (relations named and
-proved by sympy; with ``certify`` also certified).
+shrinks it to ``width``. Then a simple number (0, ±1, ±1/2, ±2, ±1/3, …: p/q, q ≤ 4, |p/q| ≤ 16) is
+checked exactly by a full :func:`~identcheck.check.run` at that rational value (relations named
+and proved by sympy; with ``certify`` also certified): a bracket end that is simple and not
+identifiable (an isolated exceptional value such as b = 0), else the simplest number inside.
 
 **For all p.** When every evaluated value is not identifiable, each relation family's
 hypothesis (:mod:`~identcheck.families`) is tried with p symbolic: φ'' ≡ 0, zφ'/φ, φ''/φ or
@@ -62,6 +63,7 @@ SIMPLE = sorted(
     {sp.Rational(p, q) for q in (1, 2, 3, 4) for p in range(-16 * q, 16 * q + 1)},
     key=lambda r: (r.q, abs(r.p), r.p < 0),
 )
+_SIMPLE_SET = frozenset(SIMPLE)
 _FAMILY: "_Family | None" = None  # the family a worker process evaluates (set before forking)
 
 
@@ -137,17 +139,20 @@ def scan(
     pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_one_thread) if jobs > 1 else None
     limits = threadpool_limits(limits=1)  # one BLAS thread per process: on a shared machine 2 threads cost 50x (SPEC §6)
     try:
-        points = family.points()
-        grid = list(_map(pool, _evaluate, points, report, "grid"))
+        clock = [("setup", time.perf_counter() - started)]
+        grid = list(_map(pool, _evaluate, family.points(), report, "grid"))
+        clock.append(("grid", time.perf_counter() - started))
         edges = _edges(family, grid)
         tasks = [(axis, base, lo, hi, vl, vh, targets[axis]) for axis, base, lo, hi, vl, vh in edges[:max_brackets]]
         brackets = list(_map(pool, _bisect, tasks, report, "bisection"))
+        clock.append(("bisection", time.perf_counter() - started))
         if pool is not None:
             pool.shutdown()
             pool = None
         report(0, 1, "exact checks")
         exceptional = family.exceptional(brackets, certify)
         for_all = family.for_all(grid)
+        clock.append(("exact checks", time.perf_counter() - started))
     finally:
         if pool is not None:
             pool.shutdown()
@@ -159,6 +164,7 @@ def scan(
         probe_names=tuple(p.name for p in family.probes), brackets=tuple(brackets), exceptional=tuple(exceptional),
         for_all=for_all, summary=summary, certified=certify, seconds=round(time.perf_counter() - started, 2),
         skipped_brackets=max(0, len(edges) - max_brackets),
+        timings=tuple((stage, round(t - (clock[i - 1][1] if i else 0.0), 2)) for i, (stage, t) in enumerate(clock)),
     )
 
 
@@ -299,13 +305,17 @@ class _Family:
         return Bracket(self.axes[axis].name, at, lo, hi, lo_verdict, hi_verdict, target, steps)
 
     def exceptional(self, brackets, certify) -> list[ExceptionalPoint]:
-        """Full checks at the simplest numbers inside each closed bracket (at most 3 per bracket)."""
+        """Full checks at simple numbers of each closed bracket: an end that is a simple number
+        and not identifiable on the grid (an isolated exceptional value, e.g. b = 0), else the
+        simplest number strictly inside the bracket (if any)."""
         names = [a.name for a in self.axes]
         seen, points = set(), []
         for b in brackets:
             axis = names.index(b.parameter)
             base = [dict(b.at).get(n) for n in names]
-            for r in [r for r in SIMPLE if b.lo <= r <= b.hi][:3]:
+            ends = [r for r, v in ((b.lo, b.lo_verdict), (b.hi, b.hi_verdict)) if r in _SIMPLE_SET and v != Verdict.IDENTIFIABLE]
+            candidates = ends or [r for r in SIMPLE if b.lo < r < b.hi][:1]
+            for r in candidates:
                 values = tuple(_with(base, axis, r))
                 if values not in seen:
                     seen.add(values)

@@ -194,6 +194,7 @@ class ScanResult:
     certified: bool
     seconds: float
     skipped_brackets: int = 0
+    timings: tuple = ()  # ((stage, seconds), ...): setup, grid, bisection, exact checks
 
     @property
     def shape(self) -> tuple:
@@ -217,6 +218,7 @@ class ScanResult:
             "summary": self.summary,
             "certified": self.certified,
             "seconds": self.seconds,
+            "timings": dict(self.timings),
         }
 
     def _head(self) -> str:
@@ -244,7 +246,7 @@ class ScanResult:
                 key = g.reason and "not evaluated" or str(g.verdict)
                 counts[key] = counts.get(key, 0) + 1
             lines.append("  grid: " + ", ".join(f"{n} {k}" for k, n in counts.items()) + " (use --json or --plot for the map)")
-        lines.append(f"  {self.seconds:.1f} s")
+        lines.append(f"  {self.seconds:.1f} s (" + ", ".join(f"{k} {v:.1f} s" for k, v in self.timings) + ")")
         return "\n".join(lines)
 
     def _repr_markdown_(self) -> str:
