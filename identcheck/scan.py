@@ -32,31 +32,29 @@ family as its witness.
 from __future__ import annotations
 
 import copy
-import math
 import multiprocessing
 import re
 import time
 from concurrent.futures import ProcessPoolExecutor
-from fractions import Fraction
 from typing import Callable, Mapping
 
 import numpy as np
 import sympy as sp
 from threadpoolctl import threadpool_limits
 
-from .activation import Activation, parse_activation
+from .activation import Activation
 from .budget import SIMPLIFY_SECONDS, run as budgeted
 from .check import make_condition, run
+from .compile import PhiLinearArb
 from .errors import IdentcheckError
 from .evidence import Evidence, Verdict
-from .grammar import Z, parse_param, parse_text
-from .rank import DEFAULT_LADDER, decide_rank
-from .scan_report import Axis, Bracket, ExceptionalPoint, ForAll, GridValue, ProbeMargin, ScanResult, number
+from .grammar import Z, parse_text
+from .rank import DEFAULT_LADDER, decide_rank, raw_gram
+from .scan_report import MAX_COUNT, Bracket, ExceptionalPoint, ForAll, GridValue, ProbeMargin, ScanResult, exact, number
+from .scan_report import MAX_VALUES, parse_scan_param, split_params, summarize
 
 __all__ = ["MAX_BRACKETS", "MAX_COUNT", "MAX_VALUES", "parse_scan_param", "scan"]
 
-MAX_COUNT = 201  # values per scanned parameter
-MAX_VALUES = 2601  # grid values in all (51 × 51)
 MAX_BRACKETS = 24  # verdict changes refined by bisection, at most
 WIDTH_FRACTION = sp.Rational(1, 10000)  # default bracket width: (HI − LO) / 10⁴
 SIMPLE = sorted(
@@ -65,21 +63,6 @@ SIMPLE = sorted(
 )
 _SIMPLE_SET = frozenset(SIMPLE)
 _FAMILY: "_Family | None" = None  # the family a worker process evaluates (set before forking)
-
-
-def parse_scan_param(text: str):
-    """``NAME=LO:HI:COUNT`` → (name, (lo, hi, count)); ``NAME=VALUE`` → (name, value)."""
-    name, sep, value = text.partition("=")
-    if value.count(":") == 0:
-        return parse_param(text)
-    parts = value.split(":")
-    if len(parts) != 3:
-        raise IdentcheckError(f"param={text!r}: expected NAME=LO:HI:COUNT (e.g. b=-2:2:81) or NAME=VALUE")
-    _, lo = parse_param(f"{name}={parts[0]}")
-    _, hi = parse_param(f"{name}={parts[1]}")
-    if not re.fullmatch(r"\s*\d{1,6}\s*", parts[2]):
-        raise IdentcheckError(f"param={text!r}: COUNT {parts[2]!r} is not a positive integer")
-    return name.strip(), (lo, hi, int(parts[2]))
 
 
 def scan(
@@ -129,7 +112,7 @@ def scan(
     """
     started = time.perf_counter()
     family = _Family(phi, params, condition, dim, seed, points_per_term, options)
-    targets = [(a.hi - a.lo) * WIDTH_FRACTION if width is None else _exact("width", width, positive=True) for a in family.axes]
+    targets = [(a.hi - a.lo) * WIDTH_FRACTION if width is None else exact("width", width, positive=True) for a in family.axes]
     if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= 64:
         raise IdentcheckError(f"jobs={jobs!r}: must be an integer from 1 to 64")
     report = progress or (lambda done, total, stage: None)
@@ -158,7 +141,7 @@ def scan(
             pool.shutdown()
         limits.restore_original_limits()
         _FAMILY = None
-    summary = _summary(family, grid, exceptional, for_all)
+    summary = summarize(family.axes, grid, exceptional, for_all)
     return ScanResult(
         phi=phi, condition=condition, dim=dim, seed=seed, axes=family.axes, fixed=family.fixed, grid=tuple(grid),
         probe_names=tuple(p.name for p in family.probes), brackets=tuple(brackets), exceptional=tuple(exceptional),
@@ -188,20 +171,6 @@ def _bisect(task):
     return _FAMILY.bisect(*task)
 
 
-def _exact(name, value, positive=False):
-    if isinstance(value, sp.Basic) and value.is_Rational:
-        exact = value
-    elif isinstance(value, bool) or not isinstance(value, (int, float, Fraction)):
-        raise IdentcheckError(f"{name}={value!r}: expected a number")
-    elif isinstance(value, float) and not math.isfinite(value):
-        raise IdentcheckError(f"{name}={value!r}: not a finite number")
-    else:
-        exact = sp.Rational(str(value)) if isinstance(value, float) else sp.Rational(value)
-    if positive and exact <= 0:
-        raise IdentcheckError(f"{name}={value!r}: must be positive")
-    return exact
-
-
 class _Family:
     """φ with its scanned parameters symbolic, the condition and probes built once."""
 
@@ -210,24 +179,8 @@ class _Family:
             raise IdentcheckError(f"phi={phi!r}: a scan takes phi as text, e.g. 'sigmoid(z + b)'")
         if condition not in ("type1", "type2"):
             raise IdentcheckError(f"condition={condition!r}: a scan takes type1 or type2")
-        if not isinstance(params, Mapping):
-            raise IdentcheckError(f"params={params!r}: expected a mapping name -> value or (lo, hi, count)")
         self.text, self.condition_name, self.options = phi.strip(), condition, options
-        axes, fixed = [], []
-        for name, value in params.items():
-            if not re.search(rf"\b{re.escape(name)}\b", phi):
-                raise IdentcheckError(f"param={name}: phi={phi!r} does not use {name!r}")
-            if isinstance(value, tuple):
-                axes.append(_axis(name, value))
-            else:
-                fixed.append((name, _exact(f"param {name}", value)))
-        if not axes:
-            raise IdentcheckError("params: nothing to scan; give one or two parameters as NAME=(LO, HI, COUNT)")
-        if len(axes) > 2:
-            raise IdentcheckError(f"params: {len(axes)} scanned parameters ({', '.join(a.name for a in axes)}); a scan takes one or two")
-        total = math.prod(a.count for a in axes)
-        if total > MAX_VALUES:
-            raise IdentcheckError(f"params: {total} grid values; at most {MAX_VALUES} (e.g. 51 x 51)")
+        axes, fixed = split_params(phi, params)
         self.axes, self.fixed = tuple(axes), tuple(fixed)
         self.symbols = tuple(sp.Symbol(a.name, real=True) for a in axes)
         expr = parse_text(self.text, dict(fixed) | {a.name: s for a, s in zip(axes, self.symbols)})
@@ -237,6 +190,9 @@ class _Family:
         self.condition = self._condition(dim, seed, points_per_term)
         self.probes = self.condition.probes()
         self.bound = max(c.l1 for p in self.probes for c in p.components)
+        terms = self.condition.term_set
+        self.linear = PhiLinearArb([t.expr for t in terms.terms], terms.x, terms.params) if condition == "type1" else None
+        self._cached = {}  # (probe index, digits) -> the φ-free arb coefficients (type-1)
 
     def _condition(self, dim, seed, points_per_term):
         """make_condition at the first grid value where φ parses (validates every other argument)."""
@@ -283,10 +239,21 @@ class _Family:
             values64 = matrix.float64()
             if not np.all(np.isfinite(values64)):
                 return GridValue(tuple(values), None, (), f"terms are not finite at the sample points of probe {probe.name!r}")
-            decision = decide_rank(values64, ladder=condition.ladder, gram=matrix.gram)
+            gram = matrix.gram if self.linear is None else self._gram(index, matrix, activation)
+            decision = decide_rank(values64, ladder=condition.ladder, gram=gram)
             dependent = None if decision.independent is None or matrix.unsettled is not None else not decision.independent
             margins.append(ProbeMargin(probe.name, decision.smallest_singular_value, decision.precision_digits, dependent, probe.counts))
         return GridValue(tuple(values), _verdict(margins), tuple(margins))
+
+    def _gram(self, index, matrix, activation):
+        """``matrix.gram`` with the φ-free arb part evaluated once per probe and precision."""
+
+        def gram(digits):
+            if (index, digits) not in self._cached:
+                self._cached[(index, digits)] = self.linear.coefficients(matrix.points, matrix.parameters, digits)
+            return raw_gram(self.linear.matrix(self._cached[(index, digits)], activation, digits), digits)
+
+        return gram
 
     def bisect(self, axis, base, lo, hi, lo_verdict, hi_verdict, target) -> Bracket:
         """Shrink [lo, hi] along ``axis`` (other axes at ``base``) while the ends keep their verdicts."""
@@ -347,18 +314,6 @@ class _Family:
             if point.family is not None and point.family.startswith(family) and point.proved:
                 return ForAll(family, hypothesis, tuple(a.name for a in self.axes))
         return None
-
-
-def _axis(name, value) -> Axis:
-    if len(value) != 3:
-        raise IdentcheckError(f"param {name}={value!r}: a scanned parameter is (LO, HI, COUNT)")
-    lo, hi = _exact(f"param {name} LO", value[0]), _exact(f"param {name} HI", value[1])
-    count = value[2]
-    if lo >= hi:
-        raise IdentcheckError(f"param {name}={number(lo)}:{number(hi)}: LO must be below HI")
-    if isinstance(count, bool) or not isinstance(count, int) or not 2 <= count <= MAX_COUNT:
-        raise IdentcheckError(f"param {name}: COUNT={count!r} must be an integer from 2 to {MAX_COUNT}")
-    return Axis(name, lo, hi, count)
 
 
 def _bind(function, values):
@@ -435,36 +390,3 @@ def _symbolic_families(derivatives) -> list[tuple[str, str]]:
             out.append(("symmetry", f"phi(-z) = {s}*phi(z) + ({sp.expand(q)})"))
             break
     return out
-
-
-def _summary(family: _Family, grid, exceptional, for_all) -> str:
-    """One line: what the scan showed, and how."""
-    axes = " x ".join(f"{a.name} in [{number(a.lo)}, {number(a.hi)}]" for a in family.axes)
-    names = ", ".join(a.name for a in family.axes)
-    evaluated = [g for g in grid if g.verdict is not None]
-    skipped = len(grid) - len(evaluated)
-    tail = ""
-    if skipped:
-        first = next(g for g in grid if g.verdict is None)
-        where = ", ".join(f"{a.name} = {number(v)}" for a, v in zip(family.axes, first.values))
-        tail = f"; not evaluated at {skipped} grid value(s) (first {where}: {first.reason})"
-    if not evaluated:
-        return f"no grid value of {axes} could be evaluated" + tail
-    counts = {}
-    for g in evaluated:
-        counts[g.verdict] = counts.get(g.verdict, 0) + 1
-    common = max(counts, key=counts.get)
-    if len(counts) == 1 and common == Verdict.NOT_IDENTIFIABLE and for_all is not None:
-        return f"not identifiable for every {axes} where phi is defined ({for_all.family}: {for_all.hypothesis}, proved for all {names})" + tail
-    if len(counts) == 1:
-        how = "numerical evidence at those values" if common == Verdict.IDENTIFIABLE else "a dependence at each, confirmed at two precisions"
-        return f"{common} at all {len(evaluated)} grid values of {axes} ({how})" + tail
-    odd = [g for g in evaluated if g.verdict != common]
-    checked = {tuple(v for _, v in e.values): e for e in exceptional}
-    parts = []
-    for g in odd[:6]:
-        where = ", ".join(f"{a.name} = {number(v)}" for a, v in zip(family.axes, g.values))
-        e = checked.get(tuple(g.values))
-        parts.append(f"{where} ({e.why()})" if e is not None else f"{where} ({g.verdict})")
-    more = f" and {len(odd) - 6} more" if len(odd) > 6 else ""
-    return f"{common} at every grid value of {axes} except {'; '.join(parts)}{more}" + tail

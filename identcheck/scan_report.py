@@ -12,16 +12,87 @@ undecided ⇒ inconclusive; else identifiable). Verdict changes between grid nei
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Mapping
 
 import sympy as sp
 
+from .errors import IdentcheckError
 from .evidence import Verdict
+from .grammar import parse_param
 from .render import cell, code, table
 
-__all__ = ["SCHEMA", "Axis", "Bracket", "ExceptionalPoint", "ForAll", "GridValue", "ProbeMargin", "ScanResult", "number"]
+__all__ = ["MAX_COUNT", "MAX_VALUES", "split_params", "SCHEMA", "axis_from", "exact", "parse_scan_param", "Axis", "Bracket", "ExceptionalPoint", "ForAll", "GridValue", "ProbeMargin", "ScanResult", "number", "summarize"]
 
 SCHEMA = "identcheck.scan/1"
+MAX_COUNT = 201  # values per scanned parameter
+MAX_VALUES = 2601  # grid values in all (51 × 51)
+
+
+def parse_scan_param(text: str):
+    """``NAME=LO:HI:COUNT`` → (name, (lo, hi, count)); ``NAME=VALUE`` → (name, value)."""
+    name, sep, value = text.partition("=")
+    if value.count(":") == 0:
+        return parse_param(text)
+    parts = value.split(":")
+    if len(parts) != 3:
+        raise IdentcheckError(f"param={text!r}: expected NAME=LO:HI:COUNT (e.g. b=-2:2:81) or NAME=VALUE")
+    _, lo = parse_param(f"{name}={parts[0]}")
+    _, hi = parse_param(f"{name}={parts[1]}")
+    if not re.fullmatch(r"\s*\d{1,6}\s*", parts[2]):
+        raise IdentcheckError(f"param={text!r}: COUNT {parts[2]!r} is not a positive integer")
+    return name.strip(), (lo, hi, int(parts[2]))
+
+
+def exact(name, value, positive=False):
+    if isinstance(value, sp.Basic) and value.is_Rational:
+        exact = value
+    elif isinstance(value, bool) or not isinstance(value, (int, float, Fraction)):
+        raise IdentcheckError(f"{name}={value!r}: expected a number")
+    elif isinstance(value, float) and not math.isfinite(value):
+        raise IdentcheckError(f"{name}={value!r}: not a finite number")
+    else:
+        exact = sp.Rational(str(value)) if isinstance(value, float) else sp.Rational(value)
+    if positive and exact <= 0:
+        raise IdentcheckError(f"{name}={value!r}: must be positive")
+    return exact
+
+
+def axis_from(name, value) -> Axis:
+    if len(value) != 3:
+        raise IdentcheckError(f"param {name}={value!r}: a scanned parameter is (LO, HI, COUNT)")
+    lo, hi = exact(f"param {name} LO", value[0]), exact(f"param {name} HI", value[1])
+    count = value[2]
+    if lo >= hi:
+        raise IdentcheckError(f"param {name}={number(lo)}:{number(hi)}: LO must be below HI")
+    if isinstance(count, bool) or not isinstance(count, int) or not 2 <= count <= MAX_COUNT:
+        raise IdentcheckError(f"param {name}: COUNT={count!r} must be an integer from 2 to {MAX_COUNT}")
+    return Axis(name, lo, hi, count)
+
+
+def split_params(phi: str, params) -> tuple[list, list]:
+    """Validate a scan's ``params``: (axes, fixed) — one or two scanned, every name used by ``phi``."""
+    if not isinstance(params, Mapping):
+        raise IdentcheckError(f"params={params!r}: expected a mapping name -> value or (lo, hi, count)")
+    axes, fixed = [], []
+    for name, value in params.items():
+        if not re.search(rf"\b{re.escape(name)}\b", phi):
+            raise IdentcheckError(f"param={name}: phi={phi!r} does not use {name!r}")
+        if isinstance(value, tuple):
+            axes.append(axis_from(name, value))
+        else:
+            fixed.append((name, exact(f"param {name}", value)))
+    if not axes:
+        raise IdentcheckError("params: nothing to scan; give one or two parameters as NAME=(LO, HI, COUNT)")
+    if len(axes) > 2:
+        raise IdentcheckError(f"params: {len(axes)} scanned parameters ({', '.join(a.name for a in axes)}); a scan takes one or two")
+    total = math.prod(a.count for a in axes)
+    if total > MAX_VALUES:
+        raise IdentcheckError(f"params: {total} grid values; at most {MAX_VALUES} (e.g. 51 x 51)")
+    return axes, fixed
 
 
 def number(value) -> str:
@@ -274,3 +345,36 @@ def _row_text(g: GridValue, width: int) -> str:
         return f"{value}  not evaluated: {g.reason}"
     probes = "  ".join(f"{p.margin:.1e}@{p.digits}{'*' if p.dependent else ('?' if p.dependent is None else '')}" for p in g.probes)
     return f"{value}  {str(g.verdict):<17} {g.margin:>10.2e}  {probes}"
+
+
+def summarize(axes, grid, exceptional, for_all) -> str:
+    """One line: what the scan showed, and how."""
+    span = " x ".join(f"{a.name} in [{number(a.lo)}, {number(a.hi)}]" for a in axes)
+    names = ", ".join(a.name for a in axes)
+    evaluated = [g for g in grid if g.verdict is not None]
+    skipped = len(grid) - len(evaluated)
+    tail = ""
+    if skipped:
+        first = next(g for g in grid if g.verdict is None)
+        where = ", ".join(f"{a.name} = {number(v)}" for a, v in zip(axes, first.values))
+        tail = f"; not evaluated at {skipped} grid value(s) (first {where}: {first.reason})"
+    if not evaluated:
+        return f"no grid value of {span} could be evaluated" + tail
+    counts = {}
+    for g in evaluated:
+        counts[g.verdict] = counts.get(g.verdict, 0) + 1
+    common = max(counts, key=counts.get)
+    if len(counts) == 1 and common == Verdict.NOT_IDENTIFIABLE and for_all is not None:
+        return f"not identifiable for every {span} where phi is defined ({for_all.family}: {for_all.hypothesis}, proved for all {names})" + tail
+    if len(counts) == 1:
+        how = "numerical evidence at those values" if common == Verdict.IDENTIFIABLE else "a dependence at each, confirmed at two precisions"
+        return f"{common} at all {len(evaluated)} grid values of {span} ({how})" + tail
+    odd = [g for g in evaluated if g.verdict != common]
+    checked = {tuple(v for _, v in e.values): e for e in exceptional}
+    parts = []
+    for g in odd[:6]:
+        where = ", ".join(f"{a.name} = {number(v)}" for a, v in zip(axes, g.values))
+        e = checked.get(tuple(g.values))
+        parts.append(f"{where} ({e.why()})" if e is not None else f"{where} ({g.verdict})")
+    more = f" and {len(odd) - 6} more" if len(odd) > 6 else ""
+    return f"{common} at every grid value of {span} except {'; '.join(parts)}{more}" + tail
