@@ -257,10 +257,12 @@ class _Family:
 
     def bisect(self, axis, base, lo, hi, lo_verdict, hi_verdict, target) -> Bracket:
         """Shrink [lo, hi] along ``axis`` (other axes at ``base``) while the ends keep their verdicts."""
-        steps = 0
+        steps, trail = 0, []
         while hi - lo > target:
             mid = (lo + hi) / 2
-            verdict = self.evaluate(_with(base, axis, mid)).verdict
+            point = self.evaluate(_with(base, axis, mid))
+            verdict = point.verdict
+            trail.append((mid, verdict, point.margin))
             if verdict == lo_verdict:
                 lo = mid
             elif verdict == hi_verdict:
@@ -269,7 +271,7 @@ class _Family:
                 break
             steps += 1
         at = tuple((a.name, base[i]) for i, a in enumerate(self.axes) if i != axis)
-        return Bracket(self.axes[axis].name, at, lo, hi, lo_verdict, hi_verdict, target, steps)
+        return Bracket(self.axes[axis].name, at, lo, hi, lo_verdict, hi_verdict, target, steps, tuple(trail))
 
     def exceptional(self, brackets, certify) -> list[ExceptionalPoint]:
         """Full checks at simple numbers of each closed bracket: an end that is a simple number

@@ -1,8 +1,10 @@
 """Pictures of a scan (:class:`~identcheck.scan_report.ScanResult`), written atomically.
 
 One parameter: the margin of every probe (the scaled smallest singular value the rank rule
-settled on) against the parameter, log y axis; dependent probes marked ×, grid values where φ is
-not valid marked at the bottom, brackets shaded and exceptional points as vertical lines.
+settled on) against the parameter, log y axis; dependent probes marked × on a line 10³ below the
+smallest settled margin (a collapsed margin's size is the arithmetic's: 10^-2p at p digits),
+grid values where φ is not valid marked ▼ at the bottom, brackets shaded and exceptional points
+as vertical lines.
 Two parameters: a heat map of log10 of the smallest margin over the probes that count, with the
 not-identifiable values marked × and inconclusive ones ○, exceptional points ★.
 matplotlib is imported only here, lazily (Agg backend: no display needed).
@@ -50,6 +52,9 @@ def plot_scan(result, path: str) -> None:
     os.close(handle)
     try:
         figure.savefig(temporary, dpi=110)
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(temporary, 0o666 & ~mask)  # mkstemp made it private; the PNG gets the usual mode
         os.replace(temporary, path)
     finally:
         plt.close(figure)
@@ -67,9 +72,12 @@ def _one(plt, result):
     x = np.array([float(g.values[0]) for g in result.grid])
     evaluated = np.array([g.verdict is not None for g in result.grid])
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    settled = [p.margin for g in result.grid for p in g.probes if p.dependent is False and p.margin > 0]
+    floor = 10.0 ** (np.floor(np.log10(min(settled))) - 3) if settled else FLOOR
     for j, name in enumerate(result.probe_names):
-        margin = np.array([max(g.probes[j].margin, FLOOR) if g.probes else np.nan for g in result.grid])
         dependent = np.array([bool(g.probes) and bool(g.probes[j].dependent) for g in result.grid])
+        margin = np.array([max(g.probes[j].margin, FLOOR) if g.probes else np.nan for g in result.grid])
+        margin[dependent] = floor  # collapsed with precision: its size is the arithmetic's, not the matrix's
         color = colors[j % len(colors)]
         style = "-" if all(not g.probes or g.probes[j].counts for g in result.grid) else ":"
         ax.semilogy(x, margin, style, color=color, lw=1.2, marker=".", ms=3, label=name)
@@ -78,6 +86,10 @@ def _one(plt, result):
     low = ax.get_ylim()[0]
     if (~evaluated).any():
         ax.plot(x[~evaluated], np.full((~evaluated).sum(), low), "v", color="0.4", ms=6, label="not evaluated (φ invalid)", clip_on=False)
+    trail = [(float(v), m) for b in result.brackets for v, _, m in b.trail if m is not None]
+    if trail:
+        tx, ty = zip(*trail)
+        ax.semilogy(tx, [max(m, floor) for m in ty], "k+", ms=6, label="bisection points (smallest margin)")
     for b in result.brackets:
         ax.axvspan(float(b.lo), float(b.hi), color="orange", alpha=0.25, lw=0)
     for k, e in enumerate(result.exceptional):
@@ -87,7 +99,10 @@ def _one(plt, result):
     ax.axhline(np.sqrt(np.finfo(float).eps), color="0.5", lw=0.6, ls="-.")
     ax.text(x[0], np.sqrt(np.finfo(float).eps) * 2, " float64 borderline √eps (×s₁)", fontsize=7, color="0.4", va="bottom")
     ax.set_xlabel(result.axes[0].name)
-    ax.set_ylabel("margin: scaled smallest singular value (× = dependent)")
+    ax.set_ylabel("margin: scaled smallest singular value")
+    if any(p.dependent for g in result.grid for p in g.probes):
+        ax.axhline(floor, color="crimson", lw=0.6, ls=":")
+        ax.text(x[-1], floor * 3, "× dependent: margin collapsed with precision (drawn here) ", fontsize=7, color="crimson", ha="right", va="bottom")
     ax.set_title(_title(result), fontsize=10)
     ax.legend(fontsize=7, loc="lower left", ncol=2, framealpha=0.85)
     figure.text(0.01, 0.005, _wrap(result.summary), fontsize=7, va="bottom")

@@ -175,6 +175,7 @@ class Bracket:
     hi_verdict: Verdict
     target_width: sp.Rational
     steps: int
+    trail: tuple = field(default=(), repr=False)  # ((midpoint, verdict, min margin), ...) in bisection order
 
     @property
     def width(self):
@@ -191,6 +192,9 @@ class Bracket:
             "width": float(self.width),
             "target_width": float(self.target_width),
             "steps": self.steps,
+            "trail": [
+                {"value": number(v), "verdict": None if d is None else str(d), "margin": m} for v, d, m in self.trail
+            ],
         }
 
     def text(self) -> str:
