@@ -333,7 +333,7 @@ def _with(base, axis, value) -> list:
 
 
 def _reason(message: str) -> str:
-    return re.sub(r"^phi='[^']*': ?|^phi='[^']*' ", "", message)
+    return re.sub(r"^phi='[^']*'", "phi", message)
 
 
 def _verdict(margins) -> Verdict:

@@ -68,7 +68,7 @@ def _title(result) -> str:
 
 
 def _one(plt, result):
-    figure, ax = plt.subplots(figsize=(9, 5.2))
+    figure, ax = plt.subplots(figsize=(11.5, 5.2))
     x = np.array([float(g.values[0]) for g in result.grid])
     evaluated = np.array([g.verdict is not None for g in result.grid])
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
@@ -97,14 +97,14 @@ def _one(plt, result):
         ax.axvline(float(e.values[0][1]), color="crimson" if bad else "green", ls="--", lw=1,
                    label=f"{e.label()}: {e.why()}" if k < 4 else None)
     ax.axhline(np.sqrt(np.finfo(float).eps), color="0.5", lw=0.6, ls="-.")
-    ax.text(x[0], np.sqrt(np.finfo(float).eps) * 2, " float64 borderline √eps (×s₁)", fontsize=7, color="0.4", va="bottom")
+    ax.text(x[0], np.sqrt(np.finfo(float).eps) * 2, " float64 borderline √eps·s₁ (s₁ ≈ 1)", fontsize=7, color="0.4", va="bottom")
     ax.set_xlabel(result.axes[0].name)
     ax.set_ylabel("margin: scaled smallest singular value")
     if any(p.dependent for g in result.grid for p in g.probes):
         ax.axhline(floor, color="crimson", lw=0.6, ls=":")
         ax.text(x[-1], floor * 3, "× dependent: margin collapsed with precision (drawn here) ", fontsize=7, color="crimson", ha="right", va="bottom")
     ax.set_title(_title(result), fontsize=10)
-    ax.legend(fontsize=7, loc="lower left", ncol=2, framealpha=0.85)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), framealpha=0.85)
     figure.text(0.01, 0.005, _wrap(result.summary), fontsize=7, va="bottom")
     figure.tight_layout(rect=(0, 0.05, 1, 1))
     return figure

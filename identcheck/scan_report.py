@@ -234,8 +234,7 @@ class ExceptionalPoint:
     def why(self) -> str:
         if self.verdict != Verdict.NOT_IDENTIFIABLE:
             return f"{self.verdict} ({self.evidence} evidence)"
-        family = self.family or "a relation not in the known families"
-        return f"{family}, {'proved' if self.proved else 'numeric: confirmed at two precisions, not proved'}"
+        return f"{self.family or 'a relation not in the known families'}, {'proved' if self.proved else 'numeric: confirmed at two precisions, not proved'}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -375,6 +374,9 @@ def summarize(axes, grid, exceptional, for_all) -> str:
         return f"{common} at all {len(evaluated)} grid values of {span} ({how})" + tail
     odd = [g for g in evaluated if g.verdict != common]
     checked = {tuple(v for _, v in e.values): e for e in exceptional}
+    line = _line(axes, odd, checked)
+    if line is not None:
+        return f"{common} at every grid value of {span} except {line}" + tail
     parts = []
     for g in odd[:6]:
         where = ", ".join(f"{a.name} = {number(v)}" for a, v in zip(axes, g.values))
@@ -382,3 +384,17 @@ def summarize(axes, grid, exceptional, for_all) -> str:
         parts.append(f"{where} ({e.why()})" if e is not None else f"{where} ({g.verdict})")
     more = f" and {len(odd) - 6} more" if len(odd) > 6 else ""
     return f"{common} at every grid value of {span} except {'; '.join(parts)}{more}" + tail
+
+
+def _line(axes, odd, checked) -> str | None:
+    """Two axes, the odd values all on one line p_i = v across every value of the other axis."""
+    if len(axes) != 2:
+        return None
+    for i, a in enumerate(axes):
+        other = axes[1 - i]
+        if len({g.values[i] for g in odd}) == 1 and len(odd) == other.count:
+            found = [checked.get(tuple(g.values)) for g in odd]
+            families = {e.why() for e in found if e is not None}
+            how = f"{families.pop()} at {sum(e is not None for e in found)} of {len(odd)}" if len(families) == 1 else str(odd[0].verdict)
+            return f"{a.name} = {number(odd[0].values[i])} for every grid value of {other.name} ({how})"
+    return None
