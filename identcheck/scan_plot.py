@@ -126,14 +126,15 @@ def _two(plt, result):
         mask = verdicts == verdict
         if mask.any():
             ax.plot(xb[mask], ya[mask], marker, color="white" if verdict else "0.3", mfc="none", ms=5, mew=1.2, ls="none", label=label)
-    for e in result.exceptional:
+    for k, e in enumerate(result.exceptional):
         values = dict(e.values)
-        ax.plot(float(values[b.name]), float(values[a.name]), "*", color="crimson", ms=13, mec="white", ls="none")
+        ax.plot(float(values[b.name]), float(values[a.name]), "*", color="crimson", ms=13, mec="white", ls="none",
+                label="checked exactly (full check)" if k == 0 else None)
     ax.set_xlabel(b.name)
     ax.set_ylabel(a.name)
     ax.set_title(_title(result), fontsize=10)
     if ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize=8, loc="upper right", framealpha=0.85)
+        ax.legend(fontsize=8, loc="upper right", facecolor="0.6", framealpha=0.9)
     figure.text(0.01, 0.005, _wrap(result.summary), fontsize=7, va="bottom")
     figure.tight_layout(rect=(0, 0.05, 1, 1))
     return figure
