@@ -288,13 +288,18 @@ class _Family:
                 values = tuple(_with(base, axis, r))
                 if values not in seen:
                     seen.add(values)
-                    points.append(self.exact_check(values, certify))
+                    point = self.exact_check(values, certify)
+                    points += [point] if point is not None else []
         return points
 
-    def exact_check(self, values, certify) -> ExceptionalPoint:
-        setup = make_condition(self.text, self.condition_name, self.condition.dim, self.params_at(values), self.condition.seed,
-                               self.condition.points_per_term, DEFAULT_LADDER, **self.options)
-        result = run(setup, certify=certify)
+    def exact_check(self, values, certify) -> ExceptionalPoint | None:
+        """A full check at exact ``values`` (None where φ is not valid there)."""
+        try:
+            setup = make_condition(self.text, self.condition_name, self.condition.dim, self.params_at(values), self.condition.seed,
+                                   self.condition.points_per_term, DEFAULT_LADDER, **self.options)
+            result = run(setup, certify=certify)
+        except IdentcheckError:
+            return None
         witness = result.witness_probe
         relation = None if witness is None else witness.relation
         return ExceptionalPoint(
@@ -313,7 +318,7 @@ class _Family:
             return None
         point = self.exact_check(evaluated[0].values, certify=False)
         for family, hypothesis in hypotheses:
-            if point.family is not None and point.family.startswith(family) and point.proved:
+            if point is not None and point.family is not None and point.family.startswith(family) and point.proved:
                 return ForAll(family, hypothesis, tuple(a.name for a in self.axes))
         return None
 
