@@ -16,6 +16,8 @@ from .errors import IdentcheckError
 from .evidence import Certificate, CertificateKind, Evidence, Tolerance, Verdict
 from .probes import Component, Probe, default_probes
 from .report import CheckResult, ProbeResult, Relation
+from .scan import scan
+from .scan_report import ScanResult
 from .terms import Merge, Term, TermSet, type1_term_set, type1_terms
 
 
@@ -34,6 +36,7 @@ __all__ = [
     "ProbeMatrix",
     "ProbeResult",
     "Relation",
+    "ScanResult",
     "Term",
     "TermSet",
     "Tolerance",
@@ -42,6 +45,7 @@ __all__ = [
     "default_probes",
     "parse_activation",
     "parse_param",
+    "scan",
     "type1_term_set",
     "type1_terms",
 ]

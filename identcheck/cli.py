@@ -25,6 +25,8 @@ from .errors import IdentcheckError
 from .pde import prove_pde
 from .positions import positions
 from .progress import StatusLine
+from .scan import MAX_COUNT, parse_scan_param, scan
+from .scan_plot import check_plot_path, plot_scan
 from .terms import MAX_DIM
 
 PAPER_EXAMPLES = ["z", "sigmoid(z + 1)"]
@@ -34,6 +36,7 @@ FLAGS = (
     (re.compile(r"params=\{'(\w+)': VALUE\}"), r"--param \1=VALUE"),
     (re.compile(r"\bparam="), "--param "),
     (re.compile(r"\bjobs="), "--jobs="),
+    (re.compile(r"\bwidth="), "--width="),
 )
 
 
@@ -100,6 +103,25 @@ def build_parser() -> argparse.ArgumentParser:
     pde.add_argument("--dim", type=_int("--dim"), default=2, help=f"input dimension d, 1..{MAX_DIM} (default 2)")
     pde.add_argument("--param", action="append", default=[], metavar="NAME=VALUE")
     pde.add_argument("--json", action="store_true")
+    sc = sub.add_parser(
+        "scan",
+        help="identifiability map over one or two parameters of phi (margins, exceptional set)",
+        description="Scan phi over a grid of one or two of its named constants: verdict and margin per value and probe, "
+        "verdict changes bracketed by bisection, simple numbers inside a bracket checked exactly.",
+    )
+    sc.set_defaults(func=_scan)
+    sc.add_argument("phi", help="the activation with named constants, e.g. 'sigmoid(z + b)'")
+    sc.add_argument("--param", action="append", default=[], metavar="NAME=LO:HI:COUNT|NAME=VALUE",
+                    help=f"a scanned parameter (one or two; COUNT 2..{MAX_COUNT}) or a fixed value (repeatable)")
+    sc.add_argument("--condition", default="type1", help="type1 (default) or type2")
+    sc.add_argument("--dim", type=_int("--dim"), default=2, help="input dimension d (default 2)")
+    sc.add_argument("--seed", type=_int("--seed"), default=0, help="seed for probes and sample points (default 0)")
+    sc.add_argument("--points-per-term", type=_int("--points-per-term"), default=4, help="sample points per column (default 4)")
+    sc.add_argument("--width", help="bisection stops at this bracket width (default (HI-LO)/10^4); a number like 1e-3 or 1/64")
+    sc.add_argument("--jobs", type=_int("--jobs"), default=2, help="worker processes (default 2)")
+    sc.add_argument("--certify", action="store_true", help="certify the exact checks at simple numbers (proofs / interval bounds)")
+    sc.add_argument("--plot", metavar="FILE.png", help="margin against the parameter (heat map for two), written when complete")
+    sc.add_argument("--json", action="store_true", help="print the result as JSON (the API's ScanResult.to_dict())")
     cat = sub.add_parser("catalog", help="type-1 and type-2 verdicts for common activations (about 2 minutes on 2 cores)")
     cat.set_defaults(func=_catalog)
     cat.add_argument("--json", action="store_true", help="print the rows as JSON")
@@ -188,6 +210,32 @@ def _check(args) -> int:
                     print()
     if args.json:
         print(json.dumps([r.to_dict() for r in results], indent=2, ensure_ascii=False))
+    return 0
+
+
+def _scan(args) -> int:
+    params = {}
+    for text in args.param:
+        name, value = parse_scan_param(text)
+        if name in params:
+            raise IdentcheckError(f"--param {name}: given twice ({text!r}); scan it (LO:HI:COUNT) or fix it, once")
+        params[name] = value
+    if args.condition not in ("type1", "type2"):
+        close = difflib.get_close_matches(args.condition, ("type1", "type2"), n=1)
+        raise IdentcheckError(f"--condition={args.condition!r}: a scan takes type1 or type2" + (f" (did you mean {close[0]}?)" if close else ""))
+    width = None if args.width is None else parse_param(f"width={args.width}")[1]
+    if args.plot is not None:
+        check_plot_path(args.plot)
+    options = {"include_zero": False} if args.condition == "type1" else {}
+    with StatusLine(enabled=sys.stderr.isatty() and not args.json) as status:
+        result = scan(
+            args.phi, params, condition=args.condition, dim=args.dim, seed=args.seed, points_per_term=args.points_per_term,
+            width=width, certify=args.certify, jobs=args.jobs, progress=lambda done, total, stage: status.show(f"scan {stage}: {done}/{total}"),
+            **options,
+        )
+    if args.plot is not None:
+        plot_scan(result, args.plot)
+    print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False) if args.json else result.to_text())
     return 0
 
 

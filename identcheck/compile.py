@@ -270,3 +270,66 @@ class CompiledTerms:
 def compile_terms(term_set: TermSet) -> CompiledTerms:
     """Compile a type-1 term set once per process."""
     return CompiledTerms([t.expr for t in term_set.terms], term_set.x, term_set.params)
+
+
+class PhiLinearArb:
+    """Type-1 columns as Σ_m c_m(x, θ)·φ^(m)(s(x, θ)), for arb evaluation with the φ-free parts cached.
+
+    Every term of a type-1 set (a derivative of exp(xᵀMx)·φ(aᵀx)) is linear in the placeholders
+    φ^(m)(s), all with the one argument s = aᵀx. s and the coefficients c_m do not involve φ, so
+    for a family φ_p they are evaluated once per (points, parameters, precision)
+    (:meth:`coefficients`) and combined with φ_p^(m)(s) for every p (:meth:`matrix`): the same
+    entries as :meth:`CompiledTerms.arb`, without re-evaluating the φ-free part (``identcheck scan``).
+    Raises ValueError for terms that are not of this form.
+    """
+
+    def __init__(self, exprs: Sequence[sp.Expr], x: Sequence[sp.Symbol], params: Sequence[sp.Symbol]):
+        atoms = {a for e in exprs for a in e.atoms(_PhiDerivative)}
+        arguments = {a.args[0] for a in atoms}
+        if len(arguments) != 1:
+            raise ValueError("the terms must involve phi at exactly one argument")
+        self.orders = sorted({a.order for a in atoms})
+        stand_ins = {m: sp.Symbol(f"P{m}") for m in self.orders}
+        replaced = [e.xreplace({a: stand_ins[a.order] for a in atoms}) for e in exprs]
+        coefficients = [sp.diff(r, stand_ins[m]) for r in replaced for m in self.orders]
+        if any(c.has(*stand_ins.values()) for c in coefficients):
+            raise ValueError("the terms are not linear in the phi placeholders")
+        width = len(self.orders)
+        self.n_terms = len(exprs)
+        self._plans = [
+            tuple((1 + j * width + k, k) for k in range(width) if coefficients[j * width + k] != 0) for j in range(self.n_terms)
+        ]
+        self._closure = arb_closure([arguments.pop(), *coefficients], (*x, *params))
+
+    def coefficients(self, points: np.ndarray, components: Sequence[Sequence], digits: int) -> list:
+        """Per component, per point: [s, c_0 … ] as arb values at ``digits`` digits (φ-free, cache it)."""
+        with arb_precision(digits):
+            x_arb = [[flint.arb(float(v)) for v in row] for row in points]
+            out = []
+            for theta in components:
+                theta_arb = [_arb_number(sp.sympify(t)) for t in theta]
+                out.append(self._closure([[*xi, *theta_arb] for xi in x_arb]))
+            return out
+
+    def matrix(self, coefficients: list, activation, digits: int):
+        """The arb matrix for ``activation`` from cached :meth:`coefficients` (same ``digits``)."""
+        phi = phi_functions(tuple(activation.derivatives))
+        with arb_precision(digits):
+            rows = [[] for _ in range(len(coefficients[0]))]
+            for component in coefficients:
+                arguments = [[values[0]] for values in component]
+                phis = list(zip(*[[out[0] for out in phi[m](arguments)] for m in self.orders]))
+                for row, values, p in zip(rows, component, phis):
+                    row.extend(_combine(values, p, plan) for plan in self._plans)
+            return flint.arb_mat(rows)
+
+
+def _combine(values, p, plan):
+    """Σ_k values[i_k]·p[k] over ``plan`` = ((i_k, k), ...), in arb (0 for an empty plan)."""
+    if not plan:
+        return flint.arb(0)
+    (i, k), *rest = plan
+    total = values[i] * p[k]
+    for i, k in rest:
+        total += values[i] * p[k]
+    return total

@@ -1,0 +1,151 @@
+"""Pictures of a scan (:class:`~identcheck.scan_report.ScanResult`), written atomically.
+
+One parameter: the margin of every probe (the scaled smallest singular value the rank rule
+settled on) against the parameter, log y axis; dependent probes marked × on a line 10³ below the
+smallest settled margin (a collapsed margin's size is the arithmetic's: 10^-2p at p digits),
+grid values where φ is not valid marked ▼ at the bottom, brackets shaded and exceptional points
+as vertical lines.
+Two parameters: a heat map of log10 of the smallest margin over the probes that count, with the
+not-identifiable values marked × and inconclusive ones ○, exceptional points ★.
+matplotlib is imported only here, lazily (Agg backend: no display needed).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+import numpy as np
+
+from .errors import IdentcheckError
+from .evidence import Verdict
+
+__all__ = ["check_plot_path", "plot_scan"]
+
+FLOOR = 1e-130  # where a margin of exactly 0 is drawn
+
+
+def check_plot_path(path: str) -> None:
+    """Refuse a plot path before any work is done (one line, naming the path)."""
+    if not str(path).lower().endswith(".png"):
+        raise IdentcheckError(f"--plot {path!r}: give a .png file name")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise IdentcheckError(f"--plot {path!r}: folder {folder!r} does not exist")
+    if os.path.isdir(path):
+        raise IdentcheckError(f"--plot {path!r} is a folder")
+    if not os.access(folder, os.W_OK):
+        raise IdentcheckError(f"--plot {path!r}: folder {folder!r} is not writable")
+
+
+def plot_scan(result, path: str) -> None:
+    """Draw ``result`` to the PNG ``path`` (a temporary file renamed into place: never half-written)."""
+    check_plot_path(path)
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure = _one(plt, result) if len(result.axes) == 1 else _two(plt, result)
+    folder = os.path.dirname(os.path.abspath(path))
+    handle, temporary = tempfile.mkstemp(dir=folder, prefix=".scan-", suffix=".png")
+    os.close(handle)
+    try:
+        figure.savefig(temporary, dpi=110)
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(temporary, 0o666 & ~mask)  # mkstemp made it private; the PNG gets the usual mode
+        os.replace(temporary, path)
+    finally:
+        plt.close(figure)
+        if os.path.exists(temporary):
+            os.remove(temporary)
+
+
+def _title(result) -> str:
+    fixed = "".join(f", {k} = {v}" for k, v in result.fixed)
+    return f"φ(z) = {result.phi}{fixed}  [{result.condition}, d = {result.dim}, seed {result.seed}]"
+
+
+def _one(plt, result):
+    figure, ax = plt.subplots(figsize=(11.5, 5.2))
+    x = np.array([float(g.values[0]) for g in result.grid])
+    evaluated = np.array([g.verdict is not None for g in result.grid])
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    settled = [p.margin for g in result.grid for p in g.probes if p.dependent is False and p.margin > 0]
+    floor = 10.0 ** (np.floor(np.log10(min(settled))) - 3) if settled else FLOOR
+    for j, name in enumerate(result.probe_names):
+        dependent = np.array([bool(g.probes) and bool(g.probes[j].dependent) for g in result.grid])
+        margin = np.array([max(g.probes[j].margin, FLOOR) if g.probes else np.nan for g in result.grid])
+        margin[dependent] = floor  # collapsed with precision: its size is the arithmetic's, not the matrix's
+        color = colors[j % len(colors)]
+        style = "-" if all(not g.probes or g.probes[j].counts for g in result.grid) else ":"
+        ax.semilogy(x, margin, style, color=color, lw=1.2, marker=".", ms=3, label=name)
+        if dependent.any():
+            ax.semilogy(x[dependent], margin[dependent], "x", color=color, ms=7, mew=1.6)
+    low = ax.get_ylim()[0]
+    if (~evaluated).any():
+        ax.plot(x[~evaluated], np.full((~evaluated).sum(), low), "v", color="0.4", ms=6, label="not evaluated (φ invalid)", clip_on=False)
+    trail = [(float(v), m) for b in result.brackets for v, _, m in b.trail if m is not None]
+    if trail:
+        tx, ty = zip(*trail)
+        ax.semilogy(tx, [max(m, floor) for m in ty], "k+", ms=6, label="bisection points (smallest margin)")
+    for b in result.brackets:
+        ax.axvspan(float(b.lo), float(b.hi), color="orange", alpha=0.25, lw=0)
+    for k, e in enumerate(result.exceptional):
+        bad = e.verdict == Verdict.NOT_IDENTIFIABLE
+        ax.axvline(float(e.values[0][1]), color="crimson" if bad else "green", ls="--", lw=1,
+                   label=f"{e.label()}: {e.why()}" if k < 4 else None)
+    ax.axhline(np.sqrt(np.finfo(float).eps), color="0.5", lw=0.6, ls="-.")
+    ax.text(x[0], np.sqrt(np.finfo(float).eps) * 2, " float64 borderline √eps·s₁ (s₁ ≈ 1)", fontsize=7, color="0.4", va="bottom")
+    ax.set_xlabel(result.axes[0].name)
+    ax.set_ylabel("margin: scaled smallest singular value")
+    if any(p.dependent for g in result.grid for p in g.probes):
+        ax.axhline(floor, color="crimson", lw=0.6, ls=":")
+        ax.text(x[-1], floor * 3, "× dependent: margin collapsed with precision (drawn here) ", fontsize=7, color="crimson", ha="right", va="bottom")
+    ax.set_title(_title(result), fontsize=10)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), framealpha=0.85)
+    figure.text(0.01, 0.005, _wrap(result.summary), fontsize=7, va="bottom")
+    figure.tight_layout(rect=(0, 0.05, 1, 1))
+    return figure
+
+
+def _two(plt, result):
+    figure, ax = plt.subplots(figsize=(8, 6.4))
+    a, b = result.axes
+    shape = (a.count, b.count)
+    margin = np.array([np.log10(max(g.margin, FLOOR)) if g.margin is not None else np.nan for g in result.grid]).reshape(shape)
+    verdicts = np.array([g.verdict for g in result.grid], dtype=object).reshape(shape)
+    extent = (float(b.lo), float(b.hi), float(a.lo), float(a.hi))
+    dy, dx = float(a.hi - a.lo) / (a.count - 1), float(b.hi - b.lo) / (b.count - 1)
+    extent = (extent[0] - dx / 2, extent[1] + dx / 2, extent[2] - dy / 2, extent[3] + dy / 2)
+    image = ax.imshow(np.clip(margin, -20, None), origin="lower", extent=extent, aspect="auto", cmap="viridis")
+    figure.colorbar(image, ax=ax, label="log10 smallest margin over counted probes (clipped at -20)")
+    ya, xb = np.meshgrid([float(v) for v in a.values], [float(v) for v in b.values], indexing="ij")
+    for verdict, marker, label in ((Verdict.NOT_IDENTIFIABLE, "x", "not identifiable"), (Verdict.INCONCLUSIVE, "o", "inconclusive"), (None, "s", "not evaluated")):
+        mask = verdicts == verdict
+        if mask.any():
+            ax.plot(xb[mask], ya[mask], marker, color="white" if verdict else "0.3", mfc="none", ms=5, mew=1.2, ls="none", label=label)
+    for k, e in enumerate(result.exceptional):
+        values = dict(e.values)
+        ax.plot(float(values[b.name]), float(values[a.name]), "*", color="crimson", ms=13, mec="white", ls="none",
+                label="checked exactly (full check)" if k == 0 else None)
+    ax.set_xlabel(b.name)
+    ax.set_ylabel(a.name)
+    ax.set_title(_title(result), fontsize=10)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=8, loc="upper right", facecolor="0.6", framealpha=0.9)
+    figure.text(0.01, 0.005, _wrap(result.summary), fontsize=7, va="bottom")
+    figure.tight_layout(rect=(0, 0.05, 1, 1))
+    return figure
+
+
+def _wrap(text: str, width: int = 150) -> str:
+    words, lines, line = text.split(), [], ""
+    for w in words:
+        if len(line) + len(w) + 1 > width:
+            lines.append(line)
+            line = w
+        else:
+            line = f"{line} {w}".strip()
+    return "\n".join(lines + [line])

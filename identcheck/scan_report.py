@@ -1,0 +1,400 @@
+"""Results of a scan (:mod:`identcheck.scan`): frozen dataclasses, their JSON, text and markdown.
+
+A scan evaluates one φ(z; p) over a grid of one or two parameters p. Per grid value it keeps,
+per probe, the margin (the scaled smallest singular value the rank rule used), the precision
+that settled it (16 = float64, else a ladder rung) and the outcome; the verdict per value is
+:func:`identcheck.check.conclude`'s rule (a counting probe dependent ⇒ not identifiable; one
+undecided ⇒ inconclusive; else identifiable). Verdict changes between grid neighbours are
+:class:`Bracket` s refined by bisection; simple numbers inside a bracket are checked exactly
+(:class:`ExceptionalPoint`); a family hypothesis proved with the parameters left symbolic is a
+:class:`ForAll`. The JSON schema (``SCHEMA``) is pinned in docs/scan.md.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Mapping
+
+import sympy as sp
+
+from .errors import IdentcheckError
+from .evidence import Verdict
+from .grammar import parse_param
+from .render import cell, code, table
+
+__all__ = ["MAX_COUNT", "MAX_VALUES", "split_params", "SCHEMA", "axis_from", "exact", "parse_scan_param", "Axis", "Bracket", "ExceptionalPoint", "ForAll", "GridValue", "ProbeMargin", "ScanResult", "number", "summarize"]
+
+SCHEMA = "identcheck.scan/1"
+MAX_COUNT = 201  # values per scanned parameter
+MAX_VALUES = 2601  # grid values in all (51 × 51)
+
+
+def parse_scan_param(text: str):
+    """``NAME=LO:HI:COUNT`` → (name, (lo, hi, count)); ``NAME=VALUE`` → (name, value)."""
+    name, sep, value = text.partition("=")
+    if value.count(":") == 0:
+        return parse_param(text)
+    parts = value.split(":")
+    if len(parts) != 3:
+        raise IdentcheckError(f"param={text!r}: expected NAME=LO:HI:COUNT (e.g. b=-2:2:81) or NAME=VALUE")
+    _, lo = parse_param(f"{name}={parts[0]}")
+    _, hi = parse_param(f"{name}={parts[1]}")
+    if not re.fullmatch(r"\s*\d{1,6}\s*", parts[2]):
+        raise IdentcheckError(f"param={text!r}: COUNT {parts[2]!r} is not a positive integer")
+    return name.strip(), (lo, hi, int(parts[2]))
+
+
+def exact(name, value, positive=False):
+    if isinstance(value, sp.Basic) and value.is_Rational:
+        exact = value
+    elif isinstance(value, bool) or not isinstance(value, (int, float, Fraction)):
+        raise IdentcheckError(f"{name}={value!r}: expected a number")
+    elif isinstance(value, float) and not math.isfinite(value):
+        raise IdentcheckError(f"{name}={value!r}: not a finite number")
+    else:
+        exact = sp.Rational(str(value)) if isinstance(value, float) else sp.Rational(value)
+    if positive and exact <= 0:
+        raise IdentcheckError(f"{name}={value!r}: must be positive")
+    return exact
+
+
+def axis_from(name, value) -> Axis:
+    if len(value) != 3:
+        raise IdentcheckError(f"param {name}={value!r}: a scanned parameter is (LO, HI, COUNT)")
+    lo, hi = exact(f"param {name} LO", value[0]), exact(f"param {name} HI", value[1])
+    count = value[2]
+    if lo >= hi:
+        raise IdentcheckError(f"param {name}={number(lo)}:{number(hi)}: LO must be below HI")
+    if isinstance(count, bool) or not isinstance(count, int) or not 2 <= count <= MAX_COUNT:
+        raise IdentcheckError(f"param {name}: COUNT={count!r} must be an integer from 2 to {MAX_COUNT}")
+    return Axis(name, lo, hi, count)
+
+
+def split_params(phi: str, params) -> tuple[list, list]:
+    """Validate a scan's ``params``: (axes, fixed) — one or two scanned, every name used by ``phi``."""
+    if not isinstance(params, Mapping):
+        raise IdentcheckError(f"params={params!r}: expected a mapping name -> value or (lo, hi, count)")
+    axes, fixed = [], []
+    for name, value in params.items():
+        if not re.search(rf"\b{re.escape(name)}\b", phi):
+            raise IdentcheckError(f"param={name}: phi={phi!r} does not use {name!r}")
+        if isinstance(value, tuple):
+            axes.append(axis_from(name, value))
+        else:
+            fixed.append((name, exact(f"param {name}", value)))
+    if not axes:
+        raise IdentcheckError("params: nothing to scan; give one or two parameters as NAME=(LO, HI, COUNT)")
+    if len(axes) > 2:
+        raise IdentcheckError(f"params: {len(axes)} scanned parameters ({', '.join(a.name for a in axes)}); a scan takes one or two")
+    total = math.prod(a.count for a in axes)
+    if total > MAX_VALUES:
+        raise IdentcheckError(f"params: {total} grid values; at most {MAX_VALUES} (e.g. 51 x 51)")
+    return axes, fixed
+
+
+def number(value) -> str:
+    """An exact parameter value as text: integers and fractions as such, else sympy's string."""
+    return str(sp.nsimplify(value)) if not isinstance(value, sp.Basic) else str(value)
+
+
+def _short(value) -> str:
+    """A value for reading: the exact fraction when short, else 6 significant digits."""
+    text = number(value)
+    return text if len(text) <= 8 else f"{float(value):.6g}"
+
+
+@dataclass(frozen=True, slots=True)
+class Axis:
+    """One scanned parameter: COUNT equally spaced exact values from LO to HI."""
+
+    name: str
+    lo: sp.Rational
+    hi: sp.Rational
+    count: int
+
+    @property
+    def values(self) -> tuple:
+        step = (self.hi - self.lo) / (self.count - 1)
+        return tuple(self.lo + i * step for i in range(self.count))
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "lo": number(self.lo), "hi": number(self.hi), "count": self.count}
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeMargin:
+    """One probe at one grid value: margin, settling precision, outcome."""
+
+    name: str
+    margin: float
+    digits: int
+    dependent: bool | None
+    counts: bool = True
+
+    def to_dict(self) -> dict:
+        return {"probe": self.name, "margin": self.margin, "digits": self.digits, "dependent": self.dependent, "counts": self.counts}
+
+
+@dataclass(frozen=True, slots=True)
+class GridValue:
+    """One grid value: the verdict and the probes, or the reason it could not be evaluated."""
+
+    values: tuple  # exact Rationals, one per axis
+    verdict: Verdict | None
+    probes: tuple = ()
+    reason: str | None = None
+
+    @property
+    def margin(self) -> float | None:
+        """The smallest margin over the probes that count (None when not evaluated)."""
+        counted = [p.margin for p in self.probes if p.counts]
+        return min(counted) if counted else None
+
+    def to_dict(self) -> dict:
+        return {
+            "values": [number(v) for v in self.values],
+            "verdict": None if self.verdict is None else str(self.verdict),
+            "margin": self.margin,
+            "reason": self.reason,
+            "probes": [p.to_dict() for p in self.probes],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Bracket:
+    """A verdict change along ``parameter`` (the other axes held at ``at``), refined by bisection."""
+
+    parameter: str
+    at: tuple  # ((name, exact value), ...) of the other scanned parameters
+    lo: sp.Rational
+    hi: sp.Rational
+    lo_verdict: Verdict
+    hi_verdict: Verdict
+    target_width: sp.Rational
+    steps: int
+    trail: tuple = field(default=(), repr=False)  # ((midpoint, verdict, min margin), ...) in bisection order
+
+    @property
+    def width(self):
+        return self.hi - self.lo
+
+    def to_dict(self) -> dict:
+        return {
+            "parameter": self.parameter,
+            "at": {k: number(v) for k, v in self.at},
+            "lo": number(self.lo),
+            "hi": number(self.hi),
+            "lo_verdict": str(self.lo_verdict),
+            "hi_verdict": str(self.hi_verdict),
+            "width": float(self.width),
+            "target_width": float(self.target_width),
+            "steps": self.steps,
+            "trail": [
+                {"value": number(v), "verdict": None if d is None else str(d), "margin": m} for v, d, m in self.trail
+            ],
+        }
+
+    def text(self) -> str:
+        at = "".join(f", {k} = {_short(v)}" for k, v in self.at)
+        return (
+            f"{self.parameter} in [{_short(self.lo)}, {_short(self.hi)}]{at}: {self.lo_verdict} -> {self.hi_verdict} "
+            f"(width {float(self.width):.2g} <= {float(self.target_width):.2g}, {self.steps} bisection steps)"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ExceptionalPoint:
+    """A simple number inside a bracket, checked exactly (a rational parameter) by a full check."""
+
+    values: tuple  # ((name, exact value), ...) for every scanned parameter
+    verdict: Verdict
+    evidence: str
+    family: str | None
+    relation: str | None
+    proved: bool
+    summary: str
+
+    def label(self) -> str:
+        return ", ".join(f"{k} = {number(v)}" for k, v in self.values)
+
+    def to_dict(self) -> dict:
+        return {
+            "values": {k: number(v) for k, v in self.values},
+            "verdict": str(self.verdict),
+            "evidence": self.evidence,
+            "family": self.family,
+            "relation": self.relation,
+            "proved": self.proved,
+            "summary": self.summary,
+        }
+
+    def why(self) -> str:
+        if self.verdict != Verdict.NOT_IDENTIFIABLE:
+            return f"{self.verdict} ({self.evidence} evidence)"
+        return f"{self.family or 'a relation not in the known families'}, {'proved' if self.proved else 'numeric: confirmed at two precisions, not proved'}"
+
+
+@dataclass(frozen=True, slots=True)
+class ForAll:
+    """A family hypothesis on φ proved by sympy with the scanned parameters left symbolic."""
+
+    family: str
+    hypothesis: str
+    parameters: tuple
+
+    def to_dict(self) -> dict:
+        return {"family": self.family, "hypothesis": self.hypothesis, "parameters": list(self.parameters)}
+
+
+@dataclass(frozen=True, slots=True)
+class ScanResult:
+    """The scan of one φ over one or two parameters (see the module docstring)."""
+
+    phi: str
+    condition: str
+    dim: int
+    seed: int
+    axes: tuple
+    fixed: tuple  # ((name, exact value), ...)
+    grid: tuple = field(repr=False)  # GridValue, row-major (first axis slowest)
+    probe_names: tuple = field(repr=False)
+    brackets: tuple
+    exceptional: tuple
+    for_all: ForAll | None
+    summary: str
+    certified: bool
+    seconds: float
+    skipped_brackets: int = 0
+    timings: tuple = ()  # ((stage, seconds), ...): setup, grid, bisection, exact checks
+
+    @property
+    def shape(self) -> tuple:
+        return tuple(a.count for a in self.axes)
+
+    def to_dict(self) -> dict:
+        return {
+            "schema": SCHEMA,
+            "phi": self.phi,
+            "condition": self.condition,
+            "dim": self.dim,
+            "seed": self.seed,
+            "axes": [a.to_dict() for a in self.axes],
+            "fixed": {k: number(v) for k, v in self.fixed},
+            "probes": list(self.probe_names),
+            "grid": [g.to_dict() for g in self.grid],
+            "brackets": [b.to_dict() for b in self.brackets],
+            "skipped_brackets": self.skipped_brackets,
+            "exceptional": [e.to_dict() for e in self.exceptional],
+            "for_all": None if self.for_all is None else self.for_all.to_dict(),
+            "summary": self.summary,
+            "certified": self.certified,
+            "seconds": self.seconds,
+            "timings": dict(self.timings),
+        }
+
+    def _head(self) -> str:
+        axes = ", ".join(f"{a.name} in [{_short(a.lo)}, {_short(a.hi)}] ({a.count} values)" for a in self.axes)
+        fixed = "".join(f", {k} = {number(v)}" for k, v in self.fixed)
+        return f"scan of phi(z) = {self.phi} over {axes}{fixed}   [{self.condition}, d = {self.dim}, seed {self.seed}]"
+
+    def to_text(self) -> str:
+        lines = [self._head(), f"  {self.summary}"]
+        if self.for_all is not None:
+            f = self.for_all
+            lines.append(f"  for all {', '.join(f.parameters)}: {f.family}, {f.hypothesis} (sympy, parameters symbolic)")
+        lines += [f"  exceptional: {e.label()}: {e.why()}" for e in self.exceptional]
+        lines += [f"  bracket: {b.text()}" for b in self.brackets]
+        if self.skipped_brackets:
+            lines.append(f"  {self.skipped_brackets} further verdict change(s) not refined (bracket cap)")
+        if len(self.axes) == 1:
+            width = max(len(n) for n in self.probe_names)
+            lines.append(f"  {'value':>10}  {'verdict':<17} {'min margin':>10}  per probe: margin@digits")
+            for g in self.grid:
+                lines.append("  " + _row_text(g, width))
+        else:
+            counts = {}
+            for g in self.grid:
+                key = g.reason and "not evaluated" or str(g.verdict)
+                counts[key] = counts.get(key, 0) + 1
+            lines.append("  grid: " + ", ".join(f"{n} {k}" for k, n in counts.items()) + " (use --json or --plot for the map)")
+        lines.append(f"  {self.seconds:.1f} s (" + ", ".join(f"{k} {v:.1f} s" for k, v in self.timings) + ")")
+        return "\n".join(lines)
+
+    def _repr_markdown_(self) -> str:
+        parts = [f"**Scan of φ(z) = {code(self.phi)}** · {self.condition}, d = {self.dim}", f"**{self.summary}**"]
+        if self.for_all is not None:
+            parts.append(f"For all {', '.join(self.for_all.parameters)}: {self.for_all.family}, {code(self.for_all.hypothesis)} (sympy, parameters symbolic).")
+        if self.exceptional:
+            parts.append("\n".join(f"- exceptional {code(e.label())}: {e.why()}" for e in self.exceptional))
+        if self.brackets:
+            parts.append("\n".join(f"- bracket {cell(b.text())}" for b in self.brackets))
+        if len(self.axes) == 1:
+            rows = [
+                (_short(g.values[0]), g.reason or g.verdict, "" if g.margin is None else f"{g.margin:.2e}",
+                 max((p.digits for p in g.probes), default=""))
+                for g in self.grid
+            ]
+            parts.append(table((self.axes[0].name, "verdict", "min margin", "max digits"), rows, "rlrr"))
+        parts.append(f"{len(self.grid)} grid values, {self.seconds:.1f} s")
+        return "\n\n".join(parts) + "\n"
+
+
+def _row_text(g: GridValue, width: int) -> str:
+    value = f"{_short(g.values[0]):>10}"
+    if g.reason is not None:
+        return f"{value}  not evaluated: {g.reason}"
+    probes = "  ".join(f"{p.margin:.1e}@{p.digits}{'*' if p.dependent else ('?' if p.dependent is None else '')}" for p in g.probes)
+    return f"{value}  {str(g.verdict):<17} {g.margin:>10.2e}  {probes}"
+
+
+def summarize(axes, grid, exceptional, for_all) -> str:
+    """One line: what the scan showed, and how."""
+    span = " x ".join(f"{a.name} in [{number(a.lo)}, {number(a.hi)}]" for a in axes)
+    names = ", ".join(a.name for a in axes)
+    evaluated = [g for g in grid if g.verdict is not None]
+    skipped = len(grid) - len(evaluated)
+    tail = ""
+    if skipped:
+        first = next(g for g in grid if g.verdict is None)
+        where = ", ".join(f"{a.name} = {number(v)}" for a, v in zip(axes, first.values))
+        tail = f"; not evaluated at {skipped} grid value(s) (first {where}: {first.reason})"
+    if not evaluated:
+        return f"no grid value of {span} could be evaluated" + tail
+    counts = {}
+    for g in evaluated:
+        counts[g.verdict] = counts.get(g.verdict, 0) + 1
+    common = max(counts, key=lambda v: (counts[v], v == Verdict.IDENTIFIABLE))  # ties: the exceptions are the failures
+    if len(counts) == 1 and common == Verdict.NOT_IDENTIFIABLE and for_all is not None:
+        return f"not identifiable for every {span} where phi is defined ({for_all.family}: {for_all.hypothesis}, proved for all {names})" + tail
+    if len(counts) == 1:
+        how = "numerical evidence at those values" if common == Verdict.IDENTIFIABLE else "a dependence at each, confirmed at two precisions"
+        return f"{common} at all {len(evaluated)} grid values of {span} ({how})" + tail
+    odd = [g for g in evaluated if g.verdict != common]
+    checked = {tuple(v for _, v in e.values): e for e in exceptional}
+    line = _line(axes, odd, checked)
+    if line is not None:
+        return f"{common} at every grid value of {span} except {line}" + tail
+    parts = []
+    for g in odd[:6]:
+        where = ", ".join(f"{a.name} = {number(v)}" for a, v in zip(axes, g.values))
+        e = checked.get(tuple(g.values))
+        parts.append(f"{where} ({e.why()})" if e is not None else f"{where} ({g.verdict})")
+    more = f" and {len(odd) - 6} more" if len(odd) > 6 else ""
+    return f"{common} at every grid value of {span} except {'; '.join(parts)}{more}" + tail
+
+
+def _line(axes, odd, checked) -> str | None:
+    """Two axes, the odd values all on one line p_i = v across every value of the other axis."""
+    if len(axes) != 2:
+        return None
+    for i, a in enumerate(axes):
+        other = axes[1 - i]
+        if len({g.values[i] for g in odd}) == 1 and len(odd) == other.count:
+            found = [checked.get(tuple(g.values)) for g in odd]
+            families = {e.why() for e in found if e is not None}
+            how = f"{families.pop()} at {sum(e is not None for e in found)} of {len(odd)}" if len(families) == 1 else str(odd[0].verdict)
+            return f"{a.name} = {number(odd[0].values[i])} for every grid value of {other.name} ({how})"
+    return None
