@@ -242,7 +242,7 @@ class _Family:
             gram = matrix.gram if self.linear is None else self._gram(index, matrix, activation)
             decision = decide_rank(values64, ladder=condition.ladder, gram=gram)
             dependent = None if decision.independent is None or matrix.unsettled is not None else not decision.independent
-            margins.append(ProbeMargin(probe.name, decision.smallest_singular_value, decision.precision_digits, dependent, probe.counts))
+            margins.append(ProbeMargin(probe.name, decision.smallest_singular_value, decision.precision_digits, dependent, probe.counts and probe.admissible))
         return GridValue(tuple(values), _verdict(margins), tuple(margins))
 
     def _gram(self, index, matrix, activation):

@@ -185,3 +185,15 @@ def test_markdown_and_text_render(sigmoid_scan):
     markdown = sigmoid_scan._repr_markdown_()
     assert "| b | verdict |" in markdown and "symmetry, proved" in markdown
     assert json.loads(json.dumps(sigmoid_scan.to_dict()))["axes"] == [{"name": "b", "lo": "-1", "hi": "1", "count": 3}]
+
+
+def test_type2_scan_counts_only_admissible_probes_like_check():
+    """Uniform gating violates (A.4): check() reports it apart, and so must the scan — at b = 1
+    it alone is dependent for atan(z + b), so counting it would flip the verdict."""
+    result = scan("atan(z + b)", {"b": (1, 2, 2)}, condition="type2", dim=2)
+    at_one = result.grid[0]
+    reference = check("atan(z + 1)", condition="type2", dim=2)
+    assert at_one.verdict == reference.verdict == "identifiable"
+    uniform = next(p for p in at_one.probes if p.name.startswith("all M = 0"))
+    assert uniform.dependent and not uniform.counts
+    assert [p.counts for p in at_one.probes] == [p.counts_for_verdict for p in reference.probes]
