@@ -167,6 +167,7 @@ def run(
         tolerances=rule_tolerances(condition.ladder) + (NULL_SPACE_TOLERANCE,),
         seconds=round(time.perf_counter() - started, 3),
         certified=certify,
+        terms_description=condition.describe_terms(),
         include_inadmissible=include_inadmissible,
         **fields,
     )

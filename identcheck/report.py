@@ -248,6 +248,7 @@ class CheckResult:
     seconds: float = 0.0
     literal_verdict: Verdict | None = None
     head: dict | None = None
+    terms_description: str | None = field(default=None, compare=False, repr=False)  # for the text only
     certified: bool = False
     include_inadmissible: bool = False
 
@@ -283,16 +284,11 @@ class CheckResult:
 
     @property
     def terms_text(self) -> str:
-        """``'21 derivatives per component, 3 merged (same function for every φ) → 18 distinct'``."""
-        unit = "per head" if self.condition == "type2" else "derivatives per component"
-        if self.condition == "type1-full":  # T1 per expert, then the v̄-terms per (free gate, channel)
-            v_merges = [m for m in self.merges if "v̄" in m.merged]
-            t1 = len(self.merges) - len(v_merges)
-            return (
-                f"{self.n_derivatives} {unit}, {t1} merged (same function for every φ) → {self.n_terms} distinct (T1), "
-                f"plus the v̄-terms per free gate and channel ({len(v_merges)} merged)"
-            )
-        return f"{self.n_derivatives} {unit}, {len(self.merges)} merged (same function for every φ) → {self.n_terms} distinct"
+        """``'21 derivatives per component, 3 merged (same function for every φ) → 18 distinct'``:
+        the condition's own description (``Condition.describe_terms``), recorded by the driver."""
+        if self.terms_description is not None:
+            return self.terms_description
+        return f"{self.n_derivatives} derivatives per component, {len(self.merges)} merged (same function for every φ) → {self.n_terms} distinct"
 
     def _repr_markdown_(self) -> str:
         """Jupyter's rendering (:func:`identcheck.render.check_markdown`)."""

@@ -163,6 +163,11 @@ class Condition(ABC):
         """Further :class:`~identcheck.report.ProbeResult` fields of this condition."""
         return {}
 
+    def describe_terms(self) -> str:
+        """The term set in one line for the report (``CheckResult.terms_text``)."""
+        ts = self.term_set
+        return f"{ts.n_derivatives} derivatives per component, {len(ts.merges)} merged (same function for every φ) → {len(ts.terms)} distinct"
+
     def finish(self, results) -> tuple[str, dict]:
         """(text appended to the summary, further :class:`~identcheck.report.CheckResult` fields)."""
         return unresolved_summary(results), {}

@@ -206,6 +206,16 @@ class Type1Full(Condition):
     def _experts(self, probe):
         return Probe(probe.name, head_experts(probe.components[0]))
 
+    def describe_terms(self):
+        """T1 per expert, then the v̄-terms per (free gate, channel)."""
+        ts = self.term_set
+        v_merges = [m for m in ts.merges if "v̄" in m.merged]
+        t1 = len(ts.merges) - len(v_merges)
+        return (
+            f"{ts.n_derivatives} derivatives per component, {t1} merged (same function for every φ) → {len(ts.terms)} distinct (T1), "
+            f"plus the v̄-terms per free gate and channel ({len(v_merges)} merged)"
+        )
+
     def explain(self, probe, matrix, decision):
         experts = self._experts(probe)
         templates = templates_for(self.t1, self.activation.derivatives, experts)

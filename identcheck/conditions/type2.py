@@ -208,6 +208,10 @@ class Type2(Condition):
             literal = not decision.independent
         return {"literal_dependent": literal, "phi_free_relations": free}
 
+    def describe_terms(self):
+        ts = self.term_set
+        return f"{ts.n_derivatives} per head, {len(ts.merges)} merged (same function for every φ) → {len(ts.terms)} distinct"
+
     def finish(self, results):
         literal = [p.literal_dependent for p in results]
         verdict = Verdict.NOT_IDENTIFIABLE if any(literal) else (Verdict.INCONCLUSIVE if None in literal else Verdict.IDENTIFIABLE)

@@ -43,3 +43,14 @@ def test_odd_phi_symmetry_tag_says_a_and_minus_a_collide():
     probe = next(p for p in result.probes if p.name == "shared M, a2 = -a1")
     tags = {r.tag for r in probe.relations if r.family == "symmetry"}
     assert tags and all(t.startswith("symmetry: φ(−z) = −φ(z): a and −a collide") for t in tags)
+
+
+def test_each_condition_describes_its_own_terms():
+    """The terms line comes from the condition (no condition-name branches in the report):
+    type-1 at d = 2 is 21 derivatives, 3 merged, 18 distinct (SPEC §2); type-2 counts per head."""
+    type1 = check("sigmoid(z + 1)", dim=2)
+    assert type1.terms_text == "21 derivatives per component, 3 merged (same function for every φ) → 18 distinct"
+    assert f"terms: {type1.terms_text}" in type1.to_text()
+    type2 = check("sigmoid(z + 1)", condition="type2", dim=1)
+    assert " per head, " in type2.terms_text and "derivatives per component" not in type2.terms_text
+    assert type2.terms_text.endswith(f"→ {type2.n_terms} distinct")
