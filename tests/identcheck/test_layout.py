@@ -1,74 +1,32 @@
 """The package's shape: imports flow one way, none hidden in a function, modules stay small."""
 
-import ast
 from pathlib import Path
 
 import pytest
+
+from tests.import_graph import find_cycle, import_graph
 
 PACKAGE = Path(__file__).resolve().parents[2] / "identcheck"
 MODULES = sorted(PACKAGE.rglob("*.py"))
 MAX_LINES = 400
 
 
-def _name(path: Path) -> str:
-    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-def _target(module: str, is_package: bool, node: ast.ImportFrom) -> list[str]:
-    """Modules of the package that ``node`` imports (relative or absolute)."""
-    if node.level == 0:
-        base = node.module or ""
-    else:
-        parts = module.split(".")
-        parts = parts if is_package else parts[:-1]
-        parts = parts[: len(parts) - (node.level - 1)]
-        base = ".".join(parts + ([node.module] if node.module else []))
-    if not base.startswith("identcheck"):
-        return []
-    known = {_name(p) for p in MODULES}
-    names = [f"{base}.{alias.name}" for alias in node.names]
-    return [n for n in names if n in known] or [base]
-
-
-def _graph():
-    graph, hidden = {}, []
-    for path in MODULES:
-        module = _name(path)
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        top = set()
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom):
-                targets = _target(module, path.name == "__init__.py", node)
-                top.update(targets)
-                if targets and node not in tree.body:
-                    hidden.append((module, targets))
-        graph[module] = top - {module}
-    return graph, hidden
-
-
 def test_no_intra_package_import_inside_a_function():
-    _, hidden = _graph()
-    assert hidden == []
+    _, inner = import_graph(PACKAGE)
+    assert [i for i in inner if i[1].startswith("identcheck")] == []
 
 
 def test_the_import_graph_has_no_cycle():
     """Counting every import, also the ones inside functions."""
-    graph, _ = _graph()
-    state = {}
+    graph, _ = import_graph(PACKAGE)
+    assert len(graph) == len(MODULES) and "identcheck.rank" in graph["identcheck.check"]  # it sees imports
+    assert find_cycle(graph, "identcheck") is None
 
-    def visit(node, path):
-        if state.get(node) == "done":
-            return
-        assert state.get(node) != "open", "import cycle: " + " -> ".join(path + [node])
-        state[node] = "open"
-        for nxt in sorted(graph.get(node, ())):
-            if nxt.startswith("identcheck") and nxt != "identcheck":  # the package root re-exports
-                visit(nxt, path + [node])
-        state[node] = "done"
 
-    for module in sorted(graph):
-        visit(module, [])
+def test_the_cycle_finder_finds_one():
+    graph = {"p.a": {"p.b"}, "p.b": {"p.c", "p"}, "p.c": {"p.a"}, "p": {"p.a"}}
+    assert find_cycle(graph, "p") == ["p.a", "p.b", "p.c", "p.a"]
+    assert find_cycle({"p.a": {"p"}, "p": {"p.a"}}, "p") is None  # the root re-exports
 
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
