@@ -190,9 +190,9 @@ def test_markdown_and_text_render(sigmoid_scan):
 def test_type2_scan_counts_only_admissible_probes_like_check():
     """Uniform gating violates (A.4): check() reports it apart, and so must the scan — at b = 1
     it alone is dependent for atan(z + b), so counting it would flip the verdict."""
-    result = scan("atan(z + b)", {"b": (1, 2, 2)}, condition="type2", dim=2)
+    result = scan("atan(z + b)", {"b": (1, 2, 2)}, condition="type2", dim=1)
     at_one = result.grid[0]
-    reference = check("atan(z + 1)", condition="type2", dim=2)
+    reference = check("atan(z + 1)", condition="type2", dim=1)
     assert at_one.verdict == reference.verdict == "identifiable"
     uniform = next(p for p in at_one.probes if p.name.startswith("all M = 0"))
     assert uniform.dependent and not uniform.counts
