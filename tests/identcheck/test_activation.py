@@ -147,6 +147,14 @@ def test_domain_check_accepts_smooth_phi():
         parse_activation(text).check_domain(1.0)  # tan is smooth on [-1, 1]
 
 
+def test_a_constant_whose_derivative_is_not_syntactically_zero_is_refused():
+    """φ' = 1/√(z²+1) − (1 + z/√(z²+1))/(z + √(z²+1)) ≡ 0: the float samples are all ~0, so sympy
+    must be asked (a screen that answers "not constant" on its own would let it through)."""
+    with pytest.raises(IdentcheckError, match="constant"):
+        parse_activation("asinh(z) - log(z + sqrt(z**2 + 1)) + 1")
+    parse_activation("asinh(z) - log(z + sqrt(z**2 + 1)) + z/1000")  # not constant: accepted
+
+
 def test_sin_squared_plus_cos_squared_is_caught_as_constant_on_the_domain():
     with pytest.raises(IdentcheckError, match="constant"):
         parse_activation("sin(z)**2 + cos(z)**2")

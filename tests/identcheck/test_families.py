@@ -1,6 +1,7 @@
 """Family hypotheses are detected exactly, and every template they imply is a true relation."""
 
 import pytest
+import sympy as sp
 
 from identcheck import default_probes, parse_activation
 from identcheck.activation import Z
@@ -63,3 +64,14 @@ def test_a_zero_family_holds_for_every_phi(term_set_2d):
         assert len(templates) == (6 if both_zero else 3)  # two zero columns each, or one relation each
         for t in templates:
             assert prove_relation(term_set_2d, act.derivatives, probe.components, t.coefficients)
+
+
+@pytest.mark.parametrize(
+    "phi, symmetry",
+    [("z**3", (-1, 0)), ("z**3 - z", (-1, 0)), ("z**2 + 1", (1, 0)), ("sigmoid(z)", (-1, 1)), ("softplus(z)", (1, -Z))],
+)
+def test_the_symmetry_with_q_zero_is_preferred(phi, symmetry):
+    """An odd polynomial also satisfies φ(−z) = φ(z) + q with q = −2φ, a polynomial; the report must
+    read φ(−z) = −φ(z) (a and −a collide), so q = 0 wins when both signs work."""
+    s, q = phi_properties(tuple(parse_activation(phi).derivatives)).symmetry
+    assert (s, sp.expand(q - symmetry[1])) == (symmetry[0], 0)
