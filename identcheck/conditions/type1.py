@@ -55,11 +55,10 @@ class Type1(Condition):
         return explain_null_space(decision, matrix.float64(), templates, matrix.labels, self.prover(probe, matrix), late)
 
     def prover(self, probe, matrix):
-        symmetry = phi_properties(tuple(self.activation.derivatives)).symmetry
 
         def prove(coefficients, thorough=False, family=None):
             return prove_relation(
-                self.term_set, self.activation.derivatives, probe.components, coefficients, thorough=thorough, symmetry=symmetry
+                self.term_set, self.activation.derivatives, probe.components, coefficients, thorough=thorough
             )
 
         return prove

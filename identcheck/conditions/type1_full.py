@@ -224,14 +224,13 @@ class Type1Full(Condition):
 
     def prover(self, probe, matrix):
         experts = self._experts(probe)
-        symmetry = phi_properties(tuple(self.activation.derivatives)).symmetry
         n_t1 = len(experts.components) * len(self.t1.terms)
 
         def prove(coefficients, thorough=False, family=None):
             if any(int(c) >= n_t1 for c, _ in coefficients):
                 return Outcome(False)  # a v̄-column: no exact prover (numeric evidence only)
             return prove_relation(
-                self.t1, self.activation.derivatives, experts.components, coefficients, thorough=thorough, symmetry=symmetry
+                self.t1, self.activation.derivatives, experts.components, coefficients, thorough=thorough
             )
 
         return prove
