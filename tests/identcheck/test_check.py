@@ -137,3 +137,12 @@ def test_cli_include_inadmissible_equals_the_api(capsys):
     api = check("z", condition="mha", include_inadmissible=True).to_dict()
     out.pop("seconds"), api.pop("seconds")
     assert out == api
+
+
+def test_an_option_no_condition_takes_is_refused_by_name():
+    """check() passes a condition's own options through **options: a misspelt one must not be
+    silently ignored."""
+    with pytest.raises(IdentcheckError, match=r"^n_gate=3: no condition takes this option$"):
+        check("z", condition="type2", n_gate=3)
+    with pytest.raises(TypeError):
+        check("z", "type1", 2, None, 0)  # seed and the rest are keyword-only
