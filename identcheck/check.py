@@ -238,10 +238,22 @@ def _violated(probe) -> list[str]:
     return [tag for tag in ("A.1", "A.2", "A.3", "A.4", "A.5") if tag not in probe.assumptions]
 
 
+def verdict_of(outcomes) -> Verdict:
+    """The three-valued rule on the counted probes' outcomes (``dependent``: True, False or None):
+    one dependent ⇒ not identifiable; else one undecided ⇒ inconclusive; else identifiable."""
+    outcomes = list(outcomes)
+    if any(outcomes):
+        return Verdict.NOT_IDENTIFIABLE
+    if any(o is None for o in outcomes):
+        return Verdict.INCONCLUSIVE
+    return Verdict.IDENTIFIABLE
+
+
 def _conclude(results, ladder, certify=False) -> tuple[Verdict, Evidence, str, str | None]:
     counted = [p for p in results if p.counts_for_verdict]
-    dependent = [p for p in counted if p.dependent]
-    if dependent:
+    verdict = verdict_of(p.dependent for p in counted)
+    if verdict is Verdict.NOT_IDENTIFIABLE:
+        dependent = [p for p in counted if p.dependent]
         # best evidence first: a proved relation, then a named family, then probe order
         witness = min(dependent, key=lambda p: (not _dependence_proved(p), p.relation is None or p.relation.family is None))
         relation = witness.relation
@@ -253,8 +265,8 @@ def _conclude(results, ladder, certify=False) -> tuple[Verdict, Evidence, str, s
             + (", proved exactly by sympy)" if proved else ", confirmed at two precisions)")
         )
         return Verdict.NOT_IDENTIFIABLE, Evidence.PROOF if proved else Evidence.NUMERIC, summary, witness.name
-    undecided = [p.name for p in counted if p.dependent is None]
-    if undecided:
+    if verdict is Verdict.INCONCLUSIVE:
+        undecided = [p.name for p in counted if p.dependent is None]
         summary = (
             f"no dependence found, but {len(undecided)} probe(s) could not be settled up to "
             f"{ladder[-1]} digits: {', '.join(undecided)}"

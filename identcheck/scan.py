@@ -44,7 +44,7 @@ from threadpoolctl import threadpool_limits
 
 from .activation import Activation
 from .budget import SIMPLIFY_SECONDS, run as budgeted
-from .check import make_condition, run
+from .check import make_condition, run, verdict_of
 from .compile import PhiLinearArb
 from .errors import IdentcheckError
 from .evidence import Evidence, Verdict
@@ -342,13 +342,8 @@ def _reason(message: str) -> str:
 
 
 def _verdict(margins) -> Verdict:
-    """:func:`identcheck.check.conclude`'s rule on the probes that count."""
-    counted = [m for m in margins if m.counts]
-    if any(m.dependent for m in counted):
-        return Verdict.NOT_IDENTIFIABLE
-    if any(m.dependent is None for m in counted):
-        return Verdict.INCONCLUSIVE
-    return Verdict.IDENTIFIABLE
+    """:func:`identcheck.check.conclude`'s rule (:func:`~identcheck.check.verdict_of`) on the probes that count."""
+    return verdict_of(m.dependent for m in margins if m.counts)
 
 
 def _edges(family: _Family, grid) -> list:

@@ -1,6 +1,7 @@
 """The API: validation at the boundary, the verdict logic, the result's shape."""
 
 import json
+from types import SimpleNamespace
 
 import flint
 import numpy as np
@@ -95,7 +96,7 @@ def test_rank_decision_invariant_to_term_order_and_scaling_on_real_probes(phi):
 
 # --- probes outside the paper's assumptions (issue 10, part 2) ---------------------------------
 
-from identcheck.check import conclude  # noqa: E402
+from identcheck.check import conclude, verdict_of  # noqa: E402
 from identcheck.cli import main  # noqa: E402
 from identcheck.report import ProbeResult  # noqa: E402
 
@@ -146,3 +147,17 @@ def test_an_option_no_condition_takes_is_refused_by_name():
         check("z", condition="type2", n_gate=3)
     with pytest.raises(TypeError):
         check("z", "type1", 2, None, 0)  # seed and the rest are keyword-only
+
+
+@pytest.mark.parametrize(
+    "outcomes, verdict",
+    [([False, None, True], "not identifiable"), ([None, True], "not identifiable"), ([False, None], "inconclusive"),
+     ([False, False], "identifiable")],
+)
+def test_one_dependence_decides_before_an_undecided_probe(outcomes, verdict):
+    """The rule shared by check and scan: a dependent counted probe is a witness even when another
+    probe could not be settled (dependence is one-sided evidence)."""
+    assert verdict_of(outcomes) == verdict
+    probes = [SimpleNamespace(name=f"p{i}", dependent=o, counts_for_verdict=True, admissible=True, relation=None,
+                              nullity=int(bool(o)), certificate=None) for i, o in enumerate(outcomes)]
+    assert conclude(probes, (30, 60))[0] == verdict
