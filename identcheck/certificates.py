@@ -48,7 +48,7 @@ def certify_probe(decision, matrix: ProbeMatrix, prove: Callable[[tuple], bool],
         The rank decision on ``matrix``.
     matrix : ProbeMatrix
         The columns decided: ``float64()``, ``arb(digits)``, ``rows(rows, digits)`` (balls
-        containing the exact values), ``points``, ``labels`` and ``columns`` (their positions in
+        containing the exact values), ``points``, ``labels``, ``keys`` and ``columns`` (their positions in
         the probe's full column list, recorded for :func:`replay`).
     prove : callable
         ``prove(coefficients)`` → truthy when sympy proved Σ λ_c column_c ≡ 0 (an
@@ -57,7 +57,7 @@ def certify_probe(decision, matrix: ProbeMatrix, prove: Callable[[tuple], bool],
     relations : tuple of Relation
         What the numerical explanation found.
     """
-    values, points, labels, columns = matrix.float64(), matrix.points, matrix.labels, list(matrix.columns)
+    values, points, columns = matrix.float64(), matrix.points, list(matrix.columns)
     if decision.independent is None:
         return Certificate(None, "the rank was not settled on the precision ladder; nothing to certify"), relations
     if decision.independent:
@@ -81,7 +81,7 @@ def certify_probe(decision, matrix: ProbeMatrix, prove: Callable[[tuple], bool],
         "nullity": decision.nullity,
         "recovered": sum(c is not None for c in exact),
         "proved": len(proved),
-        "relations": [_relation(c, labels).to_dict() for c in proved],
+        "relations": [_relation(c, matrix).to_dict() for c in proved],
         "method": "rational relation recovered from a 120-digit null space, proved identically zero by sympy",
     }
     if len(proved) == decision.nullity:
@@ -97,7 +97,7 @@ def certify_probe(decision, matrix: ProbeMatrix, prove: Callable[[tuple], bool],
             "points": hex_points(points[list(cert.rows)]),
         }
         if all(r.family is None for r in relations):  # nothing recognised: show the exact relations instead
-            relations = tuple(_relation(c, labels) for c in proved)
+            relations = tuple(_relation(c, matrix) for c in proved)
     else:
         detail["nullity_exact"] = False
     if timed_out:  # only when it happened: the JSON keeps its shape otherwise
@@ -113,10 +113,11 @@ def certify_probe(decision, matrix: ProbeMatrix, prove: Callable[[tuple], bool],
     return Certificate(None, detail), relations
 
 
-def _relation(coefficients, labels) -> Relation:
+def _relation(coefficients, matrix) -> Relation:
     return Relation(
-        terms=tuple((labels[c], float(v)) for c, v in coefficients),
-        exact=tuple((labels[c], str(v)) for c, v in coefficients),
+        terms=tuple((matrix.labels[c], float(v)) for c, v in coefficients),
+        exact=tuple((matrix.labels[c], str(v)) for c, v in coefficients),
+        keys=tuple(matrix.keys[c] for c, _ in coefficients),
         family=None,
         hypothesis=None,
         proved=True,

@@ -31,9 +31,11 @@ NULL_SPACE_TOLERANCE = Tolerance(
 )
 
 
-def explain_null_space(decision, matrix, templates, labels, prove=None, hypotheses_timed_out=()) -> tuple:
+def explain_null_space(decision, matrix, templates, labels, keys, prove=None, hypotheses_timed_out=()) -> tuple:
     """Relations explaining ``decision.null_space`` (a tuple of :class:`Relation`).
 
+    ``labels`` and ``keys`` name each column, for people and for code (a structural key,
+    :class:`~identcheck.conditions.base.ProbeMatrix`); each relation carries both.
     ``templates`` are candidate exact relations (:class:`~identcheck.families.Template`);
     ``prove(coefficients, thorough, family)`` returns whether sympy proved one (None: no proofs),
     truthy when proved; an :class:`~identcheck.budget.Outcome` also says when the proof timed out,
@@ -75,6 +77,7 @@ def explain_null_space(decision, matrix, templates, labels, prove=None, hypothes
             Relation(
                 terms=tuple((labels[c], float(v)) for c, v in template.coefficients),
                 exact=tuple((labels[c], str(v)) for c, v in template.coefficients),
+                keys=tuple(keys[c] for c, _ in template.coefficients),
                 family=template.family,
                 hypothesis=template.hypothesis,
                 proved=bool(outcome),
@@ -98,6 +101,7 @@ def explain_null_space(decision, matrix, templates, labels, prove=None, hypothes
                 Relation(
                     terms=tuple((labels[c], float(coeffs[c])) for c in keep),
                     exact=None,
+                    keys=tuple(keys[c] for c in keep),
                     family=None,
                     hypothesis=(
                         "not recognised; the check of " + ", ".join(hypotheses_timed_out) + " ran out of time"

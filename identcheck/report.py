@@ -107,6 +107,11 @@ class Relation:
     timed_out : bool
         Whether the proof ran out of its time budget (:mod:`budget`); the relation stands on its
         numeric evidence. In the JSON only when true.
+    keys : tuple
+        Which term each coefficient belongs to, by structure, aligned with ``terms``: the
+        condition's column keys (:attr:`~identcheck.conditions.base.ProbeMatrix.keys`), so code
+        that acts on a relation (numeric's witness paths) never parses a display label. Empty for
+        a relation read back from JSON (not serialised: the labels say the same for a reader).
     """
 
     terms: tuple
@@ -115,6 +120,7 @@ class Relation:
     hypothesis: str | None
     proved: bool
     timed_out: bool = False
+    keys: tuple = field(default=(), compare=False, repr=False)
 
     def __str__(self) -> str:
         return format_relation(self.exact if self.exact is not None else self.terms)

@@ -140,11 +140,17 @@ def linear_expert_pde_residual(component: Component, x: np.ndarray) -> float:
     ts, compiled = _mha(dim)
     theta = list(ts.numeric_params(component.M, component.a).values())
     values = compiled.float64(x, [theta], parse_activation("z"))
-    u = values[:, ts.labels.index("u")]
-    parts = [float(a) * values[:, ts.labels.index(f"∂u/∂a{j + 1}")] for j, a in enumerate(component.a)]
+    u = _column(ts, values, ())
+    parts = [float(a) * _column(ts, values, (f"a{j + 1}",)) for j, a in enumerate(component.a)]
     residual = np.abs(np.sum(parts, axis=0) - u)
     scale = np.abs(u) + np.sum(np.abs(parts), axis=0)
     return float(residual.max() / max(scale.max(), np.finfo(float).tiny))
+
+
+def _column(ts, values, derivative):
+    """The values of ∂^derivative u (by structure: the term set's index, merge factor included)."""
+    position, factor = ts.index[derivative]
+    return float(factor) * values[:, position]
 
 
 @lru_cache(maxsize=None)

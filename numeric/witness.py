@@ -22,8 +22,8 @@ inequality behind the gated models' rates fails.
 4. *Second order* (the relation has ∂²ū/∂a_j∂a_l terms, e.g. heat φ'' = cφ): the compensated
    split of :mod:`numeric.splits` for the component with the largest second-order
    a-coefficients γ, along v the top eigenvector of S (S_jj = 2γ_jj, S_jl = γ_jl).
-5. *Null vector* (labels not parsed term by term: type-2 relations other than φ(f_k)-only and
-   Euler): G* + t·d with d the first null vector of the column-scaled J (its smallest singular
+5. *Null vector* (relations not lifted term by term: type-2 relations other than φ(f_k)-only
+   and Euler): G* + t·d with d the first null vector of the column-scaled J (its smallest singular
    direction if there is none, which then shows a bounded ratio).
 
 ρ → 0 means ρ₀ = 0 (the tangent is a null direction of the model, or the split's second order
@@ -36,13 +36,11 @@ probe's model is least sensitive to), or a random unit vector; and a random spli
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
 from .lift import Lift, exact_float, lift_probe
 from .models import Model
-from .params import HMoEParams
+from .params import HMoEParams, NumericError
 from .paths import COMPENSATION_POINTS, NULL_TOL, Path, index_of, line_path, scaled_jacobian
 from .splits import compensated_split
 
@@ -58,25 +56,26 @@ __all__ = [
     "NULL_TOL",
 ]
 
-_T1_LABEL = re.compile(r"^(?:ū|∂ū/∂(?P<p1>[Ma]\d+)|∂²ū/∂(?P<p2>[Ma]\d+)(?:²|∂(?P<p3>[Ma]\d+)))(?:\[(?P<c>\d+)\])?$")
-_T2_PHI = re.compile(r"^φ\(f(?P<k>\d+)\)$")
 _M_INDEX = {"M11": 0, "M12": 1, "M22": 2}
 
 
 def _coefficients(relation):
+    """(structural key, coefficient) of each nonzero term of ``relation``.
+
+    The keys are identcheck's (:attr:`identcheck.Relation.keys`): type-1 ``(component,
+    derivative)`` with ``derivative`` a tuple of parameter names (``()``, ``("a1",)``,
+    ``("M11", "a2")``); type-2 :attr:`identcheck.type2.Type2Term.key` (``("phi", k)`` for φ(f^k)).
+    """
     pairs = relation.exact if relation.exact is not None else relation.terms
-    return [(label, exact_float(c) if isinstance(c, str) else float(c)) for label, c in pairs]
+    if len(relation.keys) != len(pairs):
+        raise NumericError(f"relation {relation}: no structural keys (a relation read back from JSON cannot be lifted)")
+    values = [exact_float(c) if isinstance(c, str) else float(c) for _, c in pairs]
+    return [(key, c) for key, c in zip(relation.keys, values) if c != 0]
 
 
-def _parse_type1(label: str):
-    """label → (component index (0-based), tuple of parameter names)."""
-    match = _T1_LABEL.match(label)
-    if match is None:
-        return None
-    names = tuple(p for p in (match["p1"], match["p2"], match["p3"]) if p)
-    if match["p2"] and not match["p3"]:
-        names = (match["p2"], match["p2"])
-    return int(match["c"] or 1) - 1, names
+def _phi_channels(coefficients) -> dict:
+    """Type-2: channel k → coefficient of each φ(f^k) term."""
+    return {key[1]: c for key, c in coefficients if key[0] == "phi"}
 
 
 
@@ -87,17 +86,15 @@ CONSTRUCTIONS = ("euler-scale", "weights", "first-order", "split", "null-vector"
 def relation_construction(relation, condition: str) -> str:
     """Which construction (:data:`CONSTRUCTIONS`) :func:`witness_path` uses for ``relation``."""
     family = relation.family
-    coefficients = [(label, c) for label, c in _coefficients(relation) if c != 0]
+    coefficients = _coefficients(relation)
     if condition == "type2":
-        phis = [label for label, _ in coefficients if _T2_PHI.match(label)]
+        phis = _phi_channels(coefficients)
         if family == "Euler/homogeneity" and phis:
             return "euler-scale"
         if phis and len(phis) == len(coefficients):
             return "weights"
         return "null-vector"
-    parsed = [_parse_type1(label) for label, _ in coefficients]
-    if any(p is None for p in parsed):
-        return "null-vector"
+    parsed = [key for key, _ in coefficients]
     if family == "Euler/homogeneity":
         return "euler-scale"
     if all(names == () for _, names in parsed):
@@ -113,15 +110,15 @@ def witness_path(model: Model, lift: Lift, relations, condition: str, X: np.ndar
     family = relation.family or "unrecognised"
     G = lift.params
     kind = relation_construction(relation, condition)
-    coefficients = [(label, c) for label, c in _coefficients(relation) if c != 0]
+    coefficients = _coefficients(relation)
     if kind == "null-vector":
         return _null_space_path(model, G, None, X, family)
     if condition == "type2":
-        channels = {int(m["k"]) - 1: c for m, c in ((_T2_PHI.match(label), c) for label, c in coefficients) if m}
+        channels = _phi_channels(coefficients)
         if kind == "euler-scale":
             return _euler_path(G, [(0, k) for k in channels], _euler_degree(model), family)
         return _weight_path(G, {(0, k): c for k, c in channels.items()}, family)
-    parsed = [(_parse_type1(label), c) for label, c in coefficients]
+    parsed = coefficients  # ((component, derivative), coefficient)
     if kind == "euler-scale":
         channels = sorted({lift.slots[comp][::2] for (comp, _), _ in parsed})  # (h, k)
         return _euler_path(G, channels, _euler_degree(model), family)

@@ -56,7 +56,11 @@ class ProbeMatrix:
         One per component, aligned with the term set's ``params``; columns come component by component.
     activation : Activation
     labels : sequence of str
-        One per column.
+        One per column, for people.
+    keys : sequence of tuple
+        One per column, for code: which term it is by structure (the condition's documented key,
+        e.g. type-1's ``(component, derivative)``, type-2's :attr:`~identcheck.type2.Type2Term.key`);
+        relations carry them (:attr:`~identcheck.report.Relation.keys`).
     columns : sequence of int, optional
         The columns' positions in the probe's full column list (for replaying a certificate);
         default all, in order.
@@ -68,12 +72,15 @@ class ProbeMatrix:
     note: str | None = None
     unsettled: str | None = None
 
-    def __init__(self, compiled, points: np.ndarray, parameters, activation: Activation, labels, columns=None):
+    def __init__(self, compiled, points: np.ndarray, parameters, activation: Activation, labels, keys, columns=None):
         self.compiled = compiled
         self.points = points
         self.parameters = parameters
         self.activation = activation
         self.labels = tuple(labels)
+        self.keys = tuple(keys)
+        if len(self.keys) != len(self.labels):
+            raise ValueError(f"keys: {len(self.keys)} for {len(self.labels)} columns")
         self.columns = tuple(range(len(self.labels))) if columns is None else tuple(int(c) for c in columns)
         self._float64 = None
 

@@ -2,7 +2,8 @@
 
 One component θ = (M, a) contributes the terms ∂^t ū, |t| ≤ 2, of ū(x; M, a) = exp(xᵀMx)·φ(aᵀx)
 (:mod:`~identcheck.terms`, 18 distinct at d = 2). A probe with C components has C × 18 columns,
-component by component, labelled ``label[c]`` when C > 1. A null space is read against the
+component by component, labelled ``label[c]`` when C > 1 and keyed ``(c, derivative)`` (c 0-based,
+``derivative`` the term's tuple of parameter names, e.g. ``("a1", "M11")``; ``()`` for ū). A null space is read against the
 relation families φ satisfies (:mod:`~identcheck.families`); relations are proved with sympy
 (:mod:`~identcheck.certify`).
 """
@@ -47,12 +48,13 @@ class Type1(Condition):
         labels = self.term_set.labels
         if len(probe.components) > 1:
             labels = [f"{label}[{c + 1}]" for c in range(len(probe.components)) for label in labels]
-        return ProbeMatrix(self.compiled, points, thetas, self.activation, labels)
+        keys = [(c, term.derivative) for c in range(len(probe.components)) for term in self.term_set.terms]
+        return ProbeMatrix(self.compiled, points, thetas, self.activation, labels, keys)
 
     def explain(self, probe, matrix, decision):
         templates = templates_for(self.term_set, self.activation.derivatives, probe)
         late = phi_properties(tuple(self.activation.derivatives)).timed_out
-        return explain_null_space(decision, matrix.float64(), templates, matrix.labels, self.prover(probe, matrix), late)
+        return explain_null_space(decision, matrix.float64(), templates, matrix.labels, matrix.keys, self.prover(probe, matrix), late)
 
     def prover(self, probe, matrix):
 

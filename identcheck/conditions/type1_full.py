@@ -66,6 +66,7 @@ class HeadTerms:
 
     exprs: tuple = dataclasses.field(repr=False)
     labels: tuple
+    keys: tuple = dataclasses.field(repr=False)
     params: tuple = dataclasses.field(repr=False)
     x: tuple = dataclasses.field(repr=False)
     n_t1: int
@@ -83,7 +84,8 @@ def _matrix(entries, dim):
 
 
 def _exp_derivatives(dim, x):
-    """∂^r exp(xᵀMx)/∂M^r / exp(xᵀMx), 1 ≤ |r| ≤ 2, merged up to constants: (label, poly, merges)."""
+    """∂^r exp(xᵀMx)/∂M^r / exp(xᵀMx), 1 ≤ |r| ≤ 2, merged up to constants: the kept
+    (label, poly, derivative names) and the merges."""
     m = _m_symbols("", dim)
     xv = sp.Matrix(x)
     q = sp.expand((xv.T * _matrix(m, dim) * xv)[0])
@@ -103,7 +105,7 @@ def _exp_derivatives(dim, x):
             merges.append((label, kept[position][0], sp.nsimplify(lead / rep)))
             continue
         seen[key] = (len(kept), lead)
-        kept.append((label, reduced))
+        kept.append((label, reduced, tuple(names)))
     return kept, merges
 
 
@@ -114,7 +116,9 @@ def head_terms(dim: int, n_free: int, n_channels: int) -> HeadTerms:
     Parameters, in order: the free gates' M entries (upper triangle), then the experts a_{i,k}
     gate-major (free gates, then the fixed gate). Columns: T1 of each expert (the type-1 term
     set, labelled ``label[c]`` in expert order), then ∂^r v̄^k/∂M^r(x; M_i) for free gate i and
-    channel k (labelled ``∂v̄k/∂M11[gi]``).
+    channel k (labelled ``∂v̄k/∂M11[gi]``). Keys: ``(expert, derivative)`` as type-1's (expert
+    0-based), ``("v", i, k, names)`` for a v̄-term (gate i, channel k 0-based; ``names`` the M
+    entries differentiated, e.g. ``("M11", "M12")``).
     """
     t1 = type1_term_set(dim)
     x = t1.x
@@ -126,7 +130,7 @@ def head_terms(dim: int, n_free: int, n_channels: int) -> HeadTerms:
     xv = sp.Matrix(x)
     quadratic = [sp.expand((xv.T * _matrix(m_sym[i], dim) * xv)[0]) for i in range(n_free)] + [sp.Integer(0)]
     exps = [sp.exp(q) for q in quadratic]
-    exprs, labels = [], []
+    exprs, labels, keys = [], [], []
     expert = 0
     for i in range(n_gates):
         for k in range(n_channels):
@@ -136,6 +140,7 @@ def head_terms(dim: int, n_free: int, n_channels: int) -> HeadTerms:
             for term in t1.terms:
                 exprs.append(term.expr.xreplace(mapping))
                 labels.append(f"{term.label}[{expert}]")
+                keys.append((expert - 1, term.derivative))
     n_t1 = len(exprs)
     denominator = sum(exps)
     outputs = [
@@ -145,12 +150,13 @@ def head_terms(dim: int, n_free: int, n_channels: int) -> HeadTerms:
     kept, merges = _exp_derivatives(dim, x)
     for i in range(n_free):
         for k in range(n_channels):
-            for label, reduced in kept:
+            for label, reduced, names in kept:
                 exprs.append(reduced * exps[i] * outputs[k])
                 labels.append(label.replace("v̄/", f"v̄{k + 1}/", 1) + f"[g{i + 1}]")
+                keys.append(("v", i, k, names))
     params = tuple(itertools.chain.from_iterable(m_sym)) + tuple(s for gate in a_sym for ch in gate for s in ch)
     v_merges = tuple(Merge(m, into, factor) for m, into, factor in merges)
-    return HeadTerms(tuple(exprs), tuple(labels), params, tuple(x), n_t1, v_merges)
+    return HeadTerms(tuple(exprs), tuple(labels), tuple(keys), params, tuple(x), n_t1, v_merges)
 
 
 @lru_cache(maxsize=None)
@@ -198,7 +204,7 @@ class Type1Full(Condition):
     def full_matrix(self, probe, points):
         head = probe.components[0]
         terms = head_terms(self.dim, *self._shape(head))
-        matrix = ProbeMatrix(_compiled(self.dim, *self._shape(head)), points, [self._theta(head)], self.activation, terms.labels)
+        matrix = ProbeMatrix(_compiled(self.dim, *self._shape(head)), points, [self._theta(head)], self.activation, terms.labels, terms.keys)
         n_v = len(terms.labels) - terms.n_t1
         matrix.note = f"{terms.n_t1} ū-terms (T1) + {n_v} v̄-terms (softmax denominator)" + (f"; {probe.note}" if probe.note else "")
         return matrix
@@ -209,18 +215,17 @@ class Type1Full(Condition):
     def describe_terms(self):
         """T1 per expert, then the v̄-terms per (free gate, channel)."""
         ts = self.term_set
-        v_merges = [m for m in ts.merges if "v̄" in m.merged]
-        t1 = len(ts.merges) - len(v_merges)
+        n_v_merges = len(ts.merges) - len(self.t1.merges)
         return (
-            f"{ts.n_derivatives} derivatives per component, {t1} merged (same function for every φ) → {len(ts.terms)} distinct (T1), "
-            f"plus the v̄-terms per free gate and channel ({len(v_merges)} merged)"
+            f"{ts.n_derivatives} derivatives per component, {len(self.t1.merges)} merged (same function for every φ) → {len(ts.terms)} distinct (T1), "
+            f"plus the v̄-terms per free gate and channel ({n_v_merges} merged)"
         )
 
     def explain(self, probe, matrix, decision):
         experts = self._experts(probe)
         templates = templates_for(self.t1, self.activation.derivatives, experts)
         late = phi_properties(tuple(self.activation.derivatives)).timed_out
-        return explain_null_space(decision, matrix.float64(), templates, matrix.labels, self.prover(probe, matrix), late)
+        return explain_null_space(decision, matrix.float64(), templates, matrix.labels, matrix.keys, self.prover(probe, matrix), late)
 
     def prover(self, probe, matrix):
         experts = self._experts(probe)

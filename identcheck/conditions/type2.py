@@ -95,7 +95,7 @@ class Type2Matrix(ProbeMatrix):
         ts = condition.term_set
         shared = _phi_free(ts, condition.seed, index, condition.points_per_term, tuple(theta), condition.ladder)
         full = _compiled(ts)[0]
-        super().__init__(full, shared.points, [theta], condition.activation, ts.labels)
+        super().__init__(full, shared.points, [theta], condition.activation, ts.labels, [t.key for t in ts.terms])
         self.term_set = ts
         self.shared = shared
         self.memo = _Memo()
@@ -104,6 +104,7 @@ class Type2Matrix(ProbeMatrix):
         self.reduction = shared.reduction
         kept = self.reduction.kept
         self.labels = tuple(ts.labels[c] for c in kept)
+        self.keys = tuple(ts.terms[c].key for c in kept)
         self.columns = tuple(int(c) for c in kept)
         self._float64 = self.full[:, list(self.columns)]
         n = len(ts.terms)
@@ -173,13 +174,15 @@ class Type2(Condition):
 
     def full_matrix(self, probe, points):
         full = _compiled(self.term_set)[0]
-        return ProbeMatrix(full, points, [list(self._values(probe).values())], self.activation, self.term_set.labels)
+        keys = [t.key for t in self.term_set.terms]
+        return ProbeMatrix(full, points, [list(self._values(probe).values())], self.activation, self.term_set.labels, keys)
 
     def _explain(self, probe, decision, values, columns, full_terms):
         relations = templates(self.term_set, self.activation, probe.components[0], list(columns), full_terms)
         labels = [self.term_set.labels[c] for c in columns]
+        keys = [self.term_set.terms[c].key for c in columns]
         prove = prover(self.term_set, self.activation, self._values(probe), list(columns), full_terms)
-        return explain_null_space(decision, values, relations, labels, prove)
+        return explain_null_space(decision, values, relations, labels, keys, prove)
 
     def explain(self, probe, matrix, decision):
         return self._explain(probe, decision, matrix.float64(), matrix.columns, True)

@@ -3,6 +3,7 @@
 import dataclasses
 import io
 import json
+import re
 
 import numpy as np
 import pytest
@@ -167,9 +168,39 @@ def test_type1_full_contains_type1_columns():
     np.testing.assert_allclose(union[:, : plain.shape[1]], plain, rtol=1e-13)
 
 
+_T1_LABEL = re.compile(r"^(?:ū|∂ū/∂(?P<p1>[Ma]\d+)|∂²ū/∂(?P<p2>[Ma]\d+)(?:²|∂(?P<p3>[Ma]\d+)))(?:\[(?P<c>\d+)\])?$")
+_V_LABEL = re.compile(r"^∂²?v̄(?P<k>\d)/(?P<below>.*)\[g(?P<g>\d)\]$")
+
+
+def _key_from_label(label):
+    """A type-1 / type1-full key read off the display label (a second way to the same key)."""
+    if match := _V_LABEL.match(label):
+        names = re.findall(r"∂(M\d\d)(²?)", match["below"])
+        names = tuple(n for name, square in names for n in (name,) * (2 if square else 1))
+        return ("v", int(match["g"]) - 1, int(match["k"]) - 1, names)
+    match = _T1_LABEL.match(label)
+    names = tuple(p for p in (match["p1"], match["p2"], match["p3"]) if p)
+    if match["p2"] and not match["p3"]:
+        names = (match["p2"], match["p2"])
+    return int(match["c"] or 1) - 1, names
+
+
+@pytest.mark.parametrize("phi", ["z", "tanh(z)", "sigmoid(z)", "gelu(z)"])
+def test_type1_relations_carry_the_keys_of_their_terms(phi):
+    """Numeric lifts relations by their keys: each key is the (component, derivative) the label names."""
+    relations = [r for p in check(phi).probes for r in p.relations]
+    assert relations and any(len(key[1]) == 2 for r in relations for key in r.keys)
+    for relation in relations:
+        assert list(relation.keys) == [_key_from_label(label) for label, _ in relation.terms]
+
+
 def test_type1_full_verdicts_and_inadmissible_heads():
     identity = check("z", condition="type1-full")
     assert identity.verdict == "not identifiable"  # T1 ⊂ the union: PDE (5) stays
+    relations = [r for p in identity.probes for r in p.relations]
+    assert any(key[0] == "v" for r in relations for key in r.keys)
+    for relation in relations:
+        assert list(relation.keys) == [_key_from_label(label) for label, _ in relation.terms]
     paper = check("sigmoid(z + 1)", condition="type1-full")
     assert paper.verdict == "identifiable"
     apart = {p.name for p in paper.probes if not p.counts_for_verdict}

@@ -39,6 +39,12 @@ def test_identity_fails_type2_with_a_proved_euler_relation():
     assert result.verdict == "not identifiable" and result.evidence == "proof"
     witness = next(p for p in result.probes if p.name == result.witness)
     assert witness.relations[0].family == "Euler/homogeneity" and witness.relations[0].proved
+    # every relation names its terms by structure too: each key is the key of the term so labelled
+    label_of = {t.key: t.label for t in type2_term_set(2, 2, 2, False).terms}
+    relations = [r for p in result.probes for r in p.relations + p.phi_free_relations]
+    assert len(relations) > 10 and any(key == ("phi", 0) for r in relations for key in r.keys)
+    for relation in relations:
+        assert [label_of[key] for key in relation.keys] == [label for label, _ in relation.terms]
 
 
 @pytest.mark.parametrize("b", [1, -1])

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from identcheck import Component
+from identcheck import Component, Relation
 from numeric.models import Model
-from numeric.params import HMoEParams
+from numeric.params import HMoEParams, NumericError
 from numeric.voronoi import voronoi_loss
 from numeric.curves import first_order_limit, ratio_curve
 from numeric.splits import compensated_split as _compensated_split
@@ -14,9 +14,9 @@ from numeric.witness import (
     NULL_TOL,
     Path,
     _euler_path,
-    _parse_type1,
     _weight_path,
     lift_probe,
+    relation_construction,
 )
 
 R = sp.Rational
@@ -63,13 +63,32 @@ def test_lift_puts_M_zero_at_the_last_gate_and_distinct_M_in_heads():
     assert np.any(only_zero.M[0, 0] != 0)  # (A.4): a default M_1 is supplied
 
 
+def _relation(keys, coefficients, family=None, labels=None):
+    labels = labels or [f"t{i}" for i in range(len(keys))]
+    return Relation(tuple(zip(labels, coefficients)), None, family, None, False, keys=tuple(keys))
+
+
 @pytest.mark.parametrize(
-    "label, parsed",
-    [("ū", (0, ())), ("ū[2]", (1, ())), ("∂ū/∂a1[1]", (0, ("a1",))), ("∂²ū/∂a1²", (0, ("a1", "a1"))),
-     ("∂²ū/∂M11∂a2[3]", (2, ("M11", "a2"))), ("∂ū/∂M12", (0, ("M12",))), ("φ(f1)", None)],
+    "condition, keys, family, construction",
+    [
+        ("type1", [(0, ()), (1, ())], None, "weights"),
+        ("type1", [(0, ()), (0, ("a1",)), (0, ("a2",))], "Euler/homogeneity", "euler-scale"),
+        ("type1", [(0, ()), (1, ("a1",)), (1, ("M11",))], None, "first-order"),
+        ("type1", [(0, ()), (0, ("a1", "a1")), (0, ("M11",))], "heat", "split"),
+        ("type2", [("phi", 0), ("phi", 1)], None, "weights"),
+        ("type2", [("phi", 0), ("u", 0, 0, ("a_1",))], "Euler/homogeneity", "euler-scale"),
+        ("type2", [("phi", 0), ("u", 0, 0, ("a_1",))], None, "null-vector"),
+    ],
 )
-def test_type1_labels_parse(label, parsed):
-    assert _parse_type1(label) == parsed
+def test_constructions_are_chosen_by_the_terms_structure_not_their_labels(condition, keys, family, construction):
+    """The labels are meaningless here: only the keys say which term is which."""
+    assert relation_construction(_relation(keys, [1.0, -0.5, 0.25][: len(keys)], family), condition) == construction
+
+
+def test_a_relation_without_keys_is_refused_by_name():
+    relation = Relation((("ū", 1.0), ("ū[2]", -1.0)), None, None, None, False)
+    with pytest.raises(NumericError, match="no structural keys"):
+        relation_construction(relation, "type1")
 
 
 def test_euler_path_for_z_is_an_exact_invariance_with_the_hand_loss():
