@@ -16,7 +16,8 @@ that is 1 + p + p(p+1)/2 derivatives (21 at d = 2). φ is kept abstract: it is t
 **Merges.** Derivatives that are the same function up to a constant factor for *every* φ (same
 x^α and m) are one term of the Taylor expansion, whose coefficients the expansion collects: at
 d = 2, ∂²ū/∂M12∂a1 = 2·∂²ū/∂M11∂a2 and ∂²ū/∂M12² = 4·∂²ū/∂M11∂M22, so 21 → 18 distinct terms.
-They are found by comparing the normalised polynomial parts symbolically, never assumed.
+They are found as for every term set (:mod:`~identcheck.merge`: a fingerprint proposes, an exact
+ratio confirms), never assumed.
 
 The linear expert of plain MHA, u(x; M, a) = exp(xᵀMx)·aᵀx, is the same construction with φ(z) = z.
 """
@@ -31,6 +32,7 @@ import sympy as sp
 
 from .activation import Z, parse_activation
 from .errors import IdentcheckError
+from .merge import Merge, merge_proportional
 
 __all__ = ["Merge", "Term", "TermSet", "derivative_label", "phi_placeholder", "substitute_phi", "type1_term_set", "type1_terms"]
 
@@ -76,21 +78,6 @@ class Term:
     expr: sp.Expr = field(repr=False)
     reduced: sp.Expr = field(repr=False)
     phi_order: int
-
-
-@dataclass(frozen=True, slots=True)
-class Merge:
-    """``merged = factor · into``, for every φ."""
-
-    merged: str
-    into: str
-    factor: sp.Rational
-
-    def __str__(self) -> str:
-        return f"{self.merged} = {_factor_text(self.factor)}{self.into}"
-
-    def to_dict(self) -> dict:
-        return {"merged": self.merged, "into": self.into, "factor": str(self.factor)}
 
 
 @dataclass(frozen=True, eq=False)
@@ -163,10 +150,6 @@ def _m_name(j: int, k: int) -> str:
     return f"M{j + 1}{k + 1}"
 
 
-def _factor_text(factor) -> str:
-    return "" if factor == 1 else ("−" if factor == -1 else f"{factor}·")
-
-
 def derivative_label(base: str, derivative: tuple) -> str:
     """``('M11', 'a2')`` → ``'∂²ū/∂M11∂a2'``; repeated parameters get a power."""
     if not derivative:
@@ -212,27 +195,23 @@ def type1_term_set(dim: int, base: str = "ū") -> TermSet:
     derivatives += [(p.name,) for p in params]
     derivatives += [(p.name, q.name) for i, p in enumerate(params) for q in params[i:]]
 
-    terms: list[Term] = []
-    merges: list[Merge] = []
-    index: dict[tuple, tuple[int, sp.Rational]] = {}
-    seen: dict[tuple, tuple[int, sp.Rational]] = {}
+    labels, groups, factors, reduced_terms = [], [], [], []
     for derivative in derivatives:
         expr = base_expr
         for name in derivative:
             expr = sp.diff(expr, by_name[name])
         reduced = sp.expand(expr / exponential)
-        key, leading = _shape_key(reduced, x)
-        label = derivative_label(base, derivative)
-        if key in seen:
-            position, rep_leading = seen[key]
-            factor = sp.nsimplify(leading / rep_leading)
-            index[derivative] = (position, factor)
-            merges.append(Merge(label, terms[position].label, factor))
-            continue
-        phi_order = sum(1 for name in derivative if name.startswith("a"))
-        seen[key] = (len(terms), leading)
-        index[derivative] = (len(terms), sp.Integer(1))
-        terms.append(Term(label, derivative, exponential * reduced, reduced, phi_order))
+        phis = sorted(reduced.atoms(_PhiDerivative), key=str)
+        labels.append(derivative_label(base, derivative))
+        groups.append(tuple(str(p) for p in phis))
+        factors.append(reduced.xreplace({p: sp.Symbol(f"_Phi{p.order}") for p in phis}))
+        reduced_terms.append(reduced)
+    kept, merges, placement = merge_proportional(labels, groups, factors)
+    terms = [
+        Term(labels[i], derivatives[i], exponential * reduced_terms[i], reduced_terms[i], sum(1 for n in derivatives[i] if n.startswith("a")))
+        for i in kept
+    ]
+    index = dict(zip(derivatives, placement))
     return TermSet(
         dim=dim,
         base=base,
@@ -244,19 +223,6 @@ def type1_term_set(dim: int, base: str = "ū") -> TermSet:
         index=index,
         n_derivatives=len(derivatives),
     )
-
-
-def _shape_key(reduced: sp.Expr, x) -> tuple:
-    """A key equal for two reduced terms iff they agree up to a numeric factor, and that factor.
-
-    ``reduced`` is a term divided by exp(xᵀMx): a polynomial in x and the φ^(m)(aᵀx).
-    """
-    phis = sorted(reduced.atoms(_PhiDerivative), key=str)
-    stand_ins = sp.symbols(f"P0:{len(phis)}")
-    poly = sp.Poly(reduced.xreplace(dict(zip(phis, stand_ins))), *x, *stand_ins)
-    leading = poly.LC()
-    normalised = tuple((monom, sp.nsimplify(coeff / leading)) for monom, coeff in poly.terms())
-    return (tuple(str(p) for p in phis), normalised), leading
 
 
 def type1_terms(phi=None, dim: int = 2, params=None):

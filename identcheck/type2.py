@@ -20,7 +20,7 @@ also produces. M-derivatives are taken at M_1..M_{N−1} only: M_N = 0 is fixed,
 
 Each term is (φ-free factor) × φ^(m)(f^k); terms of one channel and one m share the φ factor
 and form a *group*. Two terms of a group that are the same function up to a constant (for
-every φ) are merged, as for type-1. Relations *within* a group hold for every φ — the linear
+every φ) are merged, as for type-1 (:mod:`~identcheck.merge`). Relations *within* a group hold for every φ — the linear
 expert's own PDE Σ_l a_l ∂²u/∂M_jk∂a_l = ∂u/∂M_jk is one — and are handled by the check
 (:mod:`~identcheck.conditions.type2`), which judges φ on a set reduced by them and reports the literal verdict beside.
 """
@@ -31,11 +31,11 @@ import itertools
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-import numpy as np
 import sympy as sp
 
 from .errors import IdentcheckError
-from .terms import Merge, derivative_label, phi_placeholder
+from .merge import merge_proportional
+from .terms import derivative_label, phi_placeholder
 
 __all__ = ["Type2Term", "Type2TermSet", "on_channel", "type2_term_set"]
 
@@ -195,7 +195,9 @@ def type2_term_set(dim: int = 2, n_gates: int = 2, n_channels: int = 2, mixed_pr
             for (l1, e1, p1), (l2, e2, p2) in itertools.product(first_u, first_v):
                 label = f"{l1}·{l2}·φ''(f{kk})/E² [extension]"
                 terms.append(Type2Term(label, k, 2, "uv", e1 * e2 / E**2, ("uv", k, p1, p2)))
-    distinct, merges, index = _merge(terms, x, params)
+    kept, merges, placement = merge_proportional([t.label for t in terms], [t.group for t in terms], [t.factor for t in terms], (*x, *params))
+    distinct = [terms[i] for i in kept]
+    index = {t.key: place for t, place in zip(terms, placement)}
     return Type2TermSet(
         dim=d,
         n_gates=N,
@@ -210,38 +212,3 @@ def type2_term_set(dim: int = 2, n_gates: int = 2, n_channels: int = 2, mixed_pr
         index=index,
         experts=tuple(tuple(tuple(a_syms[(i, k, l)] for l in range(d)) for k in range(K)) for i in range(N)),
     )
-
-
-def _merge(terms, x, params):
-    """Merge terms of one group that are the same function up to a constant (for every φ).
-
-    Candidates come from a numeric fingerprint (values at random rational points, normalised);
-    each merge is confirmed exactly: the ratio of the two φ-free factors simplifies to a number.
-    Returns the distinct terms, the merges, and the index key → (position, factor).
-    """
-    rng = np.random.default_rng(20260201)
-    symbols = (*x, *params)
-    samples = [dict(zip(symbols, (sp.Rational(int(v), 16) for v in rng.integers(-12, 13, len(symbols))))) for _ in range(4)]
-    fingerprints = []
-    for t in terms:
-        values = np.array([float(t.factor.xreplace(point)) for point in samples])
-        scale = values[np.argmax(np.abs(values))]
-        fingerprints.append(tuple(np.round(values / scale, 9)) if scale != 0 else None)
-    distinct: list = []
-    merges: list = []
-    index: dict = {}
-    seen: dict = {}
-    for t, fp in zip(terms, fingerprints):
-        key = (t.group, fp)
-        if fp is not None and key in seen:
-            rep = distinct[seen[key]]
-            ratio = sp.simplify(sp.cancel(t.factor / rep.factor))
-            if ratio.is_number and ratio != 0:
-                merges.append(Merge(t.label, rep.label, sp.nsimplify(ratio)))
-                index[t.key] = (seen[key], merges[-1].factor)
-                continue
-        if fp is not None:
-            seen.setdefault(key, len(distinct))
-        index[t.key] = (len(distinct), sp.Integer(1))
-        distinct.append(t)
-    return distinct, merges, index

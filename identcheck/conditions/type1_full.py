@@ -51,10 +51,11 @@ from ..budget import Outcome
 from ..certify import prove_relation
 from ..compile import CompiledTerms
 from ..families import phi_properties, templates_for
+from ..merge import merge_proportional
 from ..probes import Probe, default_probes, head_experts, type1_head
 from ..rank import DEFAULT_LADDER
 from ..relations import explain_null_space
-from ..terms import Merge, phi_placeholder, type1_term_set
+from ..terms import phi_placeholder, type1_term_set
 from .base import Condition, ProbeMatrix
 
 __all__ = ["Type1Full", "head_terms"]
@@ -91,22 +92,14 @@ def _exp_derivatives(dim, x):
     q = sp.expand((xv.T * _matrix(m, dim) * xv)[0])
     e = sp.exp(q)
     derivatives = [(p,) for p in m] + [(p, s) for i, p in enumerate(m) for s in m[i:]]
-    kept, merges, seen = [], [], {}
+    labels, polys, names = [], [], []
     for derivative in derivatives:
-        reduced = sp.expand(sp.diff(e, *derivative) / e)
-        poly = sp.Poly(reduced, *x)
-        lead = poly.LC()
-        key = tuple((mon, c / lead) for mon, c in poly.terms())
-        names = [str(p) for p in derivative]
-        below = "".join(f"∂{n}" + ("²" if c == 2 else "") for n, c in ((n, len(list(g))) for n, g in itertools.groupby(names)))
-        label = ("∂" if len(derivative) == 1 else "∂²") + "v̄/" + below
-        if key in seen:
-            position, rep = seen[key]
-            merges.append((label, kept[position][0], sp.nsimplify(lead / rep)))
-            continue
-        seen[key] = (len(kept), lead)
-        kept.append((label, reduced, tuple(names)))
-    return kept, merges
+        polys.append(sp.expand(sp.diff(e, *derivative) / e))
+        names.append(tuple(str(p) for p in derivative))
+        below = "".join(f"∂{n}" + ("²" if c == 2 else "") for n, c in ((n, len(list(g))) for n, g in itertools.groupby(names[-1])))
+        labels.append(("∂" if len(derivative) == 1 else "∂²") + "v̄/" + below)
+    kept, merges, _ = merge_proportional(labels, [()] * len(labels), polys)
+    return [(labels[i], polys[i], names[i]) for i in kept], merges
 
 
 @lru_cache(maxsize=None)
@@ -155,7 +148,7 @@ def head_terms(dim: int, n_free: int, n_channels: int) -> HeadTerms:
                 labels.append(label.replace("v̄/", f"v̄{k + 1}/", 1) + f"[g{i + 1}]")
                 keys.append(("v", i, k, names))
     params = tuple(itertools.chain.from_iterable(m_sym)) + tuple(s for gate in a_sym for ch in gate for s in ch)
-    v_merges = tuple(Merge(m, into, factor) for m, into, factor in merges)
+    v_merges = tuple(merges)
     return HeadTerms(tuple(exprs), tuple(labels), tuple(keys), params, tuple(x), n_t1, v_merges)
 
 
