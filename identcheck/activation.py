@@ -29,6 +29,9 @@ from .grammar import FUNCTIONS, Z, parse_param, parse_text
 
 __all__ = ["Activation", "FUNCTIONS", "Z", "parse_activation", "parse_param"]
 
+#: |φ'(z)| above this at a float64 sample shows φ is not constant (no sympy needed)
+NONZERO_SAMPLE = 1e-9
+
 _NON_SMOOTH_ATOMS = (
     sp.Abs,
     sp.sign,
@@ -216,7 +219,7 @@ def _simplifies_to_zero(expr: sp.Expr, numeric: Callable[[np.ndarray], np.ndarra
             samples = np.asarray(numeric(np.array([-0.731, -0.113, 0.257, 0.619, 1.333])), dtype=complex)
         except (TypeError, ValueError, ZeroDivisionError, OverflowError):
             samples = np.zeros(0, dtype=complex)
-    if np.any(np.isfinite(samples) & (np.abs(samples) > 1e-9)):
+    if np.any(np.isfinite(samples) & (np.abs(samples) > NONZERO_SAMPLE)):
         return False
     try:  # under a budget (:mod:`budget`); running out counts as "not shown zero"
         value, _ = run(sp.simplify, expr, seconds=SIMPLIFY_SECONDS, default=None)

@@ -53,7 +53,7 @@ class Merge:
 
 
 def _factor_text(factor) -> str:
-    return "" if factor == 1 else ("-" if factor == -1 else f"{factor}·")
+    return "" if factor == 1 else ("−" if factor == -1 else f"{factor}·")
 
 
 def merge_proportional(labels: Sequence[str], groups: Sequence, factors: Sequence[sp.Expr], symbols=None) -> tuple[list, list, list]:

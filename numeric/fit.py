@@ -40,7 +40,7 @@ __all__ = ["Box", "FitResult", "fit", "initial_params", "OPTIMIZERS", "GD_OBJECT
 PAPER_INIT_EXPONENT = -0.083
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FitResult:
     """One fit: what was fitted, how well, how fast."""
 

@@ -45,6 +45,8 @@ OPTIMIZERS = ("gd", "lm", "trf")
 GD_OBJECTIVES = ("mean", "sum")
 #: lm holds a parameter fixed when it is this close (fraction of span) to a bound and the gradient pushes out.
 PIN_TOLERANCE = 1e-12
+#: actual / predicted decrease above which LM's quadratic model is trusted enough to stop on ftol
+TRUSTED_AGREEMENT = 0.25
 
 
 def _gd(model, X, Y, theta, shape, box, max_epochs=1000, step=0.05, rtol=1e-10, objective="mean"):
@@ -115,7 +117,7 @@ def _lm(model, X, Y, theta, shape, box, ftol=1e-6, max_iter=200):
         decrease = (cost - trial_cost) / cost
         theta, cost = trial, trial_cost
         r, JtJ, Jtr = model.normal_equations(HMoEParams.from_vector(theta, *shape), X, Y)
-        if decrease < ftol and agreement > 0.25:  # small drop, and the quadratic model trusted
+        if decrease < ftol and agreement > TRUSTED_AGREEMENT:  # small drop, and the quadratic model trusted
             return theta, iteration, True
     return theta, max_iter, False
 

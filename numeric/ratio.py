@@ -26,7 +26,7 @@ __all__ = ["RatioRow", "theorem1_sequence", "ratio_table", "MAX_SEQUENCE_N"]
 MAX_SEQUENCE_N = 1e6
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RatioRow:
     n: float
     l2: float

@@ -32,7 +32,7 @@ __all__ = ["VoronoiCells", "voronoi_cells", "voronoi_loss"]
 MAX_N_FOR_PERMUTATIONS = 6
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class VoronoiCells:
     """cells[(h, k)] = list of (h', k', dM (N,), da (N,)) for the fitted channels in V(h, k)."""
 

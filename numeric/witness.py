@@ -57,6 +57,8 @@ __all__ = [
 ]
 
 _M_INDEX = {"M11": 0, "M12": 1, "M22": 2}
+#: share of a lifted relation's direction on the Jacobian's null space above which the projection is used
+NULL_SHARE = 0.1
 
 
 def _coefficients(relation):
@@ -206,7 +208,7 @@ def _null_space_path(model, G, u, X, family) -> Path:
         scaled = u * norms
         projected = null.T @ (null @ scaled) if len(null) else np.zeros_like(scaled)
         share = float(np.linalg.norm(projected) / np.linalg.norm(scaled))
-        if share > 0.1:
+        if share > NULL_SHARE:
             direction, note = projected / norms, f"lifted relation projected on the Jacobian's null space ({share:.2f} of it lies there)"
         else:
             direction, note = u, f"the lifted relation is not a null direction of the model (share {share:.2e})"

@@ -110,8 +110,8 @@ def head_terms(dim: int, n_free: int, n_channels: int) -> HeadTerms:
     gate-major (free gates, then the fixed gate). Columns: T1 of each expert (the type-1 term
     set, labelled ``label[c]`` in expert order), then ∂^r v̄^k/∂M^r(x; M_i) for free gate i and
     channel k (labelled ``∂v̄k/∂M11[gi]``). Keys: ``(expert, derivative)`` as type-1's (expert
-    0-based), ``("v", i, k, names)`` for a v̄-term (gate i, channel k 0-based; ``names`` the M
-    entries differentiated, e.g. ``("M11", "M12")``).
+    0-based), ``("v", k, i, names)`` for a v̄-term (channel k, gate i, 0-based, in the order of
+    type-2's keys; ``names`` the M entries differentiated, e.g. ``("M11", "M12")``).
     """
     t1 = type1_term_set(dim)
     x = t1.x
@@ -146,7 +146,7 @@ def head_terms(dim: int, n_free: int, n_channels: int) -> HeadTerms:
             for label, reduced, names in kept:
                 exprs.append(reduced * exps[i] * outputs[k])
                 labels.append(label.replace("v̄/", f"v̄{k + 1}/", 1) + f"[g{i + 1}]")
-                keys.append(("v", i, k, names))
+                keys.append(("v", k, i, names))
     params = tuple(itertools.chain.from_iterable(m_sym)) + tuple(s for gate in a_sym for ch in gate for s in ch)
     v_merges = tuple(merges)
     return HeadTerms(tuple(exprs), tuple(labels), tuple(keys), params, tuple(x), n_t1, v_merges)

@@ -177,7 +177,7 @@ def _key_from_label(label):
     if match := _V_LABEL.match(label):
         names = re.findall(r"∂(M\d\d)(²?)", match["below"])
         names = tuple(n for name, square in names for n in (name,) * (2 if square else 1))
-        return ("v", int(match["g"]) - 1, int(match["k"]) - 1, names)
+        return ("v", int(match["k"]) - 1, int(match["g"]) - 1, names)
     match = _T1_LABEL.match(label)
     names = tuple(p for p in (match["p1"], match["p2"], match["p3"]) if p)
     if match["p2"] and not match["p3"]:
