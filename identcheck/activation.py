@@ -172,6 +172,9 @@ def _exact(name: str, value) -> sp.Rational:
 
 def _from_sympy(expr: sp.Basic, params: Mapping[str, sp.Rational]):
     symbols = {s.name: s for s in expr.free_symbols}
+    unused = [k for k in params if k not in symbols]
+    if unused:
+        raise IdentcheckError(f"params={{{unused[0]!r}: VALUE}}: phi={expr} does not use {unused[0]!r}")
     subs = {symbols[k]: v for k, v in params.items() if k in symbols}
     rest = [s for s in expr.free_symbols if s.name not in params]
     if len(rest) > 1:

@@ -37,6 +37,11 @@ FLAGS = (
     (re.compile(r"\bparam="), "--param "),
     (re.compile(r"\bjobs="), "--jobs="),
     (re.compile(r"\bwidth="), "--width="),
+    (re.compile(r"\binclude_zero=True\b"), "--include-zero"),
+    (re.compile(r"\bmixed_products=True\b"), "--mixed-products"),
+    (re.compile(r"\bn_gates="), "--gates "),
+    (re.compile(r"\bn_channels="), "--channels "),
+    (re.compile(r"condition 'mha' takes no phi"), "--condition mha takes no PHI"),
 )
 
 
@@ -177,25 +182,22 @@ def _check(args) -> int:
         raise IdentcheckError(f"--condition={args.condition!r} is unknown{hint}; available: {', '.join(choices)}")
     conditions = ("type1", "type2") if args.condition == "both" else (args.condition,)
     params = dict(parse_param(p) for p in args.param)
-    if args.condition == "mha" and args.phi:
-        raise IdentcheckError("--condition mha takes no PHI: the expert is linear (that is the point of the contrast)")
-    if args.condition != "mha" and args.condition != "type1" and args.include_zero:
-        raise IdentcheckError("--include-zero applies to type1 and mha only")
-    phis = ["z"] if args.condition == "mha" else (args.phi or PAPER_EXAMPLES)
+    phis = (args.phi or [None]) if args.condition == "mha" else (args.phi or PAPER_EXAMPLES)
+    unused = [name for name in params if not any(phi is not None and _mentions(phi, name) for phi in phis)]
+    if unused and args.condition != "mha":  # mha: the library refuses every param
+        raise IdentcheckError(f"--param {unused[0]}: no phi uses {unused[0]!r}")
     jobs = []
-    for phi in phis:  # validate every input before any output
+    for phi in phis:  # validate every input before any output: the library's checks, its errors
         for condition in conditions:
-            arguments = {"condition": condition, "dim": args.dim, "params": params, "seed": args.seed}
-            arguments |= {"points_per_term": args.points_per_term, **_options(args, condition)}
+            used = {k: v for k, v in params.items() if condition == "mha" or _mentions(phi, k)}
+            arguments = {"condition": condition, "dim": args.dim, "params": used, "seed": args.seed}
+            arguments |= {"points_per_term": args.points_per_term, **_options(args, condition, strict=args.condition != "both")}
             make_condition(phi, **arguments)
             jobs.append((phi, arguments))
-    unused = [name for name in params if not any(_mentions(phi, name) for phi in phis)]
-    if unused:
-        raise IdentcheckError(f"--param {unused[0]}: no phi uses {unused[0]!r}")
     results = []
     with StatusLine(enabled=sys.stderr.isatty() and not args.json) as status:
         for i, (phi, arguments) in enumerate(jobs):
-            job = f"{phi} [{arguments['condition']}]"
+            job = f"{phi or 'linear expert'} [{arguments['condition']}]"
             title = f"phi {i + 1}/{len(jobs)} {job!r}"
 
             def progress(done, n_probes, name, title=title):
@@ -239,15 +241,17 @@ def _scan(args) -> int:
     return 0
 
 
-def _options(args, condition: str) -> dict:
-    """The condition's own options, from the flags (the others do not apply to it)."""
+def _options(args, condition: str, strict: bool) -> dict:
+    """The conditions' options, from the flags: all of them when ``strict`` (the library refuses
+    one the condition does not take, unless at its default), else only the condition's own
+    (``--condition both``: each flag applies where it means something)."""
     given = {
         "include_zero": args.include_zero,
         "n_gates": args.gates,
         "n_channels": args.channels,
         "mixed_products": args.mixed_products,
     }
-    return {name: value for name, value in given.items() if name in CONDITIONS[condition].options}
+    return {name: value for name, value in given.items() if strict or name in CONDITIONS[condition].options}
 
 
 def _catalog(args) -> int:

@@ -149,6 +149,7 @@ def _out_of_range(fraction: Fraction) -> bool:
 
 
 def parse_text(text: str, params: Mapping[str, sp.Rational]) -> sp.Expr:
+    """The sympy expression ``text`` spells, with ``params`` substituted (each must be used)."""
     if not text:
         raise IdentcheckError("phi='': empty expression")
     if len(text) > MAX_TEXT_LENGTH:
@@ -165,7 +166,12 @@ def parse_text(text: str, params: Mapping[str, sp.Rational]) -> sp.Expr:
     nodes = sum(1 for _ in ast.walk(tree))
     if nodes > MAX_NODES:
         raise IdentcheckError(f"phi={text!r}: too large ({nodes} syntax nodes, at most {MAX_NODES})")
-    return _Builder(text, params).build(tree.body)
+    builder = _Builder(text, params)
+    expr = builder.build(tree.body)
+    unused = [name for name in params if name not in builder.used]
+    if unused:
+        raise IdentcheckError(f"params={{{unused[0]!r}: VALUE}}: phi={text!r} does not use {unused[0]!r}")
+    return expr
 
 
 class _Builder:
@@ -174,6 +180,7 @@ class _Builder:
     def __init__(self, text: str, params: Mapping[str, sp.Rational]):
         self.text = text
         self.params = params
+        self.used: set[str] = set()
 
     def fail(self, why: str):
         raise IdentcheckError(f"phi={self.text!r}: {why}")
@@ -218,6 +225,7 @@ class _Builder:
         if name == "z":
             return Z
         if name in self.params:
+            self.used.add(name)
             return self.params[name]
         if name in CONSTANTS:
             return CONSTANTS[name]

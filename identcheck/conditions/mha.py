@@ -9,9 +9,12 @@ from __future__ import annotations
 import dataclasses
 
 from ..activation import parse_activation
+from ..errors import IdentcheckError
 from .type1 import Type1
 
 __all__ = ["MHA"]
+
+TEXT = "z (linear expert, no gate)"  # the activation's text in results (and in their JSON)
 
 
 class MHA(Type1):
@@ -20,4 +23,8 @@ class MHA(Type1):
 
     @classmethod
     def activation_for(cls, phi=None, params=None):
-        return dataclasses.replace(parse_activation("z"), text="z (linear expert, no gate)")
+        """The linear expert; a φ other than z (or None), or params, are refused: there is no gate."""
+        if (phi is not None and not (isinstance(phi, str) and phi.strip() in ("z", TEXT))) or params:
+            shown = f"phi={phi!r}" if not params else f"params={params!r}"
+            raise IdentcheckError(f"{shown}: condition 'mha' takes no phi: the expert is linear (that is the point of the contrast)")
+        return dataclasses.replace(parse_activation("z"), text=TEXT)

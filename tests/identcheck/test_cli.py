@@ -76,8 +76,10 @@ def test_condition_both_gives_one_object_per_phi_and_condition(capsys):
 @pytest.mark.parametrize(
     "argv, reason",
     [
-        (["check", "--condition", "mha", "z"], "takes no PHI"),
-        (["check", "z", "--condition", "type2", "--gates", "9"], "n_gates=9"),
+        (["check", "--condition", "mha", "tanh(z)"], "takes no PHI"),
+        (["check", "--condition", "mha", "--param", "b=1"], "takes no PHI"),
+        (["check", "z", "--condition", "type2", "--mixed-products", "--include-zero"], "--include-zero: applies to type1 and mha only"),
+        (["check", "z", "--condition", "type2", "--gates", "9"], "--gates 9"),
         (["check", "z", "--condition", "type2", "--include-zero"], "--include-zero"),
         (["catalog", "--jobs", "0"], "--jobs"),
         (["catalog", "--out", "/nonexistent/folder/x.md"], "does not exist"),
@@ -91,6 +93,12 @@ def test_more_bad_input(capsys, argv, reason):
     assert main(argv) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and reason in captured.err
+
+
+def test_a_param_goes_to_the_phis_that_use_it(capsys):
+    assert main(["check", "sigmoid(z + b)", "tanh(z)", "--param", "b=1", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [d["phi"] for d in out] == ["sigmoid(z + b) [b=1]", "tanh(z)"]
 
 
 def test_certify_flag_reaches_the_json_and_the_text(capsys):

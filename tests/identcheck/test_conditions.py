@@ -50,6 +50,26 @@ def test_an_option_of_another_condition_is_refused(condition, option, match):
         check("z", condition=condition, **option)
 
 
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: check("tanh(z)", condition="mha"), r"phi='tanh\(z\)': condition 'mha' takes no phi"),
+        (lambda: check(None, condition="mha", params={"b": 1}), r"params=\{'b': 1\}: condition 'mha'"),
+        (lambda: parse_activation("sigmoid(z)", {"b": 1}), r"params=\{'b': VALUE\}: phi='sigmoid\(z\)' does not use 'b'"),
+        (lambda: check("sigmoid(z + b)", params={"b": 1, "c": 2}), r"does not use 'c'"),
+        (lambda: check("z", condition="type2", include_zero=True), r"include_zero=True: applies to type1 and mha only"),
+    ],
+)
+def test_the_library_refuses_what_it_would_ignore(call, match):
+    with pytest.raises(IdentcheckError, match=match):
+        call()
+
+
+def test_mha_replays_from_its_own_json_expression():
+    result = check(None, condition="mha")
+    assert CONDITIONS["mha"].from_json(result.to_dict()).activation.text == result.phi
+
+
 def test_the_options_a_condition_takes_reach_it():
     assert make_condition("z", "type1", include_zero=True).include_zero is True
     assert make_condition("z", "type2", n_channels=1).head["n_channels"] == 1
