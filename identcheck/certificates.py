@@ -16,6 +16,7 @@ A certified probe proves a statement at *its* parameter values only; the verdict
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable
 
 import flint
@@ -27,11 +28,85 @@ from .certify import recover_relations
 from .conditions import CONDITIONS, ProbeMatrix
 from .errors import IdentcheckError
 from .evidence import Certificate, CertificateKind
-from .interval import approximate_inverse_test, certify_full_column_rank
+from .interval import IntervalCertificate, approximate_inverse_test, certify_full_column_rank
 from .probes import Component, HeadConfig, Probe
 from .report import Relation
 
-__all__ = ["certify_probe", "replay", "hex_points"]
+__all__ = ["IntervalDetail", "RelationsDetail", "certify_probe", "replay", "hex_points"]
+
+RECOVERED = "rational relation recovered from a 120-digit null space, proved identically zero by sympy"
+
+
+@dataclass(frozen=True, slots=True)
+class IntervalDetail:
+    """An interval certificate as recorded: the test's outcome (:class:`~identcheck.interval.IntervalCertificate`)
+    and what :func:`replay` needs besides — the minor's sample points (float64 hex, exact) and its
+    columns' positions in the probe's full column list."""
+
+    test: IntervalCertificate
+    points: tuple
+    columns: tuple
+
+    @property
+    def why_not(self) -> str | None:
+        return None if self.test.proved else f"||I - R S||_F < 1 not reached up to {self.test.digits} digits"
+
+    def brief(self) -> str:
+        return f"interval, σ_min ≥ {self.test.sigma_min_lower_bound:.2g} at {self.test.digits} digits"
+
+    def to_dict(self, rest: bool = False) -> dict:
+        """Schema 1; as a dependence's ``rest_certificate`` (``rest``): columns before points, no ``why_not``."""
+        if rest:
+            return self.test.to_dict() | {"columns": list(self.columns), "points": [list(p) for p in self.points]}
+        where = {"points": [list(p) for p in self.points], "columns": list(self.columns)}
+        return self.test.to_dict() | where | ({"why_not": self.why_not} if self.why_not else {})
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "IntervalDetail":
+        """Read back from the JSON (schema 1); a malformed record is a one-line error."""
+        try:
+            test = IntervalCertificate(
+                bool(data["proved"]), tuple(int(r) for r in data["rows"]), tuple(int(e) for e in data["column_exponents"]),
+                int(data["digits"]), float(data["residual_bound"]), float(data["sigma_min_lower_bound"]),
+                tuple((int(a["digits"]), float(a["residual_bound"])) for a in data["attempts"]),
+            )
+            return cls(test, tuple(tuple(str(v) for v in row) for row in data["points"]), tuple(int(c) for c in data["columns"]))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise IdentcheckError(f"certificate detail: malformed interval record ({type(exc).__name__}: {exc})") from None
+
+
+@dataclass(frozen=True, slots=True)
+class RelationsDetail:
+    """A dependence's certificate as recorded: the exact relations recovered and proved, and
+    whether the nullity is exact (every basis relation proved and the rest of the columns
+    certified independent by ``rest``, an :class:`IntervalDetail`; None when no column is left)."""
+
+    nullity: int
+    recovered: int
+    relations: tuple
+    method: str
+    nullity_exact: bool
+    rest: IntervalDetail | None
+    timed_out: int = 0
+    why_not: str | None = None
+
+    def brief(self) -> str:
+        return f"{len(self.relations)} of {self.nullity} relations exact" + (" (nullity exact)" if self.nullity_exact else "")
+
+    def to_dict(self) -> dict:
+        data = {
+            "nullity": self.nullity,
+            "recovered": self.recovered,
+            "proved": len(self.relations),
+            "relations": [r.to_dict() for r in self.relations],
+            "method": self.method,
+            "nullity_exact": self.nullity_exact,
+        }
+        if len(self.relations) == self.nullity:
+            data["rest_certificate"] = None if self.rest is None else self.rest.to_dict(rest=True)
+        if self.timed_out:  # only when it happened: the JSON keeps its shape otherwise
+            data["timed_out"] = self.timed_out
+        return data | ({"why_not": self.why_not} if self.why_not else {})
 
 
 def hex_points(points: np.ndarray) -> list:
@@ -62,11 +137,7 @@ def certify_probe(decision, matrix: ProbeMatrix, prove: Callable[[tuple], bool],
         return Certificate(None, "the rank was not settled on the precision ladder; nothing to certify"), relations
     if decision.independent:
         cert = certify_full_column_rank(values, matrix.rows, decision.smallest_singular_value)
-        detail = cert.to_dict()
-        detail["points"] = hex_points(points[list(cert.rows)])
-        detail["columns"] = columns
-        if not cert.proved:
-            detail["why_not"] = f"||I - R S||_F < 1 not reached up to {cert.digits} digits"
+        detail = IntervalDetail(cert, tuple(map(tuple, hex_points(points[list(cert.rows)]))), tuple(columns))
         return Certificate(CertificateKind.INTERVAL if cert.proved else None, detail), relations
 
     exact = recover_relations(decision.null_space, matrix.arb)
@@ -77,40 +148,30 @@ def certify_probe(decision, matrix: ProbeMatrix, prove: Callable[[tuple], bool],
         outcomes.append((c, Outcome(False, True) if late else prove(c)))
     proved = [c for c, outcome in outcomes if outcome]
     timed_out = sum(bool(getattr(outcome, "timed_out", False)) for _, outcome in outcomes)
-    detail = {
-        "nullity": decision.nullity,
-        "recovered": sum(c is not None for c in exact),
-        "proved": len(proved),
-        "relations": [_relation(c, matrix).to_dict() for c in proved],
-        "method": "rational relation recovered from a 120-digit null space, proved identically zero by sympy",
-    }
+    exact_relations = tuple(_relation(c, matrix) for c in proved)
+    recovered = sum(c is not None for c in exact)
+    rest_detail, nullity_exact = None, False
     if len(proved) == decision.nullity:
         pivots = {relation[0][0] for relation in proved}
         rest = [j for j in range(values.shape[1]) if j not in pivots]
-        cert = None
         if rest:
             cert = certify_full_column_rank(values[:, rest], lambda rows, digits: _columns(matrix.rows(rows, digits), rest))
-        detail["nullity_exact"] = bool(cert is None or cert.proved)
-        detail["rest_certificate"] = None if cert is None else {
-            **cert.to_dict(),
-            "columns": [columns[j] for j in rest],
-            "points": hex_points(points[list(cert.rows)]),
-        }
+            rest_detail = IntervalDetail(cert, tuple(map(tuple, hex_points(points[list(cert.rows)]))), tuple(columns[j] for j in rest))
+        nullity_exact = rest_detail is None or rest_detail.test.proved
         if all(r.family is None for r in relations):  # nothing recognised: show the exact relations instead
-            relations = tuple(_relation(c, matrix) for c in proved)
-    else:
-        detail["nullity_exact"] = False
-    if timed_out:  # only when it happened: the JSON keeps its shape otherwise
-        detail["timed_out"] = timed_out
+            relations = exact_relations
     already = any(r.proved for r in relations)
-    if proved or already:
-        if not proved:
-            detail["method"] = "a family relation proved identically zero by sympy (rational recovery did not prove the basis)"
-        return Certificate(CertificateKind.PROOF, detail), relations
-    detail["why_not"] = (
-        "coefficients not recognised as rationals" if not detail["recovered"] else "sympy did not reduce the recovered relations to 0"
-    ) + (f" ({timed_out} exact proof(s) timed out)" if timed_out else "")
-    return Certificate(None, detail), relations
+    if proved or not already:
+        method = RECOVERED
+    else:
+        method = "a family relation proved identically zero by sympy (rational recovery did not prove the basis)"
+    why_not = None
+    if not (proved or already):
+        why_not = (
+            "coefficients not recognised as rationals" if not recovered else "sympy did not reduce the recovered relations to 0"
+        ) + (f" ({timed_out} exact proof(s) timed out)" if timed_out else "")
+    detail = RelationsDetail(decision.nullity, recovered, exact_relations, method, nullity_exact, rest_detail, timed_out, why_not)
+    return Certificate(CertificateKind.PROOF if proved or already else None, detail), relations
 
 
 def _relation(coefficients, matrix) -> Relation:
@@ -141,12 +202,13 @@ def replay(result: dict, probe_name: str) -> dict:
     cert = probe.get("certificate") or {}
     if cert.get("kind") != CertificateKind.INTERVAL:
         raise IdentcheckError(f"probe={probe_name!r}: has no interval certificate")
-    detail = cert["detail"]
-    points = np.array([[float.fromhex(v) for v in row] for row in detail["points"]])
+    detail = IntervalDetail.from_dict(cert["detail"])
+    points = np.array([[float.fromhex(v) for v in row] for row in detail.points])
     condition = CONDITIONS[result["condition"]].from_json(result)
-    arb = condition.full_matrix(Probe(probe_name, _components(probe["components"])), points).arb(int(detail["digits"]))
-    arb = _columns(arb, detail["columns"])
-    bound, sigma = approximate_inverse_test(arb, detail["column_exponents"], int(detail["digits"]))
+    digits = detail.test.digits
+    arb = condition.full_matrix(Probe(probe_name, _components(probe["components"])), points).arb(digits)
+    arb = _columns(arb, detail.columns)
+    bound, sigma = approximate_inverse_test(arb, list(detail.test.column_exponents), digits)
     return {"proved": bound < 1, "residual_bound": bound, "sigma_min_lower_bound": sigma}
 
 

@@ -34,20 +34,31 @@ class CertificateKind(StrEnum):
 class Certificate:
     """What a probe's outcome rests on beyond numerics (:mod:`certificates`).
 
-    ``kind`` is None when nothing could be certified; ``detail`` then says why (a string or a
-    dict with ``why_not``). For an interval certificate ``detail`` holds what :func:`replay`
-    needs: the sample points (float64 hex), columns, column scaling, precision and bounds.
+    ``kind`` is None when nothing could be certified; ``detail`` then says why (a string, or a
+    record with ``why_not``). The records are :class:`~identcheck.certificates.IntervalDetail`
+    (what :func:`~identcheck.certificates.replay` needs: the sample points (float64 hex), columns,
+    column scaling, precision and bounds) and :class:`~identcheck.certificates.RelationsDetail`
+    (the exact relations); each has ``brief()`` and ``to_dict()`` (schema 1).
     """
 
     kind: CertificateKind | None
-    detail: dict | str = field(repr=False)
+    detail: "IntervalDetail | RelationsDetail | str" = field(repr=False)  # noqa: F821 (defined in certificates)
 
     @property
     def proved(self) -> bool:
         return self.kind is not None
 
+    def brief(self) -> str:
+        """One line for the probe table: ``[proved: …]`` or ``[not certified: why]``."""
+        if isinstance(self.detail, str):
+            return f"[not certified: {self.detail}]"
+        if self.kind is None:
+            return f"[not certified: {self.detail.why_not}]"
+        return f"[proved: {self.detail.brief()}]"
+
     def to_dict(self) -> dict:
-        return {"kind": None if self.kind is None else str(self.kind), "detail": self.detail}
+        detail = self.detail if isinstance(self.detail, str) else self.detail.to_dict()
+        return {"kind": None if self.kind is None else str(self.kind), "detail": detail}
 
 
 @dataclass(frozen=True, slots=True)

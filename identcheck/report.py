@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .evidence import Certificate, CertificateKind, Evidence, Verdict
+from .evidence import Certificate, Evidence, Verdict
 from .render import check_markdown
 
 __all__ = ["CheckResult", "ProbeResult", "Relation", "format_relation", "hypothesis_text"]
@@ -46,16 +46,7 @@ def _coefficient_text(value: str | float, first: bool) -> tuple[str, str]:
 
 def _certificate_text(certificate: Certificate | None) -> str:
     """Short text of a probe certificate for the table."""
-    if certificate is None:
-        return "[not certified]"
-    detail = certificate.detail
-    if certificate.kind is CertificateKind.INTERVAL:
-        return f"[proved: interval, σ_min ≥ {detail['sigma_min_lower_bound']:.2g} at {detail['digits']} digits]"
-    if certificate.kind is CertificateKind.PROOF:
-        exact = " (nullity exact)" if detail.get("nullity_exact") else ""
-        return f"[proved: {detail['proved']} of {detail['nullity']} relations exact{exact}]"
-    why = detail.get("why_not", detail) if isinstance(detail, dict) else detail
-    return f"[not certified: {why}]"
+    return "[not certified]" if certificate is None else certificate.brief()
 
 
 _SYMMETRY = re.compile(r"phi\(-z\) = (-?1)\*phi\(z\) \+ \((.*)\)")

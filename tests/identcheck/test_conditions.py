@@ -11,6 +11,8 @@ import pytest
 from identcheck import CONDITIONS, Certificate, CertificateKind, IdentcheckError, Verdict, check, parse_activation
 from identcheck.activation import parse_param
 from identcheck.catalog import catalog_rows
+from identcheck.certificates import IntervalDetail
+from identcheck.interval import IntervalCertificate
 from identcheck.check import make_condition
 from identcheck.conditions.type1 import Type1
 from identcheck.progress import StatusLine
@@ -90,8 +92,19 @@ def test_library_errors_name_parameters_not_flags(call):
 def test_verdicts_and_certificates_serialise_to_the_schema_strings():
     assert json.dumps([Verdict.NOT_IDENTIFIABLE, Verdict.INCONCLUSIVE]) == '["not identifiable", "inconclusive"]'
     assert f"{Verdict.IDENTIFIABLE}" == "identifiable"
-    assert Certificate(CertificateKind.INTERVAL, {"digits": 30}).to_dict() == {"kind": "interval", "detail": {"digits": 30}}
     assert Certificate(None, "why").to_dict() == {"kind": None, "detail": "why"}
+    test = IntervalCertificate(True, (3, 0), (-2, 1), 30, 0.25, 0.5, ((30, 0.25),))
+    detail = IntervalDetail(test, (("0x1.0p-1",), ("-0x1.8p-2",)), (4, 7))
+    written = Certificate(CertificateKind.INTERVAL, detail).to_dict()
+    assert written == {"kind": "interval", "detail": {
+        "proved": True, "rows": [3, 0], "column_exponents": [-2, 1], "digits": 30, "residual_bound": 0.25,
+        "sigma_min_lower_bound": 0.5, "attempts": [{"digits": 30, "residual_bound": 0.25}],
+        "method": "approximate inverse R of a square minor S, ||I - R S||_F < 1 in arb ball arithmetic",
+        "points": [["0x1.0p-1"], ["-0x1.8p-2"]], "columns": [4, 7]}}
+    assert IntervalDetail.from_dict(json.loads(json.dumps(written["detail"]))) == detail  # replay reads it back
+    assert Certificate(CertificateKind.INTERVAL, detail).brief() == "[proved: interval, σ_min ≥ 0.5 at 30 digits]"
+    with pytest.raises(IdentcheckError, match="malformed interval record"):
+        IntervalDetail.from_dict({"proved": True})
 
 
 def test_the_tolerances_used_are_recorded():
