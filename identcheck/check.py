@@ -205,6 +205,7 @@ def _run_probe(condition: Condition, probe, index: int, certify: bool, include_i
         tolerances=decision.tolerances,
         assumptions=probe.assumptions,
         admissible=probe.admissible,
+        unsettled=matrix.unsettled,
         **condition.extras(probe, matrix, decision),
     )
 

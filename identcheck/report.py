@@ -138,7 +138,9 @@ class ProbeResult:
     """What one probe showed.
 
     ``tolerances`` are the thresholds the rank decision used on this probe's matrix (the
-    borderline value among them); the JSON keeps schema 1 and does not list them.
+    borderline value among them); ``unsettled`` is the matrix's own reason why its decision could
+    not be the outcome (None when it could; ``note`` may put an assumption's violation before it).
+    The JSON keeps schema 1 and lists neither.
     """
 
     name: str
@@ -159,6 +161,7 @@ class ProbeResult:
     tolerances: tuple = field(repr=False, default=())
     assumptions: tuple = ("A.1", "A.2", "A.3", "A.4", "A.5")
     admissible: bool = True
+    unsettled: str | None = field(default=None, repr=False, compare=False)
 
     @property
     def phi_free_nullity(self) -> int:

@@ -182,7 +182,7 @@ class Condition(ABC):
 
 def unresolved_summary(results) -> str:
     """The summary's reason when probes were left undecided by columns below the precision."""
-    undecided = [p for p in results if p.dependent is None and p.note.startswith(UNRESOLVED)]
+    undecided = [p for p in results if p.dependent is None and p.unsettled is not None and p.unsettled.startswith(UNRESOLVED)]
     if not undecided:
         return ""
     first = undecided[0]

@@ -206,3 +206,13 @@ def test_the_parity_rewrite_is_an_identity(phi):
             left = float(substitute_phi(original, act.derivatives).xreplace(at).evalf(30))
             right = float(substitute_phi(rewritten, act.derivatives).xreplace(at).evalf(30))
             assert abs(left - right) <= 1e-12 * (1 + abs(left)), (m, left, right)
+
+
+def test_an_unresolved_inadmissible_probe_counted_on_request_is_counted_as_unresolved():
+    """b = 1e-300: every head's columns stay below the precision; the uniform-gating head's note
+    starts with its (A.4) violation, yet it is one of the probes left undecided for that reason."""
+    result = check("sigmoid(z*b)", condition="type2", params={"b": 1e-300}, include_inadmissible=True, dim=1)
+    undecided = [p for p in result.probes if p.dependent is None and p.counts_for_verdict]
+    assert result.verdict == "inconclusive" and len(undecided) == 5
+    assert undecided[1].note.startswith("violates (A.4)") and "not settled: column(s) too small" in undecided[1].note
+    assert f"{len(undecided)} of them because column(s) stayed below the precision" in result.summary
