@@ -33,7 +33,7 @@ import identcheck
 
 from .confirm_plot import ratio_figure
 from .confirm_rates import SNR_TARGET, check_range, rate_rows, with_signal
-from .confirm_result import SLOPE_TO_ZERO, ConfirmResult, RateRow, Sequence
+from .confirm_result import OUTCOMES, SLOPE_TO_ZERO, ConfirmResult, RateRow, Sequence, SymbolicSummary
 from .curves import ratio_curve
 from .models import Model, exact_constants
 from .params import NumericError
@@ -177,16 +177,16 @@ def confirm(phi: str, condition: str = "type1", quick: bool = False, jobs: int =
 
     witness_probe = next((p for p in check.probes if p.name == check.witness), None)
     relation = witness_probe.relation if witness_probe is not None else None
-    symbolic = {
-        "verdict": check.verdict,
-        "evidence": check.evidence,
-        "witness_probe": check.witness,
-        "relation": None if relation is None else str(relation),
-        "family": None if relation is None else relation.family,
-        "witness_path_probe": used_probe,
-        "witness_path_relation": None if used_relation is None else str(used_relation),
-        "summary": check.summary,
-    }
+    symbolic = SymbolicSummary(
+        verdict=check.verdict,
+        evidence=check.evidence,
+        witness_probe=check.witness,
+        relation=None if relation is None else str(relation),
+        family=None if relation is None else relation.family,
+        witness_path_probe=used_probe,
+        witness_path_relation=None if used_relation is None else str(used_relation),
+        summary=check.summary,
+    )
 
     out_path = Path(out) if out is not None else None
     rows, figure_path, rates_seconds = (), None, 0.0
@@ -212,7 +212,7 @@ def confirm(phi: str, condition: str = "type1", quick: bool = False, jobs: int =
             rows = rate_rows(model_kind, phi, truths, out_path, sizes, reps, jobs, seed, progress, phi_params)
             rates_seconds = time.perf_counter() - rates_started
         if figure:
-            figure_path = ratio_figure(sequences, out_path / "confirm.png", f"{phi} ({condition}, model {model_kind}): {line.split(':')[0]}")
+            figure_path = ratio_figure(sequences, out_path / "confirm.png", f"{phi} ({condition}, model {model_kind}): {OUTCOMES[consistent]}")
     result = ConfirmResult(
         phi=phi + (" [" + ", ".join(f"{k}={v}" for k, v in sorted(phi_params.items())) + "]" if phi_params else ""),
         condition=condition,

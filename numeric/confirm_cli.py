@@ -75,11 +75,11 @@ def run(args) -> int:
 def format_result(result) -> str:
     s = result.symbolic
     lines = [f"phi = {result.phi}  ({result.condition}, model {result.model})",
-             f"identcheck: {s['verdict']} ({s['evidence']}); {s['summary']}"]
-    if s["relation"]:
-        lines.append(f"witness relation ({s['family'] or 'unrecognised'}): {s['relation']}")
-    if s.get("witness_path_relation") and s["witness_path_relation"] != s["relation"]:
-        lines.append(f"lifted for the witness path: probe '{s['witness_path_probe']}', {s['witness_path_relation']}")
+             f"identcheck: {s.verdict} ({s.evidence}); {s.summary}"]
+    if s.relation:
+        lines.append(f"witness relation ({s.family or 'unrecognised'}): {s.relation}")
+    if s.witness_path_relation and s.witness_path_relation != s.relation:
+        lines.append(f"lifted for the witness path: probe '{s.witness_path_probe}', {s.witness_path_relation}")
     lines.append(f"ratio ||g_t - g*|| / L2 for t = {result.sequences[0].t[0]:g} ... {result.sequences[0].t[-1]:g} "
                  f"({result.mc_points} Monte Carlo points):" if result.sequences else "no paths")
     for q in result.sequences:

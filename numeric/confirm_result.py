@@ -20,7 +20,10 @@ from .paths import NULL_TOL
 from .render import confirm_markdown
 from .splits import RESIDUAL_TOL
 
-__all__ = ["Sequence", "RateRow", "ConfirmResult", "SLOPE_TO_ZERO", "SNR_REQUIRED"]
+__all__ = ["Sequence", "RateRow", "SymbolicSummary", "ConfirmResult", "OUTCOMES", "SLOPE_TO_ZERO", "SNR_REQUIRED"]
+
+#: ``ConfirmResult.consistent`` → how its verdict line starts.
+OUTCOMES = {True: "consistent", False: "inconsistent", None: "nothing to confirm"}
 
 SLOPE_TO_ZERO = 0.25
 #: Var g*/ν² a rate's truth must reach (SPEC §4).
@@ -111,11 +114,40 @@ class RateRow:
 
 
 @dataclass(frozen=True, slots=True)
+class SymbolicSummary:
+    """identcheck's side of a confirmation: its verdict and witness, and which relation was lifted
+    to the witness path (``witness_path_*``: it may be another probe's, :mod:`numeric.confirm`)."""
+
+    verdict: str
+    evidence: str
+    witness_probe: str | None
+    relation: str | None
+    family: str | None
+    witness_path_probe: str | None
+    witness_path_relation: str | None
+    summary: str
+
+    def to_dict(self) -> dict:
+        return {
+            "verdict": self.verdict,
+            "evidence": self.evidence,
+            "witness_probe": self.witness_probe,
+            "relation": self.relation,
+            "family": self.family,
+            "witness_path_probe": self.witness_path_probe,
+            "witness_path_relation": self.witness_path_relation,
+            "summary": self.summary,
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class ConfirmResult:
+    """``verdict`` is the line ``"<outcome>: <why>"``, ``outcome`` = :data:`OUTCOMES` [``consistent``]."""
+
     phi: str
     condition: str
     model: str
-    symbolic: dict
+    symbolic: SymbolicSummary
     sequences: tuple
     rates: tuple
     consistent: bool | None
@@ -133,12 +165,21 @@ class ConfirmResult:
         """Jupyter's rendering (:func:`numeric.render.confirm_markdown`)."""
         return confirm_markdown(self)
 
+    @property
+    def outcome(self) -> str:
+        return OUTCOMES[self.consistent]
+
+    @property
+    def why(self) -> str:
+        """The verdict line without its outcome."""
+        return self.verdict.removeprefix(self.outcome + ":").strip()
+
     def to_dict(self) -> dict:
         return {
             "phi": self.phi,
             "condition": self.condition,
             "model": self.model,
-            "symbolic": dict(self.symbolic),
+            "symbolic": self.symbolic.to_dict(),
             "sequences": [s.to_dict() for s in self.sequences],
             "rates": [r.to_dict() for r in self.rates],
             "consistent": self.consistent,

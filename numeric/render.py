@@ -28,16 +28,15 @@ def _rate_row(r) -> tuple:
 def confirm_markdown(result) -> str:
     """Markdown for a :class:`~numeric.confirm.ConfirmResult`."""
     s = result.symbolic
-    head, _, rest = result.verdict.partition(":")
     parts = [
         f"**φ = {code(result.phi)}** · {result.condition}, model {result.model}",
-        f"**{head.strip().upper()}**:{rest}",
-        f"identcheck: **{s['verdict']}** ({s['evidence']} evidence) — {s['summary']}",
+        f"**{result.outcome.upper()}**: {result.why}",
+        f"identcheck: **{s.verdict}** ({s.evidence} evidence) — {s.summary}",
     ]
-    if s.get("relation"):
-        parts.append(f"Witness relation ({s.get('family') or 'unrecognised'}): {code(s['relation'])}")
-    if s.get("witness_path_relation") and s["witness_path_relation"] != s.get("relation"):
-        parts.append(f"Lifted for the witness path: probe *{s['witness_path_probe']}*, {code(s['witness_path_relation'])}")
+    if s.relation:
+        parts.append(f"Witness relation ({s.family or 'unrecognised'}): {code(s.relation)}")
+    if s.witness_path_relation and s.witness_path_relation != s.relation:
+        parts.append(f"Lifted for the witness path: probe *{s.witness_path_probe}*, {code(s.witness_path_relation)}")
     if result.sequences:
         t = result.sequences[0].t
         parts.append(

@@ -41,7 +41,7 @@ def _confirmed(phi, condition="type1"):
 def test_known_case(phi, condition, verdict, probe, construction, exact, consistent, random_bounded):
     again = f"numeric confirm '{phi}' --condition {condition} --no-rates --mc {MC}"
     result = _confirmed(phi, condition)
-    assert result.symbolic["verdict"] == verdict, again
+    assert result.symbolic.verdict == verdict, again
     assert result.consistent is consistent, f"{again}: {result.verdict}"
     assert all(s.bounded for s in result.sequences if s.kind == "random") is random_bounded, again
     witness = [s for s in result.sequences if s.kind == "witness"]
@@ -49,7 +49,7 @@ def test_known_case(phi, condition, verdict, probe, construction, exact, consist
         assert not witness, again
         assert all(s.bounded for s in result.sequences), again
         return
-    assert result.symbolic["witness_probe"] == probe, again
+    assert result.symbolic.witness_probe == probe, again
     (w,) = witness
     assert w.construction == construction, again
     assert w.exact_invariance is exact, again
@@ -153,5 +153,5 @@ def test_confirm_takes_phi_constants_like_identcheck():
     with_param = confirm("sigmoid(z + b)", quick=True, rates=False, figure=False, params={"b": "1"})
     literal = confirm("sigmoid(z + 1)", quick=True, rates=False, figure=False)
     assert with_param.phi == "sigmoid(z + b) [b=1]"
-    assert with_param.symbolic["verdict"] == literal.symbolic["verdict"] == "identifiable"
+    assert with_param.symbolic.verdict == literal.symbolic.verdict == "identifiable"
     assert [s.ratio for s in with_param.sequences] == [s.ratio for s in literal.sequences]

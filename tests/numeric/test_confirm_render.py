@@ -5,6 +5,7 @@ import re
 import pytest
 
 from numeric.confirm import ConfirmResult, RateRow, Sequence, confirm
+from numeric.confirm_result import SymbolicSummary
 
 T = (1e-1, 1e-2, 1e-3)
 
@@ -36,9 +37,8 @@ def fixed():
         RateRow("witness", 2, 2, -0.12, (-0.2, -0.05), 12.3, (1000, 8000), (0.1, 0.05), 3),
         RateRow("generic", 3, 2, -0.51, (-0.6, -0.4), 15.0, (1000, 8000), (0.1, 0.01), 3),
     )
-    symbolic = {"verdict": "not identifiable", "evidence": "proof", "witness_probe": "random single",
-                "relation": "∂ū/∂a1 − ū = 0", "family": "Euler/homogeneity", "witness_path_probe": "random single",
-                "witness_path_relation": "∂ū/∂a1 − ū = 0", "summary": "dependent on 9 of 9 probes"}
+    symbolic = SymbolicSummary("not identifiable", "proof", "random single", "∂ū/∂a1 − ū = 0", "Euler/homogeneity",
+                               "random single", "∂ū/∂a1 − ū = 0", "dependent on 9 of 9 probes")
     return ConfirmResult("z", "type1", "gated1", symbolic, sequences, rates, True,
                          "consistent: identcheck says not identifiable, and the witness does not move", 3.2, 1.1, 1000)
 
@@ -46,9 +46,9 @@ def fixed():
 def test_verdict_line_and_symbolic_verdict_are_shown(fixed):
     markdown = fixed._repr_markdown_()
     assert "**CONSISTENT**: identcheck says not identifiable, and the witness does not move" in markdown
-    assert f"**{fixed.symbolic['verdict']}** ({fixed.symbolic['evidence']} evidence)" in markdown
-    assert fixed.symbolic["summary"] in markdown
-    assert f"`{fixed.symbolic['relation']}`" in markdown and fixed.symbolic["family"] in markdown
+    assert f"**{fixed.symbolic.verdict}** ({fixed.symbolic.evidence} evidence)" in markdown
+    assert fixed.symbolic.summary in markdown
+    assert f"`{fixed.symbolic.relation}`" in markdown and fixed.symbolic.family in markdown
     assert "Lifted for the witness path" not in markdown  # same relation as identcheck's
 
 
@@ -79,5 +79,5 @@ def test_without_rates_it_says_so():
     (sequences,) = tables(markdown)
     assert len(sequences) - 1 == len(result.sequences)
     assert [row[1] for row in sequences[1:]] == [s.name for s in result.sequences]
-    assert result.verdict.partition(":")[2] in markdown
+    assert result.verdict.startswith(result.outcome + ": ") and result.why in markdown
     assert "Rates: not run" in markdown
