@@ -34,7 +34,10 @@ from .activation import Z, parse_activation
 from .errors import IdentcheckError
 from .merge import Merge, merge_proportional
 
-__all__ = ["Merge", "Term", "TermSet", "derivative_label", "phi_placeholder", "substitute_phi", "type1_term_set", "type1_terms"]
+__all__ = [
+    "Merge", "Term", "TermSet", "derivative_label", "phi_placeholder", "substitute_phi", "symmetric_matrix", "type1_term_set",
+    "type1_terms",
+]
 
 MAX_DIM = 6
 
@@ -150,6 +153,11 @@ def _m_name(j: int, k: int) -> str:
     return f"M{j + 1}{k + 1}"
 
 
+def symmetric_matrix(upper, dim: int) -> sp.Matrix:
+    """The symmetric d×d matrix whose entry (j, k), j ≤ k, is ``upper[(j, k)]`` (0-based)."""
+    return sp.Matrix(dim, dim, lambda i, j: upper[(min(i, j), max(i, j))])
+
+
 def derivative_label(base: str, derivative: tuple) -> str:
     """``('M11', 'a2')`` → ``'∂²ū/∂M11∂a2'``; repeated parameters get a power."""
     if not derivative:
@@ -184,7 +192,7 @@ def type1_term_set(dim: int, base: str = "ū") -> TermSet:
     a_params = list(sp.symbols(f"a1:{dim + 1}", real=True))
     params = tuple(m_params + a_params)
     by_name = {p.name: p for p in params}
-    M = sp.Matrix(dim, dim, lambda i, j: by_name[_m_name(min(i, j), max(i, j))])
+    M = symmetric_matrix({(j, k): by_name[_m_name(j, k)] for j in range(dim) for k in range(j, dim)}, dim)
     xv = sp.Matrix(x)
     quadratic = sp.expand((xv.T * M * xv)[0])
     exponential = sp.exp(quadratic)

@@ -35,7 +35,7 @@ import sympy as sp
 
 from .errors import IdentcheckError
 from .merge import merge_proportional
-from .terms import derivative_label, phi_placeholder
+from .terms import derivative_label, phi_placeholder, symmetric_matrix
 
 __all__ = ["Type2Term", "Type2TermSet", "on_channel", "type2_term_set"]
 
@@ -138,7 +138,7 @@ def type2_term_set(dim: int = 2, n_gates: int = 2, n_channels: int = 2, mixed_pr
     def matrix(i):
         if i == N - 1:
             return sp.zeros(d, d)
-        return sp.Matrix(d, d, lambda j, l: m_syms[(i, min(j, l), max(j, l))])
+        return symmetric_matrix({(j, l): m_syms[(i, j, l)] for j in range(d) for l in range(j, d)}, d)
 
     exps = [sp.exp(sp.expand((xv.T * matrix(i) * xv)[0])) if i < N - 1 else sp.Integer(1) for i in range(N)]
     E = sum(exps)

@@ -55,7 +55,7 @@ from ..merge import merge_proportional
 from ..probes import Probe, default_probes, head_experts, type1_head
 from ..rank import DEFAULT_LADDER
 from ..relations import explain_null_space
-from ..terms import phi_placeholder, type1_term_set
+from ..terms import derivative_label, phi_placeholder, symmetric_matrix, type1_term_set
 from .base import Condition, ProbeMatrix
 
 __all__ = ["Type1Full", "head_terms"]
@@ -79,9 +79,8 @@ def _m_symbols(prefix, dim):
 
 
 def _matrix(entries, dim):
-    names = [(j, k) for j in range(dim) for k in range(j, dim)]
-    by = dict(zip(names, entries))
-    return sp.Matrix(dim, dim, lambda i, j: by[(min(i, j), max(i, j))])
+    """The symmetric matrix of the upper-triangle ``entries`` (row by row)."""
+    return symmetric_matrix(dict(zip(((j, k) for j in range(dim) for k in range(j, dim)), entries)), dim)
 
 
 def _exp_derivatives(dim, x):
@@ -96,8 +95,7 @@ def _exp_derivatives(dim, x):
     for derivative in derivatives:
         polys.append(sp.expand(sp.diff(e, *derivative) / e))
         names.append(tuple(str(p) for p in derivative))
-        below = "".join(f"∂{n}" + ("²" if c == 2 else "") for n, c in ((n, len(list(g))) for n, g in itertools.groupby(names[-1])))
-        labels.append(("∂" if len(derivative) == 1 else "∂²") + "v̄/" + below)
+        labels.append(derivative_label("v̄", names[-1]))
     kept, merges, _ = merge_proportional(labels, [()] * len(labels), polys)
     return [(labels[i], polys[i], names[i]) for i in kept], merges
 
