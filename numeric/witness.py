@@ -56,7 +56,22 @@ __all__ = [
     "NULL_TOL",
 ]
 
-_M_INDEX = {"M11": 0, "M12": 1, "M22": 2}
+
+
+def _is_a(name: str) -> bool:
+    """Whether a type-1 parameter name (``"a2"``, ``"M12"``: identcheck's term set) is an expert entry."""
+    return name[0] == "a"
+
+
+def _a_index(name: str) -> int:
+    """``"a2"`` → 1 (0-based; d ≤ 6, one digit)."""
+    return int(name[1:]) - 1
+
+
+def _m_index(name: str, dim: int) -> int:
+    """``"M12"`` → the entry's position in the upper triangle, row by row (θ's layout, :mod:`numeric.params`)."""
+    j, k = int(name[1]) - 1, int(name[2]) - 1
+    return [(r, c) for r in range(dim) for c in range(r, dim)].index((j, k))
 #: share of a lifted relation's direction on the Jacobian's null space above which the projection is used
 NULL_SHARE = 0.1
 
@@ -101,7 +116,7 @@ def relation_construction(relation, condition: str) -> str:
         return "euler-scale"
     if all(names == () for _, names in parsed):
         return "weights"
-    if any(len(names) == 2 and all(n.startswith("a") for n in names) for _, names in parsed):
+    if any(len(names) == 2 and all(_is_a(n) for n in names) for _, names in parsed):
         return "split"
     return "first-order"
 
@@ -188,10 +203,10 @@ def _lifted_direction(G: HMoEParams, lift: Lift, parsed) -> np.ndarray:
         h, i, k = lift.slots[comp]
         if names == ():
             u[omega_i(h, k)] += c
-        elif len(names) == 1 and names[0].startswith("a"):
-            u[a_i(h, i, k, int(names[0][1:]) - 1)] += c / G.omega[h, k]
+        elif len(names) == 1 and _is_a(names[0]):
+            u[a_i(h, i, k, _a_index(names[0]))] += c / G.omega[h, k]
         elif len(names) == 1 and i < G.N - 1:
-            u[m_i(h, i, _M_INDEX[names[0]])] += c / G.omega[h, k]
+            u[m_i(h, i, _m_index(names[0], G.dim))] += c / G.omega[h, k]
     return u
 
 
@@ -221,8 +236,8 @@ def _split_path(model, G, lift, parsed, X, family) -> Path:
     d = G.dim
     by_comp = {}
     for (comp, names), c in parsed:
-        if len(names) == 2 and all(n.startswith("a") for n in names):
-            j, l = (int(n[1:]) - 1 for n in names)
+        if len(names) == 2 and all(_is_a(n) for n in names):
+            j, l = (_a_index(n) for n in names)
             S = by_comp.setdefault(comp, np.zeros((d, d)))
             if j == l:
                 S[j, j] += 2 * c

@@ -205,3 +205,14 @@ def test_first_order_witness_is_a_null_direction_by_finite_differences():
     projected = _null_space_path(model, lift.params, off, X, "test")
     assert derivative(projected.direction) < 1e-6 * derivative(random / np.linalg.norm(random))
     assert derivative(off) > 1e-2 * derivative(random / np.linalg.norm(random))
+
+
+def test_m_entries_map_to_their_place_in_theta_at_any_dimension():
+    """By hand: the upper triangle row by row, (1,1) (1,2) (1,3) (2,2) (2,3) (3,3) at d = 3; and
+    the same as params' own layout (np.triu_indices)."""
+    from numeric.witness import _m_index
+
+    assert [_m_index(n, 3) for n in ("M11", "M12", "M13", "M22", "M23", "M33")] == [0, 1, 2, 3, 4, 5]
+    assert [_m_index(n, 2) for n in ("M11", "M12", "M22")] == [0, 1, 2]
+    rows, cols = np.triu_indices(4)
+    assert [_m_index(f"M{r + 1}{c + 1}", 4) for r, c in zip(rows, cols)] == list(range(10))
