@@ -120,11 +120,12 @@ class Type2Matrix(ProbeMatrix):
             phi = phi_functions(tuple(self.activation.derivatives))
             with arb_precision(digits):
                 f_values = self.shared.outputs_arb(digits)
-                factor = self.shared.arb(digits)
+                factor = self.shared.arb(digits).tolist()
+                f_rows = f_values.tolist()
                 keys = [(self.term_set.terms[j].phi_order, self.term_set.terms[j].channel) for j in columns]
-                n = len(self.points)
-                scale = {(m, k): [out[0] for out in phi[m]([[f_values[i, k]] for i in range(n)])] for m, k in set(keys)}
-                return flint.arb_mat([[factor[i, j] * scale[key][i] for j, key in zip(columns, keys)] for i in range(n)])
+                scale = {(m, k): [out[0] for out in phi[m]([[row[k]] for row in f_rows])] for m, k in set(keys)}
+                pairs = list(zip(columns, [scale[key] for key in keys]))
+                return flint.arb_mat([[row[j] * values[i] for j, values in pairs] for i, row in enumerate(factor)])
 
         return self.memo.once(("A", digits, tuple(columns)), compute)
 
