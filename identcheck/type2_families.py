@@ -24,10 +24,10 @@ from .activation import Z
 from .budget import PROOF_SECONDS, Outcome, run
 from .certify import is_exact_zero
 from .families import Template, phi_properties
-from .terms import _PhiDerivative, substitute_phi
+from .terms import _PhiDerivative, phi_placeholder, substitute_phi
 from .type2 import on_channel
 
-__all__ = ["apply_parity", "prover", "templates"]
+__all__ = ["apply_euler", "apply_parity", "prover", "templates"]
 
 SAME_OUTPUT = 1e-12  # |w − ±f^k| ≤ SAME_OUTPUT·(1 + |f^k|) at a rational point: a candidate for w = ±f^k
 
@@ -123,6 +123,7 @@ def prover(ts, activation, values, columns, full_terms):
     exprs = ts.exprs() if full_terms else ts.factor_exprs()
     properties = phi_properties(tuple(activation.derivatives))
     symmetry = properties.symmetry if full_terms else None
+    euler = properties.euler if full_terms else None
     polynomial = properties.degree is not None
     outputs = [f.xreplace(values) for f in ts.channel_outputs]
     seen: dict = {}  # argument w → (k, ±1) with w = ±f^k, or None
@@ -131,6 +132,11 @@ def prover(ts, activation, values, columns, full_terms):
         total = sum(coeff * exprs[columns[c]] for c, coeff in coefficients).xreplace(values)
         if not full_terms:
             return bool(is_exact_zero(total, ts.x, thorough, seconds=UNBUDGETED))
+        if euler is not None and family in ("Euler/homogeneity", None):
+            # φ kept abstract: cheaper than expanding a polynomial φ of the softmax outputs
+            abstract = apply_euler(total, euler, outputs, seen)
+            if abstract is not None and is_exact_zero(abstract, ts.x, thorough=False, derivatives=False, seconds=UNBUDGETED):
+                return True
         concrete = substitute_phi(total, activation.derivatives)
         # a polynomial φ substitutes into rational functions of exponentials: quick to cancel
         if polynomial and is_exact_zero(concrete, ts.x, thorough=False, derivatives=False, seconds=UNBUDGETED):
@@ -147,6 +153,29 @@ def prover(ts, activation, values, columns, full_terms):
         return Outcome(proved, timed_out)
 
     return prove
+
+
+def apply_euler(expr, k, outputs, seen):
+    """Rewrite φ'(w) → k·φ(w)/w and φ''(w) → k(k − 1)·φ(w)/w² for every argument w equal to a
+    channel output f^j (which then takes the canonical form f^j); None when some argument is not one.
+
+    The Euler hypothesis zφ'(z) = kφ(z), proved by sympy (:func:`~identcheck.families.phi_properties`),
+    gives the first; differentiated, zφ'' = (k − 1)φ', so z²φ'' = k(k − 1)φ, the second. Both
+    hold wherever w ≠ 0. If the rewritten expression is identically 0, the relation holds
+    wherever no f^j vanishes — f^j is a nonzero analytic function of x (else w/w is not a
+    rational function sympy reduces), so that set is dense — and, the terms being continuous,
+    everywhere.
+    """
+    replacements = {}
+    for atom in expr.atoms(_PhiDerivative):
+        w = atom.args[0]
+        if w not in seen:
+            seen[w] = _match_output(w, outputs)
+        if seen[w] is None or seen[w][1] != 1:
+            return None
+        f = outputs[seen[w][0]]
+        replacements[atom] = phi_placeholder(0)(f) * (1, k / f, k * (k - 1) / f**2)[atom.order]
+    return expr.xreplace(replacements)
 
 
 def apply_parity(expr, symmetry, outputs, seen):

@@ -1,0 +1,71 @@
+"""Type-2 Euler relations proved with φ abstract (type2_families.apply_euler)."""
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from identcheck import parse_activation
+from identcheck.families import phi_properties
+from identcheck.probes import head_probes
+from identcheck.terms import phi_placeholder, substitute_phi
+from identcheck.type2 import type2_term_set
+import identcheck.type2_families as families
+
+
+def _head(name="random head"):
+    ts = type2_term_set(2, 2, 2, False)
+    config = next(p for p in head_probes(2, 2, 2, 0) if p.name == name).components[0]
+    return ts, config, ts.numeric_params(config.M, config.a)
+
+
+@pytest.mark.parametrize("phi", ["z", "z**3", "3*z**2"])
+def test_the_euler_rewrite_is_an_identity(phi):
+    """φ^(m)(f) rewritten by zφ' = kφ equals φ^(m)(f) once φ is substituted (random points,
+    m = 0, 1, 2; computed by sympy's evalf, not by the rewrite)."""
+    ts, _, values = _head()
+    act = parse_activation(phi)
+    k = phi_properties(tuple(act.derivatives)).euler
+    assert k is not None
+    outputs = [f.xreplace(values) for f in ts.channel_outputs]
+    rng = np.random.default_rng(7)
+    for m in range(3):
+        original = phi_placeholder(m)(outputs[0])
+        rewritten = families.apply_euler(original, k, outputs, {})
+        assert not rewritten.atoms(phi_placeholder(m)) or m == 0
+        for point in rng.uniform(-1, 1, size=(3, 2)):
+            at = dict(zip(ts.x, point))
+            left = float(substitute_phi(original, act.derivatives).xreplace(at).evalf(30))
+            right = float(substitute_phi(rewritten, act.derivatives).xreplace(at).evalf(30))
+            assert abs(left - right) <= 1e-12 * (1 + abs(left)), (m, left, right)
+
+
+def test_an_argument_that_is_not_a_channel_output_is_left_alone():
+    ts, _, values = _head()
+    outputs = [f.xreplace(values) for f in ts.channel_outputs]
+    assert families.apply_euler(phi_placeholder(1)(ts.x[0] + 3), 1, outputs, {}) is None
+
+
+def _euler_template(ts, config, k, scale=1):
+    """k·φ(f¹) − Σ a_{i,1,l} ∂u_{i,1}/∂a_l·(…) on every column of the set, as the family builds it."""
+    parts = [(("phi", 0), k)] + [(("u", 0, i, (f"a_{l + 1}",)), -scale * config.a[i][0][l]) for i in range(2) for l in range(2)]
+    coefficients = {}
+    for key, coeff in parts:
+        column, factor = ts.index[key]
+        coefficients[column] = coefficients.get(column, 0) + coeff * factor
+    return tuple(coefficients.items())
+
+
+def test_the_euler_relation_is_proved_with_phi_abstract_and_a_wrong_one_is_not(monkeypatch):
+    """z³ on a random head: with every concrete route made useless (φ "substitutes" to 1, which
+    is never 0), the Euler relation is still proved — by the abstract route alone — and the same
+    relation with a wrong coefficient is not."""
+    ts, config, values = _head()
+    act = parse_activation("z**3")
+    columns = list(range(len(ts.terms)))
+    right = _euler_template(ts, config, 3)
+    wrong = _euler_template(ts, config, 3, scale=sp.Rational(1, 2))
+    monkeypatch.setattr(families, "substitute_phi", lambda *args: sp.Integer(1))
+    prove = families.prover(ts, act, values, columns, True)
+    assert prove(right, False, "Euler/homogeneity")
+    outcome = prove(wrong, False, "Euler/homogeneity")
+    assert not outcome and not outcome.timed_out
