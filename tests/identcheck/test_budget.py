@@ -162,8 +162,8 @@ def _burn(cpu_seconds):
 
 def test_cpu_time_taken_by_another_thread_does_not_consume_the_budget():
     """A budget counts its own thread's CPU time: with a second thread burning CPU beside it (it
-    takes about half of the interpreter's time), 0.6 s of work takes more than its 1 s budget of
-    wall time, yet completes; 1.5 s of work in a 0.5 s budget is still cut."""
+    takes about half of the interpreter's time), 0.3 s of work takes more than its 0.5 s budget of
+    wall time, yet completes; 0.6 s of work in a 0.2 s budget is still cut."""
     stop = threading.Event()
 
     def burner():
@@ -174,9 +174,9 @@ def test_cpu_time_taken_by_another_thread_does_not_consume_the_budget():
     other.start()
     try:
         started = time.monotonic()
-        assert run(_burn, 0.6, seconds=1.0, default="late") == ("done", False)
-        assert time.monotonic() - started > 1.0  # wall time alone would have cut it
-        assert run(_burn, 1.5, seconds=0.5, default="late") == ("late", True)
+        assert run(_burn, 0.3, seconds=0.5, default="late") == ("done", False)
+        assert time.monotonic() - started > 0.5  # wall time alone would have cut it
+        assert run(_burn, 0.6, seconds=0.2, default="late") == ("late", True)
     finally:
         stop.set()
         other.join()

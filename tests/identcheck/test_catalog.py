@@ -33,7 +33,7 @@ def test_catalog_has_at_least_twenty_activations_with_and_without_bias():
     assert set(SAMPLE) <= set(names)
 
 
-def test_committed_catalog_rows_of_every_kind_are_current():
+def test_committed_catalog_rows_of_every_kind_are_current(type2_phi_free):
     entries = [entry for entry in CATALOG if entry[0] in SAMPLE]
     rows = catalog_rows(jobs=2, entries=entries)
     fresh = to_markdown(rows).splitlines()
