@@ -24,7 +24,7 @@ from .activation import Z
 from .budget import PROOF_SECONDS, Outcome, run
 from .certify import is_exact_zero
 from .families import Template, phi_properties
-from .terms import _PhiDerivative, phi_placeholder, substitute_phi
+from .terms import _PhiDerivative, substitute_phi
 from .type2 import on_channel
 
 __all__ = ["apply_euler", "apply_parity", "prover", "templates"]
@@ -156,13 +156,14 @@ def prover(ts, activation, values, columns, full_terms):
 
 
 def apply_euler(expr, k, outputs, seen):
-    """Rewrite φ'(w) → k·φ(w)/w and φ''(w) → k(k − 1)·φ(w)/w² for every argument w equal to a
-    channel output f^j (which then takes the canonical form f^j); None when some argument is not one.
+    """Rewrite φ(w) → P_j, φ'(w) → k·P_j/w and φ''(w) → k(k − 1)·P_j/w² for every argument w
+    equal to a channel output f^j, with P_j a plain symbol standing for φ(f^j)
+    (:func:`_value_symbol`); None when some argument is not a channel output.
 
     The Euler hypothesis zφ'(z) = kφ(z), proved by sympy (:func:`~identcheck.families.phi_properties`),
     gives the first; differentiated, zφ'' = (k − 1)φ', so z²φ'' = k(k − 1)φ, the second. Both
-    hold wherever w ≠ 0. If the rewritten expression is identically 0, the relation holds
-    wherever no f^j vanishes — f^j is a nonzero analytic function of x (else w/w is not a
+    hold wherever w ≠ 0. If the rewritten expression is identically 0 with the P_j free, it is
+    0 for P_j = φ(f^j) (substitution is a homomorphism), so the relation holds wherever no f^j vanishes — f^j is a nonzero analytic function of x (else w/w is not a
     rational function sympy reduces), so that set is dense — and, the terms being continuous,
     everywhere.
     """
@@ -174,8 +175,15 @@ def apply_euler(expr, k, outputs, seen):
         if seen[w] is None or seen[w][1] != 1:
             return None
         f = outputs[seen[w][0]]
-        replacements[atom] = phi_placeholder(0)(f) * (1, k / f, k * (k - 1) / f**2)[atom.order]
+        replacements[atom] = _value_symbol(seen[w][0]) * (1, k / f, k * (k - 1) / f**2)[atom.order]
     return expr.xreplace(replacements)
+
+
+@lru_cache(maxsize=None)
+def _value_symbol(j: int) -> sp.Symbol:
+    """A plain symbol standing for φ(f^j) in :func:`apply_euler`'s output: an identity with it free
+    holds for every value it stands for (sympy then never looks inside f^j's long expression)."""
+    return sp.Symbol(f"phi_of_f{j + 1}")
 
 
 def apply_parity(expr, symmetry, outputs, seen):
