@@ -64,6 +64,7 @@ POOL_SECONDS = 20.0  # all symbolic work of one check (domain, hypotheses, proof
 CERTIFY_POOL_SECONDS = 45.0  # the same with --certify (every probe's relations proved)
 WALL_FACTOR = 6.0  # wall-clock backstop of a budget of s CPU seconds: WALL_FACTOR·s + WALL_SLACK
 WALL_SLACK = 5.0
+EARLY = 1e-3  # a deadline this close counts as passed
 
 _deadlines: list[tuple[float, float]] = []  # (CPU, wall) deadlines of the active budgets, innermost last
 _pools: list[tuple[float, float]] = []  # (CPU, wall) deadlines of the active pools, innermost last
@@ -130,7 +131,7 @@ def _left(deadlines) -> float:
     if not deadlines:
         return float("inf")
     now_cpu, now_wall = clock(), time.monotonic()
-    return min(min(c - now_cpu, w - now_wall) for c, w in deadlines)
+    return min(min(c - now_cpu, w - now_wall) for c, w in deadlines) - EARLY
 
 
 def pool_remaining() -> float:
@@ -144,7 +145,9 @@ def budget_available() -> bool:
 
 
 def _expired(deadline: tuple[float, float]) -> bool:
-    return clock() >= deadline[0] - 1e-3 or time.monotonic() >= deadline[1] - 1e-3
+    """Whether a (CPU, wall) deadline has passed (to within ``EARLY``: the alarm is re-armed for
+    what is left, and a last sliver is not worth another alarm); :func:`_left` counts the same way."""
+    return clock() >= deadline[0] - EARLY or time.monotonic() >= deadline[1] - EARLY
 
 
 def _on_alarm(signum, frame):
@@ -171,9 +174,9 @@ def run(fn: Callable[..., Any], *args, seconds: float, default: Any = None, **kw
     """
     if not budget_available():
         return fn(*args, **kwargs), False
-    now_cpu, now_wall = clock(), time.monotonic()
-    if any(c <= now_cpu or w <= now_wall for c, w in _pools):  # the pool is spent: nothing is started
+    if any(_expired(p) for p in _pools):  # the pool is spent (as the alarm handler judges it): nothing is started
         return default, True
+    now_cpu, now_wall = clock(), time.monotonic()
     bounds = _deadlines[-1:] + _pools  # an inner budget never outlives the outer one, nor a pool
     deadline = (
         min([now_cpu + seconds] + [c for c, _ in bounds]),
