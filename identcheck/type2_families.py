@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+import numpy as np
 import sympy as sp
 
 from .activation import Z
@@ -29,6 +30,7 @@ from .type2 import on_channel
 
 __all__ = ["apply_euler", "apply_parity", "prover", "templates"]
 
+NONZERO = 1e-12  # |value| above this at a rational point (30 digits): the expression is not identically 0
 SAME_OUTPUT = 1e-12  # |w − ±f^k| ≤ SAME_OUTPUT·(1 + |f^k|) at a rational point: a candidate for w = ±f^k
 
 
@@ -145,6 +147,8 @@ def prover(ts, activation, values, columns, full_terms):
             abstract, flipped = apply_parity(total, symmetry, outputs, seen)
             if flipped and is_exact_zero(abstract, ts.x, thorough=False, derivatives=False, seconds=UNBUDGETED):
                 return True
+        if _clearly_nonzero(concrete, ts.x):  # a wrong relation: no exact route can succeed
+            return False
         return bool(is_exact_zero(concrete, ts.x, thorough, seconds=UNBUDGETED))
 
     def prove(coefficients, thorough=False, family=None):
@@ -153,6 +157,21 @@ def prover(ts, activation, values, columns, full_terms):
         return Outcome(proved, timed_out)
 
     return prove
+
+
+def _clearly_nonzero(expr, x) -> bool:
+    """``expr`` is clearly not identically 0: at one of two fixed rational points of (0, 1)^d its
+    value (sympy's ``evalf``, 30 digits) exceeds ``NONZERO`` in size. Only ever used to skip a proof
+    that cannot succeed (a relation that is not one); it never makes anything "proved"."""
+    for shift in (0, 1):
+        point = {xi: sp.Rational(3 + 2 * j + shift, 7 + j + 3 * shift) for j, xi in enumerate(x)}
+        try:
+            value = complex(expr.xreplace(point).evalf(30))
+        except (TypeError, ValueError, ZeroDivisionError):
+            return False
+        if np.isfinite(value) and abs(value) > NONZERO:
+            return True
+    return False
 
 
 def apply_euler(expr, k, outputs, seen):

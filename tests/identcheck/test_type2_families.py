@@ -71,3 +71,28 @@ def test_the_euler_relation_is_proved_with_phi_abstract_and_a_wrong_one_is_not(m
     assert prove(right, False, "Euler/homogeneity")
     outcome = prove(wrong, False, "Euler/homogeneity")
     assert not outcome and not outcome.timed_out
+
+
+def test_the_numeric_screen_only_says_clearly_nonzero():
+    x = sp.symbols("x1 x2", real=True)
+    assert families._clearly_nonzero(sp.exp(x[0]) - 1 - x[1], x)
+    assert not families._clearly_nonzero(sp.sin(x[0] + x[1]) ** 2 + sp.cos(x[0] + x[1]) ** 2 - 1, x)
+    assert not families._clearly_nonzero(sp.exp(x[0]) * sp.exp(-x[0]) - 1 + 1e-14 * x[1], x)  # below NONZERO: left to sympy
+
+
+def test_a_wrong_relation_is_refused_without_an_exact_attempt(monkeypatch):
+    """sin's symmetry relation φ(f²) + φ(f¹) on a head where f² ≠ −f¹: not an identity, refused
+    by the numeric screen before sympy's (slow, hopeless) exact routes; on the right head it is
+    still proved."""
+    calls = []
+    real = families.is_exact_zero
+    monkeypatch.setattr(families, "is_exact_zero", lambda *a, **k: calls.append(1) or real(*a, **k))
+    act = parse_activation("sin(z)")
+    for name, expected in (("random head", False), ("channel 2 = -channel 1", True)):
+        ts, config, values = _head(name)
+        labels = [t.label for t in ts.terms]
+        relation = ((labels.index("φ(f2)"), sp.Integer(1)), (labels.index("φ(f1)"), sp.Integer(1)))
+        calls.clear()
+        outcome = families.prover(ts, act, values, list(range(len(labels))), True)(relation, False, "symmetry")
+        assert bool(outcome) is expected and not outcome.timed_out
+        assert calls == ([] if not expected else [1])  # wrong: no exact attempt; right: the abstract parity route
