@@ -5,7 +5,7 @@
 
 Each measurement runs in a fresh interpreter (imports not timed) and reports wall time and CPU
 time (the process's own plus its worker processes'). The reference commit (default: the one
-issue 15 part 3 started from) is exported with `git archive` into a temporary folder and run
+second pass of issue 15 part 3 started from; the first started from 44a2983) is exported with `git archive` into a temporary folder and run
 the same way, so the ratio compares like with like on the same machine at the same time of day;
 the machine is shared, so read ratios, not absolute seconds. The rows of both trees are
 compared: they must be equal (the bench fails otherwise).
@@ -27,7 +27,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-REFERENCE = "44a2983"  # before issue 15 part 3
+REFERENCE = "c258a4c"  # before the second pass of issue 15 part 3 (the first pass started from 44a2983)
 
 RUN = r"""
 import json, resource, sys, time

@@ -57,64 +57,76 @@ def _arb_number(value: sp.Expr):
     raise NotImplementedError(f"no arb value for {value!r}")
 
 
-_ARB_FUNCTIONS = {
-    sp.exp: lambda v: v.exp(),
-    sp.log: lambda v: v.log(),
-    sp.sin: lambda v: v.sin(),
-    sp.cos: lambda v: v.cos(),
-    sp.tan: lambda v: v.tan(),
-    sp.sinh: lambda v: v.sinh(),
-    sp.cosh: lambda v: v.cosh(),
-    sp.tanh: lambda v: v.tanh(),
-    sp.atan: lambda v: v.atan(),
-    sp.asinh: lambda v: v.asinh(),
-    sp.erf: lambda v: v.erf(),
-    sp.erfc: lambda v: v.erfc(),
+#: sympy function → the python-flint ``arb`` method computing it (the generated code calls it by name)
+_ARB_METHODS = {
+    sp.exp: "exp",
+    sp.log: "log",
+    sp.sin: "sin",
+    sp.cos: "cos",
+    sp.tan: "tan",
+    sp.sinh: "sinh",
+    sp.cosh: "cosh",
+    sp.tanh: "tanh",
+    sp.atan: "atan",
+    sp.asinh: "asinh",
+    sp.erf: "erf",
+    sp.erfc: "erfc",
 }
 
 
-def _arb_node(expr: sp.Expr, slots: dict, constants: list) -> Callable[[list], object]:
-    """A closure computing ``expr`` from a list of arb values (``slots`` maps symbol → index).
+class _Emitter:
+    """Three-address code for a generated function: one arb operation per line,
+    ``t<k> = <operand> <op> <operand> …`` or ``t<k> = <operand>.<method>()``.
 
-    Numbers are collected in ``constants`` (a list of [sympy number, arb value]); the caller
-    fills in the arb values once per batch, at the precision in force then.
+    Operands are local names only: ``v<i>`` (inputs), ``f<i>`` (kept φ-free steps), ``t<k>``,
+    ``c<k>`` (numeric constants, computed per call at the precision in force then). No text of
+    the expression reaches the source — only these names, integer exponents and method names
+    from :data:`_ARB_METHODS` — so the compiled code does nothing but arb arithmetic. Sums and
+    products are folded left to right (((a + b) + c)), as the tree's order gives them. A subtree
+    that occurs twice is computed once: the same operations on the same balls give the same
+    ball, so this changes no bit of any result.
     """
-    if expr in slots:
-        i = slots[expr]
-        return lambda v: v[i]
-    if expr.is_Number or expr in (sp.pi, sp.E):
-        entry = [expr, None]
-        constants.append(entry)
-        return lambda v: entry[1]
-    if expr.is_Add or expr.is_Mul:
-        parts = [_arb_node(a, slots, constants) for a in expr.args]
-        if expr.is_Add:
-            return lambda v: _fold(parts, v, lambda s, t: s + t)
-        return lambda v: _fold(parts, v, lambda s, t: s * t)
-    if expr.is_Pow:
-        base, exponent = expr.args
-        b = _arb_node(base, slots, constants)
-        if exponent.is_Integer:
-            n = int(exponent)
-            return lambda v: b(v) ** n
-        if exponent == sp.Rational(1, 2):
-            return lambda v: b(v).sqrt()
-        if exponent == sp.Rational(-1, 2):
-            return lambda v: b(v).rsqrt()
-        e = _arb_node(exponent, slots, constants)
-        return lambda v: (e(v) * b(v).log()).exp()
-    function = _ARB_FUNCTIONS.get(expr.func)
-    if function is not None:
-        inner = _arb_node(expr.args[0], slots, constants)
-        return lambda v: function(inner(v))
-    raise NotImplementedError(f"no arb evaluation for {expr.func}")
+
+    def __init__(self, names: dict, numbers: dict, counter: list):
+        self.names = dict(names)  # sympy node → operand name
+        self.numbers = numbers  # sympy number → constant index (shared by the functions of a closure)
+        self.counter = counter
+        self.lines: list[str] = []
+
+    def name(self, expr: sp.Expr) -> str:
+        if expr in self.names:
+            return self.names[expr]
+        if expr.is_Number or expr in (sp.pi, sp.E):
+            if expr not in self.numbers:
+                self.numbers[expr] = len(self.numbers)
+            return f"c{self.numbers[expr]}"
+        if expr.is_Add or expr.is_Mul:
+            code = (" + " if expr.is_Add else " * ").join(self.name(a) for a in expr.args)
+        elif expr.is_Pow:
+            base, exponent = expr.args
+            b = self.name(base)
+            if exponent.is_Integer:
+                code = f"{b} ** {int(exponent)}"
+            elif exponent == sp.Rational(1, 2):
+                code = f"{b}.sqrt()"
+            elif exponent == sp.Rational(-1, 2):
+                code = f"{b}.rsqrt()"
+            else:
+                e = self.name(exponent)
+                code = f"({e} * {b}.log()).exp()"
+        elif expr.func in _ARB_METHODS:
+            code = f"{self.name(expr.args[0])}.{_ARB_METHODS[expr.func]}()"
+        else:
+            raise NotImplementedError(f"no arb evaluation for {expr.func}")
+        target = f"t{self.counter[0]}"
+        self.counter[0] += 1
+        self.lines.append(f"    {target} = {code}\n")
+        self.names[expr] = target
+        return target
 
 
-def _fold(parts, values, op):
-    total = parts[0](values)
-    for part in parts[1:]:
-        total = op(total, part(values))
-    return total
+def _unpack(names, source: str) -> str:
+    return f"    {', '.join(names)}, = {source}\n" if names else ""
 
 
 def arb_closure(exprs: Sequence[sp.Expr], symbols: Sequence[sp.Symbol], n_fixed: int | None = None) -> Callable[..., list]:
@@ -128,6 +140,10 @@ def arb_closure(exprs: Sequence[sp.Expr], symbols: Sequence[sp.Symbol], n_fixed:
     by the caller for one set of fixed inputs and one precision) they are computed once and
     reused by later calls with other values of the remaining symbols — the same operations on
     the same numbers, so the results are identical to recomputing them.
+
+    The expressions become two generated Python functions, one line per arb operation
+    (:class:`_Emitter`; the φ-free steps in the first), compiled once per term set: evaluating
+    them costs the arb operations and little else (a tree of closures paid Python calls per node).
     """
     replacements, reduced = sp.cse(list(exprs))
     n_fixed = len(symbols) if n_fixed is None else n_fixed
@@ -139,33 +155,41 @@ def arb_closure(exprs: Sequence[sp.Expr], symbols: Sequence[sp.Symbol], n_fixed:
             fixed_pairs.append((symbol, sub))
         else:
             varying_pairs.append((symbol, sub))
-    slots = {s: i for i, s in enumerate(symbols)}
-    constants: list = []
-    fixed_steps, steps = [], []
-    # fixed steps depend only on fixed inputs and earlier fixed steps: computing them all first
-    # keeps every step after the ones it uses
-    for pairs, target in ((fixed_pairs, fixed_steps), (varying_pairs, steps)):
-        for symbol, sub in pairs:
-            target.append(_arb_node(sub, slots, constants))
-            slots[symbol] = len(slots)
-    outputs = [_arb_node(e, slots, constants) for e in reduced]
+    inputs = {s: f"v{i}" for i, s in enumerate(symbols)}
+    numbers: dict = {}
+    counter = [0]
+    fixed = _Emitter(inputs, numbers, counter)
+    kept = []
+    for symbol, sub in fixed_pairs:
+        kept.append(fixed.name(sub))
+        fixed.names[symbol] = kept[-1]
+    varying = _Emitter({**inputs, **{s: f"f{i}" for i, (s, _) in enumerate(fixed_pairs)}}, numbers, counter)
+    for symbol, sub in varying_pairs:
+        varying.names[symbol] = varying.name(sub)
+    outputs = [varying.name(e) for e in reduced]
+    unpack_inputs = _unpack(list(inputs.values()), "v")
+    unpack_constants = _unpack([f"c{i}" for i in range(len(numbers))], "c")
+    source = (
+        "def fixed(v, c):\n" + unpack_inputs + unpack_constants + "".join(fixed.lines) + f"    return [{', '.join(kept)}]\n"
+        "def varying(v, f, c):\n" + unpack_inputs + _unpack([f"f{i}" for i in range(len(kept))], "f") + unpack_constants
+        + "".join(varying.lines) + f"    return [{', '.join(outputs)}]\n"
+    )
+    namespace: dict = {"__builtins__": {}}
+    exec(compile(source, "<arb_closure>", "exec"), namespace)  # generated names only (see _Emitter)
+    fixed_fn, varying_fn = namespace["fixed"], namespace["varying"]
+    number_list = list(numbers)
 
     def evaluate(rows, memo=None):
-        for entry in constants:
-            entry[1] = _arb_number(entry[0])
+        c = [_arb_number(n) for n in number_list]
         results = []
         for r, row in enumerate(rows):
-            values = list(row)
             if memo is not None and r in memo:
-                values.extend(memo[r])
+                kept_values = memo[r]
             else:
-                for step in fixed_steps:
-                    values.append(step(values))
+                kept_values = fixed_fn(row, c)
                 if memo is not None:
-                    memo[r] = values[len(row):]
-            for step in steps:
-                values.append(step(values))
-            results.append([out(values) for out in outputs])
+                    memo[r] = kept_values
+            results.append(varying_fn(row, kept_values, c))
         return results
 
     return evaluate

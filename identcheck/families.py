@@ -24,14 +24,13 @@ the templates that lie in it; what is left is reported raw.
 from __future__ import annotations
 
 import itertools
-import time
 from dataclasses import dataclass
 
 import numpy as np
 import sympy as sp
 
 from .activation import Z
-from .budget import PROPERTIES_SECONDS, SIMPLIFY_SECONDS, current_pool, run
+from .budget import PROPERTIES_SECONDS, SIMPLIFY_SECONDS, clock, current_pool, run
 from .probes import Probe
 from .terms import TermSet
 
@@ -66,10 +65,10 @@ SCREEN_GAP = 1e-9  # relative spread above which sampled values are "clearly" no
 
 
 def _simplify(expr: sp.Expr, name: str, timed_out: list, deadline: float):
-    """``sp.simplify(expr)`` under ``SIMPLIFY_SECONDS``, and not past ``deadline`` (monotonic; the
+    """``sp.simplify(expr)`` under ``SIMPLIFY_SECONDS``, and not past ``deadline`` (:func:`~identcheck.budget.clock`, CPU time; the
     budget of all of φ's hypotheses together, :mod:`budget`); None when it failed or timed out
     (then ``name`` is appended to ``timed_out``)."""
-    seconds = min(SIMPLIFY_SECONDS, deadline - time.monotonic())
+    seconds = min(SIMPLIFY_SECONDS, deadline - clock())
     if seconds <= 0:
         timed_out.append(name)
         return None
@@ -161,7 +160,7 @@ def phi_properties(derivatives: tuple) -> PhiProperties:
 def _phi_properties(derivatives: tuple) -> PhiProperties:
     phi, d1, d2 = derivatives
     late: list = []
-    deadline = time.monotonic() + PROPERTIES_SECONDS
+    deadline = clock() + PROPERTIES_SECONDS
     zero_second = not _clearly_not_zero(d2) and _simplify(d2, "zero second derivative", late, deadline) == 0
     euler = _constant(Z * d1 / phi, "Euler/homogeneity", late, deadline)
     heat = None if zero_second else _constant(d2 / phi, "heat type", late, deadline)

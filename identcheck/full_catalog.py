@@ -60,16 +60,17 @@ def _v_witness(probe) -> str:
     return probe.name if relation is None else _relation_text(probe, relation)
 
 
-def finding(entry) -> dict:
+def finding(entry, t1=None, full=None) -> dict:
     """type1 and type1-full for one catalog entry, and what the v̄-terms add.
 
     The v̄-terms *add* a relation on a probe when the union's nullity exceeds that of its T1
     block (the rank of the T1 columns decided on the same points): only then is the dependence
-    theirs, whatever the null-space basis happens to mix.
+    theirs, whatever the null-space basis happens to mix. ``t1`` and ``full``: the entry's
+    default ``check`` results for ``type1`` and ``type1-full``, when the caller has them already.
     """
     phi, note = entry
-    t1 = check(phi, condition="type1")
-    full = check(phi, condition="type1-full")
+    t1 = check(phi, condition="type1") if t1 is None else t1
+    full = check(phi, condition="type1-full") if full is None else full
     blocks = _t1_nullities(phi, full)
     added = [p for p in full.probes if p.name in blocks and blocks[p.name] is not None and p.nullity > blocks[p.name]]
     if full.verdict == "inconclusive" or t1.verdict == "inconclusive" or None in blocks.values():

@@ -253,7 +253,8 @@ def _scaled_gram(raw, scale, zero, digits):
         for j in np.flatnonzero(zero):
             scale[j] = float(raw[j, j].mid().sqrt().mid())
         inv = [flint.arb(1.0 / v) if v > 0 else flint.arb(0) for v in scale]
-        return flint.arb_mat([[raw[i, j] * inv[i] * inv[j] for j in range(T)] for i in range(T)]).mid()
+        entries = raw.tolist()
+        return flint.arb_mat([[entries[i][j] * inv[i] * inv[j] for j in range(T)] for i in range(T)]).mid()
 
 
 def _deflate(gram, basis, resolved, borderline, digits, depth=0):
@@ -264,10 +265,11 @@ def _deflate(gram, basis, resolved, borderline, digits, depth=0):
     rotation = _arb_from(basis)
     rotated = (rotation.transpose() * gram * rotation).mid()
     b_idx, r_idx = list(borderline), list(resolved)
-    h_bb = _sub(rotated, b_idx, b_idx)
+    entries = rotated.tolist()
+    h_bb = _sub(entries, b_idx, b_idx)
     if r_idx:
-        h_rr = _sub(rotated, r_idx, r_idx)
-        h_rb = _sub(rotated, r_idx, b_idx)
+        h_rr = _sub(entries, r_idx, r_idx)
+        h_rb = _sub(entries, r_idx, b_idx)
         x = h_rr.solve(h_rb, algorithm="approx")
         schur = (h_bb - h_rb.transpose() * x).mid()
         x_mid = _float(x)
@@ -298,14 +300,15 @@ def _deflate(gram, basis, resolved, borderline, digits, depth=0):
 
 
 def _arb_from(array: np.ndarray):
-    return flint.arb_mat([[flint.arb(float(v)) for v in row] for row in np.atleast_2d(array)])
+    """The float64 entries as exact arb balls."""
+    return flint.arb_mat(np.atleast_2d(np.asarray(array, dtype=float)).tolist())
 
 
-def _sub(matrix, rows, cols):
-    return flint.arb_mat([[matrix[i, j] for j in cols] for i in rows])
+def _sub(entries, rows, cols):
+    """The submatrix of a matrix given as nested lists (``arb_mat.tolist()``)."""
+    return flint.arb_mat([[entries[i][j] for j in cols] for i in rows])
 
 
 def _float(matrix) -> np.ndarray:
-    return np.array([[float(v.mid()) for v in row] for row in matrix.tolist()], dtype=float).reshape(
-        matrix.nrows(), matrix.ncols()
-    )
+    """The midpoints, rounded to float64."""
+    return np.array([float(v) for v in matrix.mid().entries()], dtype=float).reshape(matrix.nrows(), matrix.ncols())

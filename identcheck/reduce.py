@@ -43,8 +43,8 @@ def sub_gram(gram, columns):
     columns = [int(c) for c in columns]
 
     def restricted(digits):
-        g = gram(digits)
-        return flint.arb_mat([[g[i, j] for j in columns] for i in columns])
+        g = gram(digits).tolist()
+        return flint.arb_mat([[g[i][j] for j in columns] for i in columns])
 
     return restricted
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+import numpy as np
 import sympy as sp
 
 from .activation import Z
@@ -27,8 +28,9 @@ from .families import Template, phi_properties
 from .terms import _PhiDerivative, substitute_phi
 from .type2 import on_channel
 
-__all__ = ["apply_parity", "prover", "templates"]
+__all__ = ["apply_euler", "apply_parity", "prover", "templates"]
 
+NONZERO = 1e-12  # |value| above this at a rational point (30 digits): the expression is not identically 0
 SAME_OUTPUT = 1e-12  # |w − ±f^k| ≤ SAME_OUTPUT·(1 + |f^k|) at a rational point: a candidate for w = ±f^k
 
 
@@ -123,6 +125,7 @@ def prover(ts, activation, values, columns, full_terms):
     exprs = ts.exprs() if full_terms else ts.factor_exprs()
     properties = phi_properties(tuple(activation.derivatives))
     symmetry = properties.symmetry if full_terms else None
+    euler = properties.euler if full_terms else None
     polynomial = properties.degree is not None
     outputs = [f.xreplace(values) for f in ts.channel_outputs]
     seen: dict = {}  # argument w → (k, ±1) with w = ±f^k, or None
@@ -131,6 +134,11 @@ def prover(ts, activation, values, columns, full_terms):
         total = sum(coeff * exprs[columns[c]] for c, coeff in coefficients).xreplace(values)
         if not full_terms:
             return bool(is_exact_zero(total, ts.x, thorough, seconds=UNBUDGETED))
+        if euler is not None and family in ("Euler/homogeneity", None):
+            # φ kept abstract: cheaper than expanding a polynomial φ of the softmax outputs
+            abstract = apply_euler(total, euler, outputs, seen)
+            if abstract is not None and is_exact_zero(abstract, ts.x, thorough=False, derivatives=False, seconds=UNBUDGETED):
+                return True
         concrete = substitute_phi(total, activation.derivatives)
         # a polynomial φ substitutes into rational functions of exponentials: quick to cancel
         if polynomial and is_exact_zero(concrete, ts.x, thorough=False, derivatives=False, seconds=UNBUDGETED):
@@ -139,6 +147,8 @@ def prover(ts, activation, values, columns, full_terms):
             abstract, flipped = apply_parity(total, symmetry, outputs, seen)
             if flipped and is_exact_zero(abstract, ts.x, thorough=False, derivatives=False, seconds=UNBUDGETED):
                 return True
+        if _clearly_nonzero(concrete, ts.x):  # a wrong relation: no exact route can succeed
+            return False
         return bool(is_exact_zero(concrete, ts.x, thorough, seconds=UNBUDGETED))
 
     def prove(coefficients, thorough=False, family=None):
@@ -147,6 +157,52 @@ def prover(ts, activation, values, columns, full_terms):
         return Outcome(proved, timed_out)
 
     return prove
+
+
+def _clearly_nonzero(expr, x) -> bool:
+    """``expr`` is clearly not identically 0: at one of two fixed rational points of (0, 1)^d its
+    value (sympy's ``evalf``, 30 digits) exceeds ``NONZERO`` in size. Only ever used to skip a proof
+    that cannot succeed (a relation that is not one); it never makes anything "proved"."""
+    for shift in (0, 1):
+        point = {xi: sp.Rational(3 + 2 * j + shift, 7 + j + 3 * shift) for j, xi in enumerate(x)}
+        try:
+            value = complex(expr.xreplace(point).evalf(30))
+        except (TypeError, ValueError, ZeroDivisionError):
+            return False
+        if np.isfinite(value) and abs(value) > NONZERO:
+            return True
+    return False
+
+
+def apply_euler(expr, k, outputs, seen):
+    """Rewrite φ(w) → P_j, φ'(w) → k·P_j/w and φ''(w) → k(k − 1)·P_j/w² for every argument w
+    equal to a channel output f^j, with P_j a plain symbol standing for φ(f^j)
+    (:func:`_value_symbol`); None when some argument is not a channel output.
+
+    The Euler hypothesis zφ'(z) = kφ(z), proved by sympy (:func:`~identcheck.families.phi_properties`),
+    gives the first; differentiated, zφ'' = (k − 1)φ', so z²φ'' = k(k − 1)φ, the second. Both
+    hold wherever w ≠ 0. If the rewritten expression is identically 0 with the P_j free, it is
+    0 for P_j = φ(f^j) (substitution is a homomorphism), so the relation holds wherever no f^j vanishes — f^j is a nonzero analytic function of x (else w/w is not a
+    rational function sympy reduces), so that set is dense — and, the terms being continuous,
+    everywhere.
+    """
+    replacements = {}
+    for atom in expr.atoms(_PhiDerivative):
+        w = atom.args[0]
+        if w not in seen:
+            seen[w] = _match_output(w, outputs)
+        if seen[w] is None or seen[w][1] != 1:
+            return None
+        f = outputs[seen[w][0]]
+        replacements[atom] = _value_symbol(seen[w][0]) * (1, k / f, k * (k - 1) / f**2)[atom.order]
+    return expr.xreplace(replacements)
+
+
+@lru_cache(maxsize=None)
+def _value_symbol(j: int) -> sp.Symbol:
+    """A plain symbol standing for φ(f^j) in :func:`apply_euler`'s output: an identity with it free
+    holds for every value it stands for (sympy then never looks inside f^j's long expression)."""
+    return sp.Symbol(f"phi_of_f{j + 1}")
 
 
 def apply_parity(expr, symmetry, outputs, seen):

@@ -27,7 +27,7 @@ from ..compile import CompiledTerms, arb_precision, phi_functions
 from ..evidence import Verdict
 from ..probes import head_probes
 from ..rank import DEFAULT_LADDER, RankDecision, raw_gram
-from ..reduce import reduce_groups, sub_gram
+from ..reduce import reduce_groups
 from ..relations import explain_null_space
 from ..type2 import type2_term_set
 from ..type2_families import prover, templates
@@ -112,33 +112,38 @@ class Type2Matrix(ProbeMatrix):
         undecided = len(self.reduction.undecided)
         self.unsettled = f"{undecided} phi-free group reduction(s) undecided" if undecided else None
 
-    def full_arb(self, digits):
-        """Full terms = φ-free factor × φ^(m)(f^k), from the factors already evaluated."""
+    def full_arb(self, digits, columns=None):
+        """Full terms = φ-free factor × φ^(m)(f^k), from the factors already evaluated (the
+        ``columns`` given, default all)."""
+        columns = range(len(self.term_set.terms)) if columns is None else tuple(columns)
 
         def compute():
             phi = phi_functions(tuple(self.activation.derivatives))
             with arb_precision(digits):
                 f_values = self.shared.outputs_arb(digits)
-                factor = self.shared.arb(digits)
-                keys = [(t.phi_order, t.channel) for t in self.term_set.terms]
-                n = len(self.points)
-                scale = {(m, k): [out[0] for out in phi[m]([[f_values[i, k]] for i in range(n)])] for m, k in set(keys)}
-                return flint.arb_mat([[factor[i, j] * scale[keys[j]][i] for j in range(len(keys))] for i in range(n)])
+                factor = self.shared.arb(digits).tolist()
+                f_rows = f_values.tolist()
+                keys = [(self.term_set.terms[j].phi_order, self.term_set.terms[j].channel) for j in columns]
+                scale = {(m, k): [out[0] for out in phi[m]([[row[k]] for row in f_rows])] for m, k in set(keys)}
+                pairs = list(zip(columns, [scale[key] for key in keys]))
+                return flint.arb_mat([[row[j] * values[i] for j, values in pairs] for i, row in enumerate(factor)])
 
-        return self.memo.once(("A", digits), compute)
+        return self.memo.once(("A", digits, tuple(columns)), compute)
 
     def arb(self, digits):
-        return self.rows(range(len(self.points)), digits)
+        """A on the kept columns (only those are evaluated: the reduction dropped the others)."""
+        return self.full_arb(digits, self.columns)
 
     def rows(self, rows, digits):
-        full = self.full_arb(digits)
-        return flint.arb_mat([[full[i, j] for j in self.columns] for i in rows])
+        kept = self.arb(digits)
+        return flint.arb_mat([[kept[i, j] for j in range(len(self.columns))] for i in rows])
 
     def full_gram(self, digits):
         return self.memo.once(("AtA", digits), lambda: raw_gram(self.full_arb(digits), digits))
 
     def gram(self, digits):
-        raw = sub_gram(self.full_gram, self.columns)(digits)
+        """AᵀA of the kept columns (the submatrix of :meth:`full_gram`, computed from them alone)."""
+        raw = self.memo.once(("AtA", digits, self.columns), lambda: raw_gram(self.arb(digits), digits))
         reason = resolution_note(raw, digits, self.labels)
         if reason is not None:
             self.note = self.unsettled = reason

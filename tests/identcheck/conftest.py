@@ -42,3 +42,19 @@ def probe_matrix(term_set, phi, probe_index, seed):
     pts = np.random.default_rng(seed).uniform(-1, 1, size=(4 * len(probe.components) * compiled.n_terms, term_set.dim))
     matrix = compiled.float64(pts, thetas, act)
     return act, probe, matrix, lambda rows, digits: compiled.arb(pts[list(rows)], thetas, act, digits)
+
+
+@pytest.fixture(scope="session")
+def type2_phi_free():
+    """The φ-free type-2 work on the default head probes (d = 2, seed 0: factor matrices, their
+    reductions, the arb evaluations at 120 digits), done once in the test process: it is cached
+    per process (``conditions.type2._phi_free``), so the later type-2 checks of the session reuse
+    it and the workers a test forks (catalog ``jobs=2``) inherit it instead of each redoing it."""
+    from identcheck.check import make_condition
+
+    condition = make_condition("z", "type2")
+    for index, probe in enumerate(condition.probes()):
+        shared = condition.matrix(probe, index).shared
+        shared.arb(120)
+        shared.outputs_arb(120)
+    return condition

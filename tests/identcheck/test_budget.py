@@ -150,3 +150,47 @@ def test_a_spent_check_pool_keeps_every_relation_and_marks_it(monkeypatch):
     assert "symmetry" in first["hypothesis"]
     again = check("tanh(z)", dim=2).to_dict()
     assert again["evidence"] == "proof"
+
+
+def _burn(cpu_seconds):
+    """Spin until this thread has used ``cpu_seconds`` of CPU time."""
+    start = time.thread_time()
+    while time.thread_time() - start < cpu_seconds:
+        pass
+    return "done"
+
+
+def test_cpu_time_taken_by_another_thread_does_not_consume_the_budget():
+    """A budget counts its own thread's CPU time: with a second thread burning CPU beside it (it
+    takes about half of the interpreter's time), 0.2 s of work takes more than its 0.3 s budget of
+    wall time, yet completes; 0.3 s of work in a 0.1 s budget is still cut."""
+    stop = threading.Event()
+
+    def burner():
+        while not stop.is_set():
+            pass
+
+    other = threading.Thread(target=burner)
+    other.start()
+    try:
+        started = time.monotonic()
+        assert run(_burn, 0.2, seconds=0.3, default="late") == ("done", False)
+        assert time.monotonic() - started > 0.3  # wall time alone would have cut it
+        assert run(_burn, 0.3, seconds=0.1, default="late") == ("late", True)
+    finally:
+        stop.set()
+        other.join()
+
+
+def test_a_computation_that_does_not_run_is_cut_by_the_wall_clock_backstop(monkeypatch):
+    """Blocked (no CPU time passes), a computation is still stopped: by the wall-clock backstop
+    (here set to 1·s + 0.1 s)."""
+    budget = importlib.import_module("identcheck.budget")
+    monkeypatch.setattr(budget, "WALL_FACTOR", 1.0)
+    monkeypatch.setattr(budget, "WALL_SLACK", 0.1)
+    started = time.monotonic()
+    assert run(time.sleep, 5, seconds=0.1, default="late") == ("late", True)
+    assert time.monotonic() - started < 2
+    with pool(0.1):  # a pool has its backstop too
+        assert run(time.sleep, 5, seconds=30, default="late") == ("late", True)
+    assert time.monotonic() - started < 3

@@ -33,9 +33,14 @@ def test_catalog_has_at_least_twenty_activations_with_and_without_bias():
     assert set(SAMPLE) <= set(names)
 
 
-def test_committed_catalog_rows_of_every_kind_are_current():
+def test_committed_catalog_rows_of_every_kind_are_current(type2_phi_free):
     entries = [entry for entry in CATALOG if entry[0] in SAMPLE]
-    rows = catalog_rows(jobs=2, entries=entries)
+    calls = []
+    rows = catalog_rows(lambda done, total, phi: calls.append((done, total, phi)), jobs=2, entries=entries)
+    # one task per (φ, condition) in two processes: rows come back in catalog order, progress as rows complete
+    assert [row["phi"] for row in rows] == [phi for phi, _ in entries]
+    assert [(done, total) for done, total, _ in calls] == [(i + 1, len(entries)) for i in range(len(entries))]
+    assert sorted(phi for _, _, phi in calls) == sorted(phi for phi, _ in entries)
     fresh = to_markdown(rows).splitlines()
     committed = COMMITTED.read_text(encoding="utf-8").splitlines()
     stale = "docs/catalog.md is stale: run `identcheck catalog --markdown --out docs/catalog.md`"
