@@ -173,20 +173,30 @@ def run(
     )
 
 
-def _run_probe(condition: Condition, probe, index: int, certify: bool, include_inadmissible: bool = False) -> ProbeResult:
+def decide_probe(condition: Condition, probe, index: int) -> tuple:
+    """(matrix, rank decision, dependent) of one probe — the core :func:`run` and the scan share.
+
+    ``dependent`` is None when the decision is undecided *or* the matrix says its decision cannot
+    be the probe's outcome (``matrix.unsettled``: columns below the precision, an undecided φ-free
+    reduction). Raises IdentcheckError when a term is not finite at the sample points.
+    """
     matrix = condition.matrix(probe, index)
     values = matrix.float64()
     if not np.all(np.isfinite(values)):
         phi = condition.activation.text
         raise IdentcheckError(f"phi={phi!r}: terms are not finite at the sample points of probe {probe.name!r}")
     decision = decide_rank(values, ladder=condition.ladder, gram=matrix.gram)
+    dependent = None if decision.independent is None or matrix.unsettled is not None else not decision.independent
+    return matrix, decision, dependent
+
+
+def _run_probe(condition: Condition, probe, index: int, certify: bool, include_inadmissible: bool = False) -> ProbeResult:
+    matrix, decision, dependent = decide_probe(condition, probe, index)
     relations = condition.explain(probe, matrix, decision) if decision.independent is False else ()
     certificate = None
     if certify:
         certificate, relations = certify_probe(decision, matrix, condition.prover(probe, matrix), relations)
-    dependent = None if decision.independent is None else not decision.independent
     if matrix.unsettled is not None:
-        dependent = None
         certificate = Certificate(None, matrix.unsettled) if certify else None
     return ProbeResult(
         name=probe.name,

@@ -28,11 +28,16 @@ __all__ = ["finding", "findings", "findings_markdown", "main"]
 SHOWN = 6
 
 
+def _is_v(key) -> bool:
+    """Whether a type1-full column key is a v̄-term's (:mod:`~identcheck.conditions.type1_full`)."""
+    return key[0] == "v"
+
+
 def _relation_text(probe, relation) -> str:
     if relation.exact is not None:
         text = str(relation)
     else:  # numerical coefficients: the labels only, v̄-terms first
-        labels = sorted((label for label, _ in relation.terms), key=lambda label: "v̄" not in label)
+        labels = [label for (label, _), key in sorted(zip(relation.terms, relation.keys), key=lambda term: not _is_v(term[1]))]
         text = "relation among " + ", ".join(labels[:SHOWN]) + (", …" if len(labels) > SHOWN else "")
     return f"{probe.name} — {relation.family or 'unrecognised'}: {text}"
 
@@ -56,7 +61,7 @@ def _t1_nullities(phi, result) -> dict:
 
 def _v_witness(probe) -> str:
     """The probe and its first relation with a v̄-term (labels only when numerical)."""
-    relation = next((r for r in probe.relations if any("v̄" in label for label, _ in r.terms)), probe.relation)
+    relation = next((r for r in probe.relations if any(_is_v(key) for key in r.keys)), probe.relation)
     return probe.name if relation is None else _relation_text(probe, relation)
 
 

@@ -44,12 +44,11 @@ from threadpoolctl import threadpool_limits
 
 from .activation import Activation
 from .budget import SIMPLIFY_SECONDS, run as budgeted
-from .check import make_condition, run, verdict_of
-from .compile import PhiLinearArb
+from .check import decide_probe, make_condition, run, verdict_of
 from .errors import IdentcheckError
 from .evidence import Evidence, Verdict
 from .grammar import Z, parse_text
-from .rank import DEFAULT_LADDER, decide_rank, raw_gram
+from .rank import DEFAULT_LADDER
 from .scan_report import MAX_COUNT, Bracket, ExceptionalPoint, ForAll, GridValue, ProbeMargin, ScanResult, exact, number
 from .scan_report import MAX_VALUES, parse_scan_param, split_params, summarize
 
@@ -190,9 +189,6 @@ class _Family:
         self.condition = self._condition(dim, seed, points_per_term)
         self.probes = self.condition.probes()
         self.bound = max(c.l1 for p in self.probes for c in p.components)
-        terms = self.condition.term_set
-        self.linear = PhiLinearArb([t.expr for t in terms.terms], terms.x, terms.params) if condition == "type1" else None
-        self._cached = {}  # (probe index, digits) -> the φ-free arb coefficients (type-1)
 
     def _condition(self, dim, seed, points_per_term):
         """make_condition at the first grid value where φ parses (validates every other argument)."""
@@ -235,25 +231,12 @@ class _Family:
         condition.activation = activation
         margins = []
         for index, probe in enumerate(self.probes):
-            matrix = condition.matrix(probe, index)
-            values64 = matrix.float64()
-            if not np.all(np.isfinite(values64)):
-                return GridValue(tuple(values), None, (), f"terms are not finite at the sample points of probe {probe.name!r}")
-            gram = matrix.gram if self.linear is None else self._gram(index, matrix, activation)
-            decision = decide_rank(values64, ladder=condition.ladder, gram=gram)
-            dependent = None if decision.independent is None or matrix.unsettled is not None else not decision.independent
+            try:  # the driver's own per-probe core: the φ-free arb parts are kept by the compiled terms
+                _, decision, dependent = decide_probe(condition, probe, index)
+            except IdentcheckError as exc:
+                return GridValue(tuple(values), None, (), _reason(str(exc)))
             margins.append(ProbeMargin(probe.name, decision.smallest_singular_value, decision.precision_digits, dependent, probe.counts and probe.admissible))
         return GridValue(tuple(values), _verdict(margins), tuple(margins))
-
-    def _gram(self, index, matrix, activation):
-        """``matrix.gram`` with the φ-free arb part evaluated once per probe and precision."""
-
-        def gram(digits):
-            if (index, digits) not in self._cached:
-                self._cached[(index, digits)] = self.linear.coefficients(matrix.points, matrix.parameters, digits)
-            return raw_gram(self.linear.matrix(self._cached[(index, digits)], activation, digits), digits)
-
-        return gram
 
     def bisect(self, axis, base, lo, hi, lo_verdict, hi_verdict, target) -> Bracket:
         """Shrink [lo, hi] along ``axis`` (other axes at ``base``) while the ends keep their verdicts."""
