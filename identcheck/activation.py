@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 import re
-import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Callable, Mapping
@@ -23,7 +22,7 @@ import numpy as np
 import sympy as sp
 from sympy.calculus.util import continuous_domain
 
-from .budget import SIMPLIFY_SECONDS, run
+from .budget import SIMPLIFY_SECONDS, clock, run
 from .errors import IdentcheckError
 from .grammar import FUNCTIONS, Z, parse_param, parse_text
 
@@ -73,9 +72,9 @@ class Activation:
         interval = sp.Interval(-sp.nsimplify(bound), sp.nsimplify(bound))
         grid = np.concatenate([np.linspace(-bound, bound, 4001), [0.0]])
         names = ("phi", "phi'", "phi''")
-        symbolic_until = time.monotonic() + SIMPLIFY_SECONDS  # one budget for sympy's three answers
+        symbolic_until = clock() + SIMPLIFY_SECONDS  # one budget (CPU time, as every budget) for sympy's three answers
         for m, deriv in enumerate(self.derivatives):
-            where = _first_gap(deriv, interval, symbolic_until - time.monotonic())
+            where = _first_gap(deriv, interval, symbolic_until - clock())
             if where is not None:
                 raise IdentcheckError(
                     f"phi={self.text!r}: {names[m]} is not continuous and real on the probed "
