@@ -15,13 +15,14 @@ from identcheck.errors import IdentcheckError
 from identcheck.rank import decide_rank
 
 from .conftest import probe_matrix
+from .shared_checks import checked
 
 
 # z**2 (Euler k = 2 and the polynomial family, the same certification path as z) runs with the
 # slow tests (pytest -m slow), to keep the default suite under 3 minutes
 @pytest.mark.parametrize("phi", ["z", "z + 1", pytest.param("z**2", marks=pytest.mark.slow), "exp(z)"])
 def test_the_paper_and_textbook_failures_are_proved(phi):
-    result = check(phi, certify=True)
+    result = checked(phi, certify=True)
     assert result.verdict == "not identifiable" and result.evidence == "proof"
     for probe in result.probes:
         cert = probe.certificate
@@ -33,7 +34,7 @@ def test_the_paper_and_textbook_failures_are_proved(phi):
 
 
 def test_sigmoid_with_bias_is_certified_on_every_probe_and_replays():
-    result = check("sigmoid(z + 1)", certify=True)
+    result = checked("sigmoid(z + 1)", certify=True)
     assert result.verdict == "identifiable" and result.evidence == "proof"
     assert "not probed are not covered" in result.summary
     data = json.loads(json.dumps(result.to_dict()))
@@ -48,7 +49,7 @@ def test_sigmoid_with_bias_is_certified_on_every_probe_and_replays():
 
 
 def test_replay_refuses_a_probe_without_interval_certificate():
-    data = check("z", certify=True).to_dict()
+    data = checked("z", certify=True).to_dict()
     with pytest.raises(IdentcheckError, match="no interval certificate"):
         replay(data, data["probes"][0]["name"])
 
@@ -60,7 +61,7 @@ def test_without_certify_nothing_is_claimed():
 
 
 def test_a_tampered_certificate_does_not_replay():
-    data = check("sigmoid(z + 1)", certify=True).to_dict()
+    data = checked("sigmoid(z + 1)", certify=True).to_dict()
     probe = data["probes"][0]
     detail = probe["certificate"]["detail"]
     detail["points"][0] = detail["points"][1]  # two equal rows: the minor is singular

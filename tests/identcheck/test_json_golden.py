@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from identcheck import check
+from .shared_checks import checked
 
 GOLDEN = Path(__file__).parent / "golden" / "json"
 
@@ -43,7 +43,7 @@ def _normalised(value):
 
 
 def _compare(name, phi, condition, dim, certify, regen):
-    data = check(phi, condition=condition, dim=dim, certify=certify).to_dict()
+    data = checked(phi, condition, dim, certify).to_dict()
     text = json.dumps(_normalised(data), ensure_ascii=False, indent=1) + "\n"
     path = GOLDEN / f"{name}.json"
     if regen:
