@@ -63,8 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument(
         "--condition",
         default="type1",
-        help="type1 (Setting I), type2 (Setting II), both, mha (no gate: the linear expert; takes no PHI), "
-        "or type1-full (Theorem 2's full decomposition). Default type1",
+        help="type1 (Setting I), type2 (Setting II), both (a flag applies to the condition that takes it: "
+        "--include-zero to type1, --gates/--channels/--mixed-products to type2), mha (no gate: the linear expert; "
+        "takes no PHI but z, the expert itself), or type1-full (Theorem 2's full decomposition). Default type1",
     )
     c.add_argument("--dim", type=_int("--dim"), default=2, help=f"input dimension d, 1..{MAX_DIM} (default 2)")
     c.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="value of a named constant in phi (repeatable)")
@@ -183,9 +184,6 @@ def _check(args) -> int:
     conditions = ("type1", "type2") if args.condition == "both" else (args.condition,)
     params = dict(parse_param(p) for p in args.param)
     phis = (args.phi or [None]) if args.condition == "mha" else (args.phi or PAPER_EXAMPLES)
-    unused = [name for name in params if not any(phi is not None and _mentions(phi, name) for phi in phis)]
-    if unused and args.condition != "mha":  # mha: the library refuses every param
-        raise IdentcheckError(f"--param {unused[0]}: no phi uses {unused[0]!r}")
     jobs = []
     for phi in phis:  # validate every input before any output: the library's checks, its errors
         for condition in conditions:
@@ -194,6 +192,9 @@ def _check(args) -> int:
             arguments |= {"points_per_term": args.points_per_term, **_options(args, condition, strict=args.condition != "both")}
             make_condition(phi, **arguments)
             jobs.append((phi, arguments))
+    unused = [name for name in params if not any(phi is not None and _mentions(phi, name) for phi in phis)]
+    if unused and args.condition != "mha":  # (mha refused them above)
+        raise IdentcheckError(f"--param {unused[0]}: no phi uses {unused[0]!r}")
     results = []
     with StatusLine(enabled=sys.stderr.isatty() and not args.json) as status:
         for i, (phi, arguments) in enumerate(jobs):

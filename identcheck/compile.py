@@ -6,7 +6,9 @@ placeholders φ^(m)(s). Compiling replaces each placeholder by a plain symbol P_
     column(x; θ) = F(x, θ, P_0, P_1, P_2),      P_m = φ^(m)(aᵀx),
 
 and F is built once per term set (``sympy.lambdify`` with common-subexpression elimination for
-numpy; a closure over the sympy tree for python-flint's ``arb`` ball arithmetic). φ's own
+numpy; for python-flint's ``arb`` ball arithmetic, Python source generated from the sympy tree,
+one arb operation per line, with nothing of the expression's text in it: only slot names,
+integer exponents and method names from a fixed table). φ's own
 derivatives are compiled once per activation. No sympy object is touched while evaluating.
 
 The arb path is the high-precision one used to settle borderline ranks (see :mod:`rank`):
@@ -29,6 +31,9 @@ from .terms import TermSet, _PhiDerivative
 
 __all__ = ["CompiledTerms", "arb_closure", "arb_precision", "compile_terms", "phi_functions"]
 
+#: operands per generated line: a sum or product longer than this is folded in steps (the same
+#: left-to-right order: ((a + b) + c) …); Python's compiler fails near 3,000 operands on one line
+FOLD_CHUNK = 256
 MEMO_ENTRIES = 64  # (points, θ, digits) whose φ-free subexpressions are kept, per compiled term set
 
 
@@ -101,7 +106,12 @@ class _Emitter:
                 self.numbers[expr] = len(self.numbers)
             return f"c{self.numbers[expr]}"
         if expr.is_Add or expr.is_Mul:
-            code = (" + " if expr.is_Add else " * ").join(self.name(a) for a in expr.args)
+            operator = " + " if expr.is_Add else " * "
+            operands = [self.name(a) for a in expr.args]
+            while len(operands) > FOLD_CHUNK:  # Python's parser recurses per operand: fold long ones in steps
+                head = self._line(operator.join(operands[:FOLD_CHUNK]))
+                operands = [head, *operands[FOLD_CHUNK:]]
+            code = operator.join(operands)
         elif expr.is_Pow:
             base, exponent = expr.args
             b = self.name(base)
@@ -118,10 +128,14 @@ class _Emitter:
             code = f"{self.name(expr.args[0])}.{_ARB_METHODS[expr.func]}()"
         else:
             raise NotImplementedError(f"no arb evaluation for {expr.func}")
+        target = self._line(code)
+        self.names[expr] = target
+        return target
+
+    def _line(self, code: str) -> str:
         target = f"t{self.counter[0]}"
         self.counter[0] += 1
         self.lines.append(f"    {target} = {code}\n")
-        self.names[expr] = target
         return target
 
 

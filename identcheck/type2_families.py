@@ -30,7 +30,7 @@ from .type2 import on_channel
 
 __all__ = ["apply_euler", "apply_parity", "prover", "templates"]
 
-NONZERO = 1e-12  # |value| above this at a rational point (30 digits): the expression is not identically 0
+NONZERO = 1e-12  # |Σ terms| above this × Σ |term| at a rational point (30 digits): the sum is not identically 0
 SAME_OUTPUT = 1e-12  # |w − ±f^k| ≤ SAME_OUTPUT·(1 + |f^k|) at a rational point: a candidate for w = ±f^k
 
 
@@ -139,7 +139,8 @@ def prover(ts, activation, values, columns, full_terms):
             abstract = apply_euler(total, euler, outputs, seen)
             if abstract is not None and is_exact_zero(abstract, ts.x, thorough=False, derivatives=False, seconds=UNBUDGETED):
                 return True
-        concrete = substitute_phi(total, activation.derivatives)
+        terms = [substitute_phi((coeff * exprs[columns[c]]).xreplace(values), activation.derivatives) for c, coeff in coefficients]
+        concrete = sp.Add(*terms)
         # a polynomial φ substitutes into rational functions of exponentials: quick to cancel
         if polynomial and is_exact_zero(concrete, ts.x, thorough=False, derivatives=False, seconds=UNBUDGETED):
             return True
@@ -147,7 +148,7 @@ def prover(ts, activation, values, columns, full_terms):
             abstract, flipped = apply_parity(total, symmetry, outputs, seen)
             if flipped and is_exact_zero(abstract, ts.x, thorough=False, derivatives=False, seconds=UNBUDGETED):
                 return True
-        if _clearly_nonzero(concrete, ts.x):  # a wrong relation: no exact route can succeed
+        if _clearly_nonzero(terms, ts.x):  # a wrong relation: no exact route can succeed
             return False
         return bool(is_exact_zero(concrete, ts.x, thorough, seconds=UNBUDGETED))
 
@@ -159,17 +160,19 @@ def prover(ts, activation, values, columns, full_terms):
     return prove
 
 
-def _clearly_nonzero(expr, x) -> bool:
-    """``expr`` is clearly not identically 0: at one of two fixed rational points of (0, 1)^d its
-    value (sympy's ``evalf``, 30 digits) exceeds ``NONZERO`` in size. Only ever used to skip a proof
+def _clearly_nonzero(terms, x) -> bool:
+    """Σ ``terms`` is clearly not identically 0: at one of two fixed rational points of (0, 1)^d
+    its value (sympy's ``evalf``, 30 digits) exceeds ``NONZERO`` times Σ |term| (relative: large
+    terms cancel to ~1e-30 of their size when the relation holds). Only ever used to skip a proof
     that cannot succeed (a relation that is not one); it never makes anything "proved"."""
     for shift in (0, 1):
         point = {xi: sp.Rational(3 + 2 * j + shift, 7 + j + 3 * shift) for j, xi in enumerate(x)}
         try:
-            value = complex(expr.xreplace(point).evalf(30))
+            values = [complex(sp.sympify(t).xreplace(point).evalf(30)) for t in terms]
         except (TypeError, ValueError, ZeroDivisionError):
             return False
-        if np.isfinite(value) and abs(value) > NONZERO:
+        value, scale = sum(values), sum(abs(v) for v in values)
+        if np.isfinite(value) and np.isfinite(scale) and abs(value) > NONZERO * scale:
             return True
     return False
 

@@ -56,6 +56,8 @@ __all__ = [
     "NULL_TOL",
 ]
 
+#: share of a lifted relation's direction on the Jacobian's null space above which the projection is used
+NULL_SHARE = 0.1
 
 
 def _is_a(name: str) -> bool:
@@ -72,8 +74,6 @@ def _m_index(name: str, dim: int) -> int:
     """``"M12"`` → the entry's position in the upper triangle, row by row (θ's layout, :mod:`numeric.params`)."""
     j, k = int(name[1]) - 1, int(name[2]) - 1
     return [(r, c) for r in range(dim) for c in range(r, dim)].index((j, k))
-#: share of a lifted relation's direction on the Jacobian's null space above which the projection is used
-NULL_SHARE = 0.1
 
 
 def _coefficients(relation):

@@ -24,7 +24,9 @@ class MHA(Type1):
     @classmethod
     def activation_for(cls, phi=None, params=None):
         """The linear expert; a φ other than z (or None), or params, are refused: there is no gate."""
-        if (phi is not None and not (isinstance(phi, str) and phi.strip() in ("z", TEXT))) or params:
-            shown = f"phi={phi!r}" if not params else f"params={params!r}"
-            raise IdentcheckError(f"{shown}: condition 'mha' takes no phi: the expert is linear (that is the point of the contrast)")
+        if params:
+            name = next(iter(params))
+            raise IdentcheckError(f"params={{{name!r}: VALUE}}: condition 'mha' takes no phi and no constants: the expert is linear")
+        if phi is not None and not (isinstance(phi, str) and phi.strip() in ("z", TEXT)):
+            raise IdentcheckError(f"phi={phi!r}: condition 'mha' takes no phi: the expert is linear (that is the point of the contrast)")
         return dataclasses.replace(parse_activation("z"), text=TEXT)

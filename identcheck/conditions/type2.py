@@ -112,10 +112,10 @@ class Type2Matrix(ProbeMatrix):
         undecided = len(self.reduction.undecided)
         self.unsettled = f"{undecided} phi-free group reduction(s) undecided" if undecided else None
 
-    def full_arb(self, digits, columns=None):
-        """Full terms = φ-free factor × φ^(m)(f^k), from the factors already evaluated (the
-        ``columns`` given, default all)."""
-        columns = range(len(self.term_set.terms)) if columns is None else tuple(columns)
+    def arb(self, digits):
+        """A on the kept columns: term = φ-free factor × φ^(m)(f^k), from the factors already
+        evaluated (only the kept columns: the reduction dropped the others)."""
+        columns = self.columns
 
         def compute():
             phi = phi_functions(tuple(self.activation.derivatives))
@@ -128,22 +128,15 @@ class Type2Matrix(ProbeMatrix):
                 pairs = list(zip(columns, [scale[key] for key in keys]))
                 return flint.arb_mat([[row[j] * values[i] for j, values in pairs] for i, row in enumerate(factor)])
 
-        return self.memo.once(("A", digits, tuple(columns)), compute)
-
-    def arb(self, digits):
-        """A on the kept columns (only those are evaluated: the reduction dropped the others)."""
-        return self.full_arb(digits, self.columns)
+        return self.memo.once(("A", digits), compute)
 
     def rows(self, rows, digits):
         kept = self.arb(digits)
         return flint.arb_mat([[kept[i, j] for j in range(len(self.columns))] for i in rows])
 
-    def full_gram(self, digits):
-        return self.memo.once(("AtA", digits), lambda: raw_gram(self.full_arb(digits), digits))
-
     def gram(self, digits):
-        """AᵀA of the kept columns (the submatrix of :meth:`full_gram`, computed from them alone)."""
-        raw = self.memo.once(("AtA", digits, self.columns), lambda: raw_gram(self.arb(digits), digits))
+        """AᵀA of the kept columns."""
+        raw = self.memo.once(("AtA", digits), lambda: raw_gram(self.arb(digits), digits))
         reason = resolution_note(raw, digits, self.labels)
         if reason is not None:
             self.note = self.unsettled = reason

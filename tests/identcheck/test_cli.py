@@ -77,7 +77,8 @@ def test_condition_both_gives_one_object_per_phi_and_condition(capsys):
     "argv, reason",
     [
         (["check", "--condition", "mha", "tanh(z)"], "takes no PHI"),
-        (["check", "--condition", "mha", "--param", "b=1"], "takes no PHI"),
+        (["check", "--condition", "mha", "--param", "b=1"], "--param b=VALUE: --condition mha takes no PHI and no constants"),
+        (["check", "sigmoid(", "--param", "b=1"], "not a valid expression"),
         (["check", "z", "--condition", "type2", "--mixed-products", "--include-zero"], "--include-zero: applies to type1 and mha only"),
         (["check", "z", "--condition", "type2", "--gates", "9"], "--gates 9"),
         (["check", "z", "--condition", "type2", "--include-zero"], "--include-zero"),

@@ -84,3 +84,19 @@ def test_phi_free_part_is_reused_across_activations_with_identical_results(term_
         z = x0[0] + flint.arb(0.75) * x0[1]
         q = x0[0] * x0[0] - x0[0] * x0[1]
         assert reused[0, 0].overlaps(q.exp() * z.tanh())
+
+
+def test_a_sum_of_thousands_of_terms_compiles_and_is_exact():
+    """Python's parser gives up near 3,000 operands on one line: long sums are folded in steps.
+    Second method: the exact rational sum, which the ball must contain."""
+    import flint
+    import sympy as sp
+
+    from identcheck.compile import arb_closure, arb_precision
+
+    xs = sp.symbols("x0:3000")
+    closure = arb_closure([sp.Add(*[(i % 7 + 1) * x for i, x in enumerate(xs)])], xs)
+    exact = sum(sp.Rational(i % 7 + 1, i + 1) for i in range(3000))
+    with arb_precision(40):
+        (row,) = closure([[flint.arb(1) / (i + 1) for i in range(3000)]])
+        assert row[0].contains(flint.fmpq(int(exact.p), int(exact.q))) and row[0].rad() < 1e-30

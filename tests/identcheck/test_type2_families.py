@@ -75,9 +75,14 @@ def test_the_euler_relation_is_proved_with_phi_abstract_and_a_wrong_one_is_not(m
 
 def test_the_numeric_screen_only_says_clearly_nonzero():
     x = sp.symbols("x1 x2", real=True)
-    assert families._clearly_nonzero(sp.exp(x[0]) - 1 - x[1], x)
-    assert not families._clearly_nonzero(sp.sin(x[0] + x[1]) ** 2 + sp.cos(x[0] + x[1]) ** 2 - 1, x)
-    assert not families._clearly_nonzero(sp.exp(x[0]) * sp.exp(-x[0]) - 1 + 1e-14 * x[1], x)  # below NONZERO: left to sympy
+    assert families._clearly_nonzero([sp.exp(x[0]), -1, -x[1]], x)
+    assert not families._clearly_nonzero([sp.sin(x[0] + x[1]) ** 2, sp.cos(x[0] + x[1]) ** 2, -1], x)
+    assert not families._clearly_nonzero([sp.exp(x[0]) * sp.exp(-x[0]), -1, 1e-14 * x[1]], x)  # below NONZERO: left to sympy
+    # relative to the terms' size: an identity among huge terms is not "clearly nonzero", a small
+    # discrepancy among small terms is
+    big = sp.Integer(10) ** 20
+    assert not families._clearly_nonzero([big * sp.sin(x[0]) ** 2, big * sp.cos(x[0]) ** 2, -big], x)
+    assert families._clearly_nonzero([1e-15 * x[0], -1e-15 * x[1]], x)
 
 
 def test_a_wrong_relation_is_refused_without_an_exact_attempt(monkeypatch):
