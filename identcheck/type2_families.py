@@ -139,8 +139,7 @@ def prover(ts, activation, values, columns, full_terms):
             abstract = apply_euler(total, euler, outputs, seen)
             if abstract is not None and is_exact_zero(abstract, ts.x, thorough=False, derivatives=False, seconds=UNBUDGETED):
                 return True
-        terms = [substitute_phi((coeff * exprs[columns[c]]).xreplace(values), activation.derivatives) for c, coeff in coefficients]
-        concrete = sp.Add(*terms)
+        concrete = substitute_phi(total, activation.derivatives)
         # a polynomial φ substitutes into rational functions of exponentials: quick to cancel
         if polynomial and is_exact_zero(concrete, ts.x, thorough=False, derivatives=False, seconds=UNBUDGETED):
             return True
@@ -148,6 +147,7 @@ def prover(ts, activation, values, columns, full_terms):
             abstract, flipped = apply_parity(total, symmetry, outputs, seen)
             if flipped and is_exact_zero(abstract, ts.x, thorough=False, derivatives=False, seconds=UNBUDGETED):
                 return True
+        terms = [substitute_phi((coeff * exprs[columns[c]]).xreplace(values), activation.derivatives) for c, coeff in coefficients]
         if _clearly_nonzero(terms, ts.x):  # a wrong relation: no exact route can succeed
             return False
         return bool(is_exact_zero(concrete, ts.x, thorough, seconds=UNBUDGETED))
