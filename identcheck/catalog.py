@@ -77,9 +77,10 @@ def _cell(phi: str, condition: str) -> dict:
     return cell
 
 
-def _row(entry) -> dict:
+def _row(entry, cells: dict) -> dict:
+    """One table row: the entry and its cells, in condition order."""
     phi, note = entry
-    return {"phi": phi, "note": note, **{condition: _cell(phi, condition) for condition in CONDITIONS}}
+    return {"phi": phi, "note": note, **{condition: cells[condition] for condition in CONDITIONS}}
 
 
 def catalog_rows(progress=None, jobs: int = 1, entries=None) -> list[dict]:
@@ -97,7 +98,7 @@ def catalog_rows(progress=None, jobs: int = 1, entries=None) -> list[dict]:
     if jobs == 1:
         rows = []
         for i, entry in enumerate(entries):
-            rows.append(_row(entry))
+            rows.append(_row(entry, {condition: _cell(entry[0], condition) for condition in CONDITIONS}))
             if progress is not None:
                 progress(i + 1, len(entries), entry[0])
         return rows
@@ -113,7 +114,7 @@ def catalog_rows(progress=None, jobs: int = 1, entries=None) -> list[dict]:
                 done += 1
                 if progress is not None:
                     progress(done, len(entries), entries[i][0])
-    return [{"phi": phi, "note": note, **{c: cell[c] for c in CONDITIONS}} for (phi, note), cell in zip(entries, cells)]
+    return [_row(entry, cell) for entry, cell in zip(entries, cells)]
 
 
 def to_markdown(rows) -> str:

@@ -47,6 +47,11 @@ class IntervalDetail:
     points: tuple
     columns: tuple
 
+    @classmethod
+    def of(cls, test: IntervalCertificate, points: np.ndarray, columns) -> "IntervalDetail":
+        """The record of ``test``: its minor's rows of ``points`` (as hex) and the ``columns``."""
+        return cls(test, tuple(map(tuple, hex_points(points[list(test.rows)]))), tuple(int(c) for c in columns))
+
     @property
     def why_not(self) -> str | None:
         return None if self.test.proved else f"||I - R S||_F < 1 not reached up to {self.test.digits} digits"
@@ -137,7 +142,7 @@ def certify_probe(decision, matrix: ProbeMatrix, prove: Callable[[tuple], bool],
         return Certificate(None, "the rank was not settled on the precision ladder; nothing to certify"), relations
     if decision.independent:
         cert = certify_full_column_rank(values, matrix.rows, decision.smallest_singular_value)
-        detail = IntervalDetail(cert, tuple(map(tuple, hex_points(points[list(cert.rows)]))), tuple(columns))
+        detail = IntervalDetail.of(cert, points, columns)
         return Certificate(CertificateKind.INTERVAL if cert.proved else None, detail), relations
 
     exact = recover_relations(decision.null_space, matrix.arb)
@@ -156,7 +161,7 @@ def certify_probe(decision, matrix: ProbeMatrix, prove: Callable[[tuple], bool],
         rest = [j for j in range(values.shape[1]) if j not in pivots]
         if rest:
             cert = certify_full_column_rank(values[:, rest], lambda rows, digits: _columns(matrix.rows(rows, digits), rest))
-            rest_detail = IntervalDetail(cert, tuple(map(tuple, hex_points(points[list(cert.rows)]))), tuple(columns[j] for j in rest))
+            rest_detail = IntervalDetail.of(cert, points, [columns[j] for j in rest])
         nullity_exact = rest_detail is None or rest_detail.test.proved
         if all(r.family is None for r in relations):  # nothing recognised: show the exact relations instead
             relations = exact_relations
