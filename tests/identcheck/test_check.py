@@ -161,3 +161,32 @@ def test_one_dependence_decides_before_an_undecided_probe(outcomes, verdict):
     probes = [SimpleNamespace(name=f"p{i}", dependent=o, counts_for_verdict=True, admissible=True, relation=None,
                               nullity=int(bool(o)), certificate=None) for i, o in enumerate(outcomes)]
     assert conclude(probes, (30, 60))[0] == verdict
+
+
+def test_a_matrix_that_says_unsettled_leaves_its_probe_undecided():
+    """The matrix's own veto (columns below the precision, an undecided φ-free reduction) wins over
+    a settled rank decision — in check's probe loop and in the core the scan shares."""
+    from identcheck.check import decide_probe, make_condition, run
+
+    condition = make_condition("sigmoid(z + 1)")
+    real = condition.matrix
+
+    def matrix(probe, index):
+        m = real(probe, index)
+        m.unsettled = "reduction undecided (test)"
+        gram = m.gram
+
+        def vetoed_gram(digits):  # a rung's own resolution note must not lift the veto
+            raw = gram(digits)
+            m.unsettled = "reduction undecided (test)"
+            return raw
+
+        m.gram = vetoed_gram
+        return m
+
+    condition.matrix = matrix
+    _, decision, dependent = decide_probe(condition, condition.probes()[0], 0)
+    assert decision.independent is True and dependent is None
+    result = run(condition)
+    assert result.verdict == "inconclusive" and all(p.dependent is None for p in result.probes)
+    assert all(p.unsettled == "reduction undecided (test)" for p in result.probes)
