@@ -141,7 +141,8 @@ def certify_probe(decision, matrix: ProbeMatrix, prove: Callable[[tuple], bool],
     if decision.independent is None:
         return Certificate(None, "the rank was not settled on the precision ladder; nothing to certify"), relations
     if decision.independent:
-        cert = certify_full_column_rank(values, matrix.rows, decision.smallest_singular_value)
+        # the rank decision's own proof when it has one (rank.py, 3a); else the test from the start
+        cert = decision.proof or certify_full_column_rank(values, matrix.rows, decision.smallest_singular_value)
         detail = IntervalDetail.of(cert, points, columns)
         return Certificate(CertificateKind.INTERVAL if cert.proved else None, detail), relations
 

@@ -185,7 +185,7 @@ def decide_probe(condition: Condition, probe, index: int) -> tuple:
     if not np.all(np.isfinite(values)):
         phi = condition.activation.text
         raise IdentcheckError(f"phi={phi!r}: terms are not finite at the sample points of probe {probe.name!r}")
-    decision = decide_rank(values, ladder=condition.ladder, gram=matrix.gram)
+    decision = decide_rank(values, ladder=condition.ladder, gram=matrix.gram, rows=matrix.rows)
     dependent = None if decision.independent is None or matrix.unsettled is not None else not decision.independent
     return matrix, decision, dependent
 
@@ -216,6 +216,7 @@ def _run_probe(condition: Condition, probe, index: int, certify: bool, include_i
         assumptions=probe.assumptions,
         admissible=probe.admissible,
         unsettled=matrix.unsettled,
+        rank_proof=decision.proof,
         **condition.extras(probe, matrix, decision),
     )
 

@@ -21,7 +21,9 @@ test succeeds, never what it proves.
 
 Choices that only affect success: columns are multiplied by powers of two near 1/‖A_j‖ (exact);
 rows are picked by QR with column pivoting on the scaled float64 matrix transposed (a
-well-conditioned minor); R is the midpoint inverse at the working precision; the precision
+well-conditioned minor); R is the float64 inverse of the minor's midpoints when that passes the
+test (while the minor's condition number is well below 1/eps), else the midpoint inverse at the
+working precision; the precision
 starts where the float64 smallest singular value says it must and doubles up to ``MAX_DIGITS``.
 
 ``σ_min(S)`` bounds the scaled full matrix's smallest singular value from below as well (adding
@@ -40,9 +42,10 @@ import scipy.linalg
 
 from .compile import arb_precision
 
-__all__ = ["IntervalCertificate", "approximate_inverse_test", "certify_full_column_rank", "select_rows", "column_exponents", "MAX_DIGITS"]
+__all__ = ["IntervalCertificate", "approximate_inverse_test", "certify_full_column_rank", "select_rows", "column_exponents", "start_digits", "MAX_DIGITS"]
 
 MAX_DIGITS = 480
+METHOD = "approximate inverse R of a square minor S, ||I - R S||_F < 1 in arb ball arithmetic"
 START_DIGITS = 30
 
 
@@ -85,8 +88,12 @@ class IntervalCertificate:
             "residual_bound": self.residual_bound,
             "sigma_min_lower_bound": self.sigma_min_lower_bound,
             "attempts": [{"digits": d, "residual_bound": b} for d, b in self.attempts],
-            "method": "approximate inverse R of a square minor S, ||I - R S||_F < 1 in arb ball arithmetic",
+            "method": METHOD,
         }
+
+    def brief_dict(self) -> dict:
+        """What a check's JSON says of a rank decision's proof (the full record is a certificate's)."""
+        return {"digits": self.digits, "residual_bound": self.residual_bound, "sigma_min_lower_bound": self.sigma_min_lower_bound, "method": METHOD}
 
 
 def column_exponents(matrix: np.ndarray) -> np.ndarray:
@@ -112,6 +119,7 @@ def certify_full_column_rank(
     rows_at: Callable[[Sequence[int], int], "flint.arb_mat"],
     smallest_singular_value: float | None = None,
     max_digits: int = MAX_DIGITS,
+    digits: int | None = None,
 ) -> IntervalCertificate:
     """Try to prove that the columns of the exact matrix behind ``matrix`` are independent.
 
@@ -127,6 +135,9 @@ def certify_full_column_rank(
         ladder); sets the starting precision. Default: from float64.
     max_digits : int
         Give up (``proved=False``) past this precision.
+    digits : int, optional
+        Start at this precision instead of the one the smallest singular value suggests
+        (:func:`start_digits`); with ``max_digits=digits``, one attempt.
 
     Returns
     -------
@@ -140,11 +151,10 @@ def certify_full_column_rank(
     rows = select_rows(scaled)
     if T == 0:
         return IntervalCertificate(True, (), (), 0, 0.0, math.inf, ())
-    if smallest_singular_value is None:
-        smallest_singular_value = float(np.linalg.svd(scaled, compute_uv=False)[-1])
-    # digits lost to conditioning (1/σ_min), plus a margin; float64's σ_min may sit at the noise floor
-    lost = -math.log10(max(smallest_singular_value, 1e-300)) if smallest_singular_value > 0 else 16
-    digits = max(START_DIGITS, int(math.ceil(2 * max(lost, 0) + 20)))
+    if digits is None:
+        if smallest_singular_value is None:
+            smallest_singular_value = float(np.linalg.svd(scaled, compute_uv=False)[-1])
+        digits = start_digits(smallest_singular_value)
     attempts = []
     while True:
         bound, sigma = approximate_inverse_test(rows_at(list(rows), digits), exponents, digits)
@@ -156,34 +166,68 @@ def certify_full_column_rank(
         digits *= 2
 
 
+def start_digits(smallest_singular_value: float) -> int:
+    """The precision to try first: the digits lost to conditioning (1/σ_min), twice, plus a margin
+    of 20 (float64's σ_min may sit at the noise floor, below the true value); at least 30."""
+    s = smallest_singular_value
+    lost = -math.log10(max(s, 1e-300)) if s > 0 else 16
+    return max(START_DIGITS, int(math.ceil(2 * max(lost, 0) + 20)))
+
+
 def approximate_inverse_test(minor, exponents, digits) -> tuple[float, float]:
-    """(upper bound on ‖I − R·S‖_F, lower bound on σ_min(S)) for S = minor·2^exponents."""
+    """(upper bound on ‖I − R·S‖_F, lower bound on σ_min(S)) for S = minor·2^exponents.
+
+    R is first the float64 inverse of S's midpoints (cheap; it passes while S's condition number
+    is well below 1/eps), else the midpoint inverse at ``digits`` digits. Either R is exact as
+    given (float64 numbers are exact balls), so either bound holds for the exact S.
+    """
     T = minor.ncols()
     with arb_precision(digits):
-        scale = [flint.arb(2) ** int(e) for e in exponents]
-        s = flint.arb_mat([[minor[i, j] * scale[j] for j in range(T)] for i in range(T)])
-        if not all(s[i, j].is_finite() for i in range(T) for j in range(T)):
+        scale = [flint.arb(2) ** int(e) for e in exponents] * T
+        entries = [v * c for v, c in zip(minor.entries(), scale)]
+        if not all(v.is_finite() for v in entries):
             return math.inf, 0.0
-        try:
-            r = s.mid().solve(flint.arb_mat(T, T, [int(i == j) for i in range(T) for j in range(T)]), algorithm="approx").mid()
-        except ZeroDivisionError:  # the midpoint matrix looks singular at this precision
-            return math.inf, 0.0
-        e = flint.arb_mat(T, T, [int(i == j) for i in range(T) for j in range(T)]) - r * s
-        e_norm = _frobenius_upper(e)
-        r_norm = _frobenius_upper(r)
-        if not e_norm < 1:
-            return _upper_float(e_norm), 0.0
-        sigma = (1 - e_norm) / r_norm
-        return _upper_float(e_norm), _lower_float(sigma)
+        s = flint.arb_mat(T, T, entries)
+        identity = flint.arb_mat(T, T, [int(i == j) for i in range(T) for j in range(T)])
+        bound = math.inf
+        for inverse in (_float64_inverse, _arb_inverse):
+            r = inverse(s, identity)
+            if r is None:
+                continue
+            e_norm = _frobenius_upper(identity - r * s)
+            if e_norm < 1:
+                sigma = (1 - e_norm) / _frobenius_upper(r)
+                return _upper_float(e_norm), _lower_float(sigma)
+            bound = _upper_float(e_norm)
+        return bound, 0.0
+
+
+def _float64_inverse(s, identity):
+    """R = inverse of S's midpoints rounded to float64 (None when singular or not finite there)."""
+    mid = np.array([float(v) for v in s.mid().entries()], dtype=float).reshape(s.nrows(), s.ncols())
+    if not np.all(np.isfinite(mid)):
+        return None
+    try:
+        r = np.linalg.inv(mid)
+    except np.linalg.LinAlgError:
+        return None
+    return flint.arb_mat(r.tolist()) if np.all(np.isfinite(r)) else None
+
+
+def _arb_inverse(s, identity):
+    """R = S's midpoint inverse at the working precision (None when it looks singular there)."""
+    try:
+        return s.mid().solve(identity, algorithm="approx").mid()
+    except ZeroDivisionError:
+        return None
 
 
 def _frobenius_upper(matrix):
-    """An arb containing an upper bound of the Frobenius norm (balls' magnitudes, rounded up)."""
-    total = flint.arb(0)
-    for row in matrix.tolist():
-        for v in row:
-            total += flint.arb(v.abs_upper()) ** 2
-    return flint.arb(total.upper()).sqrt().upper()
+    """An arb containing an upper bound of the Frobenius norm: the entries as one row vector v,
+    v·vᵀ in ball arithmetic contains Σ e_ij² for every choice of the entries in their balls."""
+    n = matrix.nrows() * matrix.ncols()
+    v = flint.arb_mat(1, n, matrix.entries())
+    return flint.arb((v * v.transpose())[0, 0].upper()).sqrt().upper()
 
 
 def _upper_float(value) -> float:

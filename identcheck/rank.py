@@ -35,6 +35,21 @@ The rule, with its named tolerances (recorded in every :class:`RankDecision`):
    0: a genuine zero column). A rung with an unresolved column decides nothing — it is skipped
    and not recorded in the history. This is what keeps values below the precision (e.g. a
    parameter 1e-300: arb returns [0 ± 1e-120]) from being read as a zero column and a relation.
+3a. **Proof first, where float64 sees a value.** When float64's smallest singular value is above
+   its rounding floor (``PROOF_FLOOR``·s_1: a dependence lands below it, at 1e-16–1e-15 relative)
+   and the caller can evaluate rows in arb, the matrix's full column rank is first tried by
+   proof: the approximate-inverse test of :mod:`~identcheck.interval` on a square minor, in
+   ball arithmetic, once, at the first of the ladder's evaluation precisions (2p) that covers
+   what float64's value says is lost to conditioning (:func:`~identcheck.interval.start_digits`).
+   Proved ⇒ *independent*, settled at that precision (``precision_digits``); the smallest
+   singular value recorded is float64's (accurate to about eps·s_1 absolute, so a margin, not a
+   bound), the history has the float64 entry only, and the proof (``proof``) carries a rigorous
+   lower bound — of the unit-column matrix as well: the test's power-of-two column scaling makes
+   columns no longer than 1, and a minor's σ_min bounds the full matrix's. Not proved ⇒ the ladder below, as if not tried. The
+   proof needs T rows evaluated at 60 digits where the ladder needs all n rows at 120 digits, a
+   Gram matrix and two deflations: it is the cheap way to settle an ill-conditioned independence,
+   and a stronger one (a proof that the functions are independent, where the ladder's agreement
+   is evidence).
 4. **Decision** on consecutive rungs p < p' (skipped rungs left out): the same number c of collapsed values at both
    ⇒ c > 0: *dependent* (settled at p'); c = 0 and the smallest singular value equal to
    ``agreement`` (1e-6) relative: *independent* (settled at p). Otherwise climb; past the last
@@ -56,6 +71,7 @@ import numpy as np
 
 from .compile import arb_precision
 from .evidence import Tolerance
+from .interval import IntervalCertificate, certify_full_column_rank, start_digits
 
 __all__ = ["RankDecision", "decide_rank", "raw_gram", "rule_tolerances", "unresolved_columns", "DEFAULT_LADDER"]
 
@@ -66,6 +82,8 @@ AGREEMENT = 1e-6
 DEFLATION_GAP = 1e-8  # eigenvalue ratio that counts as resolved inside S
 BORDERLINE_RULE = "sqrt(eps) * s_max of the column-scaled float64 matrix"
 COLLAPSE_RULE = "singular value < 10**-p at precision p digits (arithmetic carries 2p digits)"
+PROOF_FLOOR = 16 * EPS  # try the proof first when s_T >= PROOF_FLOOR * s_1 (above float64's rounding floor)
+PROOF_RULE = "full column rank proved in ball arithmetic (approximate inverse of a square minor), tried first when float64's s_min >= 16 eps s_max"
 RESOLUTION_MARGIN = 2  # resolved at p: radius of ||A_j||^2 <= 10**-(p + RESOLUTION_MARGIN) * ||M_j||^2
 
 
@@ -77,6 +95,7 @@ def rule_tolerances(ladder) -> tuple[Tolerance, ...]:
         Tolerance("collapsed", None, COLLAPSE_RULE),
         Tolerance("agreement", AGREEMENT, "independent when the smallest singular value agrees to this, relative, on two rungs"),
         Tolerance("ladder", tuple(ladder), "precisions (decimal digits) tried for borderline directions"),
+        Tolerance("proof", None, PROOF_RULE),
     )
 
 
@@ -89,7 +108,7 @@ class RankDecision:
     independent : bool or None
         True / False, or None when the ladder ended without a consistent answer.
     smallest_singular_value : float
-        Of the column-scaled matrix, at ``precision_digits``.
+        Of the column-scaled matrix, at ``precision_digits`` (float64's when ``proof`` settled it).
     precision_digits : int
         16 when float64 settled it, else the ladder rung that did.
     nullity : int
@@ -102,6 +121,9 @@ class RankDecision:
         The thresholds used on this matrix (``borderline`` with its value).
     note : str or None
         Why the ladder could not decide, when columns stayed unresolved (module docstring, 3).
+    proof : IntervalCertificate or None
+        When the independence was proved (module docstring, 3a): the proof (its
+        ``sigma_min_lower_bound`` a rigorous lower bound), which a certificate reuses.
     """
 
     independent: bool | None
@@ -112,6 +134,7 @@ class RankDecision:
     history: tuple
     tolerances: tuple = field(repr=False)
     note: str | None = None
+    proof: IntervalCertificate | None = field(default=None, repr=False)
 
 
 def decide_rank(
@@ -119,6 +142,7 @@ def decide_rank(
     high_precision: Callable[[int], "flint.arb_mat"] | None = None,
     ladder: tuple = DEFAULT_LADDER,
     gram: Callable[[int], "flint.arb_mat"] | None = None,
+    rows: Callable[[list, int], "flint.arb_mat"] | None = None,
 ) -> RankDecision:
     """Decide the column rank of ``matrix`` (float64), re-evaluating borderline cases.
 
@@ -135,6 +159,9 @@ def decide_rank(
         Instead of ``high_precision``: ``gram(digits)`` returns AᵀA (unscaled) as a
         ``flint.arb_mat`` computed at ``digits`` digits — lets callers share one Gram matrix
         among decisions on subsets of its columns.
+    rows : callable, optional
+        ``rows(indices, digits)`` returns those rows as a ``flint.arb_mat`` of balls containing
+        the exact entries: enables the proof of independence (module docstring, 3a).
 
     Returns
     -------
@@ -155,6 +182,11 @@ def decide_rank(
     history = [(16, float(s_min64) if not zero.any() else 0.0, int(zero.sum()))]
     if not zero.any() and s_min64 >= borderline:
         return RankDecision(True, float(s_min64), 16, 0, np.zeros((T, 0)), tuple(history), tolerances)
+
+    if rows is not None and not zero.any() and s_min64 >= PROOF_FLOOR * s_max:
+        proof = _prove_independent(matrix, rows, float(s_min64), ladder)
+        if proof is not None:
+            return RankDecision(True, float(s_min64), proof.digits, 0, np.zeros((T, 0)), tuple(history), tolerances, proof=proof)
 
     # Rotation: full V for the live columns, identity for the zero ones; borderline directions last.
     v_full = np.zeros((T, T))
@@ -202,6 +234,20 @@ def decide_rank(
             "than their values: values below the precision, e.g. a degenerate scaling of phi's argument)"
         )
     return RankDecision(None, smallest, ladder[-1], 0, np.zeros((T, 0)), tuple(history), tolerances, note)
+
+
+def _prove_independent(matrix, rows, smallest: float, ladder) -> IntervalCertificate | None:
+    """The proof of step 3a, or None when it was not found (or no ladder precision covers it).
+
+    One attempt, at the first evaluation precision of the ladder (2p) ≥ what ``smallest`` asks
+    for: the same precisions as the ladder's evaluations, so that callers' caches of φ-free
+    work at a precision serve both."""
+    needed = start_digits(smallest)
+    digits = next((2 * p for p in ladder if 2 * p >= needed), None)
+    if digits is None:
+        return None
+    proof = certify_full_column_rank(matrix, rows, smallest, max_digits=digits, digits=digits)
+    return proof if proof.proved else None
 
 
 def raw_gram(arb_matrix, digits):

@@ -140,7 +140,9 @@ class ProbeResult:
     ``tolerances`` are the thresholds the rank decision used on this probe's matrix (the
     borderline value among them); ``unsettled`` is the matrix's own reason why its decision could
     not be the outcome (None when it could; ``note`` may put an assumption's violation before it).
-    The JSON keeps schema 1 and lists neither.
+    The JSON keeps schema 1 and lists neither. ``rank_proof`` is the rank decision's proof of full
+    column rank (:mod:`~identcheck.rank`, step 3a; an :class:`~identcheck.interval.IntervalCertificate`)
+    when it settled the probe, else None; the JSON gives its precision and bounds.
     """
 
     name: str
@@ -162,6 +164,7 @@ class ProbeResult:
     assumptions: tuple = ("A.1", "A.2", "A.3", "A.4", "A.5")
     admissible: bool = True
     unsettled: str | None = field(default=None, repr=False, compare=False)
+    rank_proof: IntervalCertificate | None = field(default=None, repr=False)
 
     @property
     def phi_free_nullity(self) -> int:
@@ -191,6 +194,8 @@ class ProbeResult:
     def result_text(self, certified: bool = False) -> str:
         """The report's result column: outcome, relations, whether it counts, certificate."""
         result = self.outcome
+        if self.rank_proof is not None and not certified:
+            result += " (full rank proved)"
         if self.dependent:
             result += f" ({self.nullity}): {self.pde}"
         if not self.counts_for_verdict:
@@ -222,6 +227,7 @@ class ProbeResult:
             "literal_dependent": self.literal_dependent,
             "phi_free_relations": [r.to_dict() for r in self.phi_free_relations],
             "certificate": None if self.certificate is None else self.certificate.to_dict(),
+            "rank_proof": None if self.rank_proof is None else self.rank_proof.brief_dict(),
         }
 
 

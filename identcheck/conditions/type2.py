@@ -77,6 +77,10 @@ class _PhiFree:
     def outputs_arb(self, digits):
         return self.memo.once(("f", digits), lambda: self.outputs.arb(self.points, self.parameters, None, digits))
 
+    def lists(self, digits):
+        """(F, f^k) at ``digits`` as nested lists of balls, for the φ-dependent products."""
+        return self.memo.once(("lists", digits), lambda: (self.arb(digits).tolist(), self.outputs_arb(digits).tolist()))
+
 
 @lru_cache(maxsize=8)
 def _phi_free(term_set, seed, index, points_per_term, theta, ladder):
@@ -115,24 +119,26 @@ class Type2Matrix(ProbeMatrix):
     def arb(self, digits):
         """A on the kept columns: term = φ-free factor × φ^(m)(f^k), from the factors already
         evaluated (only the kept columns: the reduction dropped the others)."""
-        columns = self.columns
-
-        def compute():
-            phi = phi_functions(tuple(self.activation.derivatives))
-            with arb_precision(digits):
-                f_values = self.shared.outputs_arb(digits)
-                factor = self.shared.arb(digits).tolist()
-                f_rows = f_values.tolist()
-                keys = [(self.term_set.terms[j].phi_order, self.term_set.terms[j].channel) for j in columns]
-                scale = {(m, k): [out[0] for out in phi[m]([[row[k]] for row in f_rows])] for m, k in set(keys)}
-                pairs = list(zip(columns, [scale[key] for key in keys]))
-                return flint.arb_mat([[row[j] * values[i] for j, values in pairs] for i, row in enumerate(factor)])
-
-        return self.memo.once(("A", digits), compute)
+        return self.memo.once(("A", digits), lambda: self._product(digits, None))
 
     def rows(self, rows, digits):
-        kept = self.arb(digits)
-        return flint.arb_mat([[kept[i, j] for j in range(len(self.columns))] for i in rows])
+        """Those rows of :meth:`arb` (only they are multiplied out, unless A is at hand)."""
+        if ("A", digits) in self.memo:
+            kept = self.memo[("A", digits)]
+            return flint.arb_mat([[kept[i, j] for j in range(len(self.columns))] for i in rows])
+        return self._product(digits, list(rows))
+
+    def _product(self, digits, rows):
+        phi = phi_functions(tuple(self.activation.derivatives))
+        columns = self.columns
+        with arb_precision(digits):
+            factor, f_rows = self.shared.lists(digits)
+            if rows is not None:
+                f_rows, factor = [f_rows[i] for i in rows], [factor[i] for i in rows]
+            keys = [(self.term_set.terms[j].phi_order, self.term_set.terms[j].channel) for j in columns]
+            scale = {(m, k): [out[0] for out in phi[m]([[row[k]] for row in f_rows])] for m, k in set(keys)}
+            pairs = list(zip(columns, [scale[key] for key in keys]))
+            return flint.arb_mat([[row[j] * values[i] for j, values in pairs] for i, row in enumerate(factor)])
 
     def gram(self, digits):
         """AᵀA of the kept columns."""

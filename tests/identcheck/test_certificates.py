@@ -44,6 +44,12 @@ def test_sigmoid_with_bias_is_certified_on_every_probe_and_replays():
         assert detail["residual_bound"] < 1 and detail["sigma_min_lower_bound"] > 0
         again = replay(data, probe["name"])
         assert again["proved"] and again["residual_bound"] < 1
+        assert again["residual_bound"] == detail["residual_bound"]  # the same test on the same balls
+    # the probes float64 left borderline were proved by the rank decision itself: that proof is
+    # their certificate (not computed twice)
+    proved_first = [p for p in result.probes if p.rank_proof is not None]
+    assert len(proved_first) == 4 and all(p.precision_digits == 60 for p in proved_first)
+    assert all(p.certificate.detail.test is p.rank_proof for p in proved_first)
     with pytest.raises(IdentcheckError, match="not in this result"):
         replay(data, "no such probe")
 

@@ -1,13 +1,14 @@
 """Interval certificates: proved for independent sets, never for a set made dependent on purpose."""
 
 import flint
+import mpmath
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from identcheck.compile import arb_precision
-from identcheck.interval import approximate_inverse_test, certify_full_column_rank, column_exponents, select_rows
+from identcheck.interval import _frobenius_upper, approximate_inverse_test, certify_full_column_rank, column_exponents, select_rows
 
 from .conftest import probe_matrix
 
@@ -91,3 +92,47 @@ def test_column_exponents_are_exact_powers_of_two():
     e = column_exponents(m)
     norms = np.linalg.norm(np.ldexp(m, e[None, :]), axis=0)
     assert e[1] == 0 and np.all((norms[[0, 2]] >= 0.5) & (norms[[0, 2]] < 1))
+
+
+def _hilbert(n, digits):
+    with arb_precision(digits):
+        return flint.arb_mat([[flint.arb(1) / (i + j + 1) for j in range(n)] for i in range(n)])
+
+
+def test_a_float64_inverse_serves_a_moderately_conditioned_minor():
+    """Hilbert 6 × 6 (cond ≈ 1.5e7): R = float64 inverse passes; its residual is float64's
+    (≈ cond·eps, far above what a 60-digit inverse leaves), and σ_min ≥ the bound (mpmath)."""
+    bound, sigma = approximate_inverse_test(_hilbert(6, 60), [0] * 6, 60)
+    assert 1e-30 < bound < 1e-3
+    with mpmath.workdps(40):
+        exact = min(mpmath.svd_r(mpmath.hilbert(6), compute_uv=False))
+    assert 0 < sigma <= exact and sigma > exact / 10
+
+
+def test_the_precise_inverse_takes_over_where_float64_cannot():
+    """Hilbert 14 × 14 (cond ≈ 1e19): a float64 inverse leaves ‖I − RS‖ ≥ 1; the 60-digit inverse
+    proves it, with a residual far below float64's, and σ_min ≥ the bound (mpmath)."""
+    h = _hilbert(14, 60)
+    bound, sigma = approximate_inverse_test(h, [0] * 14, 60)
+    assert bound < 1e-20
+    with mpmath.workdps(60):
+        exact = min(mpmath.svd_r(mpmath.hilbert(14), compute_uv=False))
+    assert 0 < sigma <= exact and sigma > exact / 100
+    mid = np.array([[float(h[i, j].mid()) for j in range(14)] for i in range(14)])
+    with arb_precision(60):
+        r = flint.arb_mat(np.linalg.inv(mid).tolist())
+        residual = flint.arb_mat(14, 14, [int(i == j) for i in range(14) for j in range(14)]) - r * h
+        assert not _frobenius_upper(residual) < 1  # the float64 route alone fails here
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.tuples(st.floats(-1e3, 1e3), st.floats(0, 1)), min_size=1, max_size=30))
+def test_the_frobenius_bound_covers_every_matrix_in_the_balls(entries):
+    """‖E‖_F ≤ bound for the worst choice in each ball, √Σ(|m| + r)² (mpmath), and not much above it (radii are
+    rounded up to 30 bits: ≈ 1e-9 relative)."""
+    with arb_precision(30):
+        balls = [flint.arb(m, r) for m, r in entries]
+        bound = float(_frobenius_upper(flint.arb_mat(1, len(balls), balls)).mid())
+    with mpmath.workdps(40):
+        worst = mpmath.sqrt(mpmath.fsum((abs(mpmath.mpf(float(b.mid()))) + mpmath.mpf(float(b.rad()))) ** 2 for b in balls))
+    assert bound >= float(worst) * (1 - 1e-15) and bound <= float(worst) * (1 + 1e-6) + 1e-300

@@ -1,12 +1,14 @@
 """The rank decision on matrices whose answer is known by construction."""
 
 import flint
+import mpmath
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from identcheck.compile import arb_precision
+from identcheck import rank
 from identcheck.rank import decide_rank, raw_gram, unresolved_columns
 
 
@@ -155,3 +157,76 @@ def test_check_with_a_parameter_near_the_float_limit_claims_no_relation(capsys):
     assert all(p["dependent"] is None and not p["relations"] for p in result["probes"])
     assert "stayed below the precision" in result["summary"] and "∂²ū/∂a1²" in result["summary"]
     assert all(p["note"].startswith("not settled: column(s) too small for the precision") for p in result["probes"])
+
+
+def _rows_of(provider):
+    """rows(indices, digits) for decide_rank's proof, from a full-matrix provider."""
+
+    def rows(indices, digits):
+        full = provider(digits)
+        return flint.arb_mat([[full[i, j] for j in range(full.ncols())] for i in indices])
+
+    return rows
+
+
+def test_ill_conditioned_independence_is_proved_first_at_the_first_evaluation_precision():
+    """exp(k·ε·x), k = 0..7, ε = 0.05: float64 borderline (s_min ≈ 1e-11), above its rounding floor,
+    so the proof is tried first; it settles the decision at 60 digits (2 × the first rung) with
+    the float64 margin, the ladder untouched (one history entry)."""
+    cols = [_exp(k, 0.05) for k in range(8)]
+    matrix, provider = _functions_matrix(cols, POINTS)
+    d = decide_rank(matrix, provider, rows=_rows_of(provider))
+    assert d.independent is True and d.proof is not None and d.proof.proved
+    assert d.precision_digits == 60 == d.proof.digits and len(d.history) == 1
+    ladder = decide_rank(matrix, provider)  # the same matrix, the ladder only
+    assert ladder.independent is True and ladder.proof is None and len(ladder.history) == 3
+    # the margin is float64's (close to the ladder's 30-digit value); the proof's bound lies below
+    assert d.smallest_singular_value == d.history[0][1] == pytest.approx(ladder.smallest_singular_value, rel=1e-4)
+    exact = _unit_column_singular_values(cols, POINTS)[-1]  # mpmath, 50 digits
+    assert 0 < d.proof.sigma_min_lower_bound <= exact
+    assert ladder.smallest_singular_value == pytest.approx(exact, rel=1e-6)
+
+
+def _unit_column_singular_values(columns, points):
+    """Singular values of the unit-column matrix by mpmath at 50 digits, from 60-digit arb values."""
+    with arb_precision(60):
+        values = [[f(flint.arb(float(x))) for f in columns] for x in points]
+    with mpmath.workdps(50):
+        a = mpmath.matrix([[mpmath.mpf(v.mid().str(55, radius=False)) for v in row] for row in values])
+        for j in range(a.cols):
+            norm = mpmath.sqrt(mpmath.fsum(a[i, j] ** 2 for i in range(a.rows)))
+            for i in range(a.rows):
+                a[i, j] /= norm
+        return sorted((float(s) for s in mpmath.svd_r(a, compute_uv=False)), reverse=True)
+
+
+def test_a_dependence_is_not_sent_to_the_proof():
+    """float64 puts a dependence at its rounding floor, below PROOF_FLOOR: rows are never asked for."""
+    cols = [lambda x: x.exp(), lambda x: x.sin(), lambda x: x.exp() * 2 - x.sin() * 3]
+    matrix, provider = _functions_matrix(cols, POINTS)
+    asked = []
+
+    def rows(indices, digits):
+        asked.append(digits)
+        return _rows_of(provider)(indices, digits)
+
+    d = decide_rank(matrix, provider, rows=rows)
+    assert d.independent is False and d.nullity == 1 and d.proof is None and asked == []
+
+
+def test_a_failed_proof_leaves_the_ladder_as_it_was(monkeypatch):
+    """With the floor removed the proof is tried on a dependence, fails (a singular minor cannot
+    pass), and the decision is the ladder's, field for field."""
+    monkeypatch.setattr(rank, "PROOF_FLOOR", 0.0)
+    cols = [lambda x: x.exp(), lambda x: x.sin(), lambda x: x.exp() * 2 - x.sin() * 3]
+    matrix, provider = _functions_matrix(cols, POINTS)
+    asked = []
+
+    def rows(indices, digits):
+        asked.append(digits)
+        return _rows_of(provider)(indices, digits)
+
+    with_proof, ladder = decide_rank(matrix, provider, rows=rows), decide_rank(matrix, provider)
+    assert asked == [60] and with_proof.proof is None
+    assert (with_proof.independent, with_proof.nullity, with_proof.history) == (False, 1, ladder.history)
+    assert np.allclose(with_proof.null_space, ladder.null_space)
