@@ -5,7 +5,7 @@
 
 Each measurement runs in a fresh interpreter (imports not timed) and reports wall time and CPU
 time (the process's own plus its worker processes'). The reference commit (default: the one
-second pass of issue 15 part 3 started from; the first started from 44a2983) is exported with `git archive` into a temporary folder and run
+third pass of issue 15 part 3 started from) is exported with `git archive` into a temporary folder and run
 the same way, so the ratio compares like with like on the same machine at the same time of day;
 the machine is shared, so read ratios, not absolute seconds. The rows of both trees are
 compared: they must be equal (the bench fails otherwise).
@@ -27,7 +27,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-REFERENCE = "c258a4c"  # before the second pass of issue 15 part 3 (the first pass started from 44a2983)
+REFERENCE = "7b477aa"  # before the proof-first rank decision (third pass of issue 15 part 3; the second started from c258a4c, the first from 44a2983)
 
 RUN = r"""
 import json, resource, sys, time
@@ -58,6 +58,7 @@ PHASES = {
     "arb evaluation (compile.arb, type-2 full terms)": [("compile.py", "arb"), ("type2.py", "compute")],
     "high-precision Gram (rank.raw_gram)": [("rank.py", "raw_gram")],
     "deflation / Schur (rank._deflate)": [("rank.py", "_deflate")],
+    "proof of independence first (rank._prove_independent)": [("rank.py", "_prove_independent")],
     "float64 SVD (numpy)": [("_linalg.py", "svd")],
     "type-2 reduction (reduce.reduce_groups)": [("reduce.py", "reduce_groups")],
     "relations read and proved (explain, extras)": [("relations.py", "explain_null_space")],
