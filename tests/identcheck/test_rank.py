@@ -159,10 +159,13 @@ def test_check_with_a_parameter_near_the_float_limit_claims_no_relation(capsys):
     assert all(p["note"].startswith("not settled: column(s) too small for the precision") for p in result["probes"])
 
 
-def _rows_of(provider):
-    """rows(indices, digits) for decide_rank's proof, from a full-matrix provider."""
+def _rows_of(provider, asked=None):
+    """rows(indices, digits) for decide_rank's proof, from a full-matrix provider; the precisions
+    asked for are appended to ``asked``."""
 
     def rows(indices, digits):
+        if asked is not None:
+            asked.append(digits)
         full = provider(digits)
         return flint.arb_mat([[full[i, j] for j in range(full.ncols())] for i in indices])
 
@@ -200,17 +203,15 @@ def _unit_column_singular_values(columns, points):
         return sorted((float(s) for s in mpmath.svd_r(a, compute_uv=False)), reverse=True)
 
 
+#: exp, sin and 2·exp − 3·sin: one exact dependence
+DEPENDENT = [lambda x: x.exp(), lambda x: x.sin(), lambda x: x.exp() * 2 - x.sin() * 3]
+
+
 def test_a_dependence_is_not_sent_to_the_proof():
     """float64 puts a dependence at its rounding floor, below PROOF_FLOOR: rows are never asked for."""
-    cols = [lambda x: x.exp(), lambda x: x.sin(), lambda x: x.exp() * 2 - x.sin() * 3]
-    matrix, provider = _functions_matrix(cols, POINTS)
+    matrix, provider = _functions_matrix(DEPENDENT, POINTS)
     asked = []
-
-    def rows(indices, digits):
-        asked.append(digits)
-        return _rows_of(provider)(indices, digits)
-
-    d = decide_rank(matrix, provider, rows=rows)
+    d = decide_rank(matrix, provider, rows=_rows_of(provider, asked))
     assert d.independent is False and d.nullity == 1 and d.proof is None and asked == []
 
 
@@ -218,15 +219,9 @@ def test_a_failed_proof_leaves_the_ladder_as_it_was(monkeypatch):
     """With the floor removed the proof is tried on a dependence, fails (a singular minor cannot
     pass), and the decision is the ladder's, field for field."""
     monkeypatch.setattr(rank, "PROOF_FLOOR", 0.0)
-    cols = [lambda x: x.exp(), lambda x: x.sin(), lambda x: x.exp() * 2 - x.sin() * 3]
-    matrix, provider = _functions_matrix(cols, POINTS)
+    matrix, provider = _functions_matrix(DEPENDENT, POINTS)
     asked = []
-
-    def rows(indices, digits):
-        asked.append(digits)
-        return _rows_of(provider)(indices, digits)
-
-    with_proof, ladder = decide_rank(matrix, provider, rows=rows), decide_rank(matrix, provider)
+    with_proof, ladder = decide_rank(matrix, provider, rows=_rows_of(provider, asked)), decide_rank(matrix, provider)
     assert asked == [60] and with_proof.proof is None
     assert (with_proof.independent, with_proof.nullity, with_proof.history) == (False, 1, ladder.history)
     assert np.allclose(with_proof.null_space, ladder.null_space)
