@@ -10,8 +10,9 @@ the same way, so the ratio compares like with like on the same machine at the sa
 the machine is shared, so read ratios, not absolute seconds. The rows of both trees are
 compared: they must be equal (the bench fails otherwise).
 
-``--phases`` profiles one serial run (cProfile, which slows it down) and sums the time of the
-functions that make up the pipeline: evaluating terms in arb balls, high-precision Gram
+``--phases`` profiles one serial run (cProfile, which slows it down) and sums the cumulative time
+of the functions that make up the pipeline (the phases overlap where one calls another: the proof
+of independence includes its arb evaluation of a minor's rows): evaluating terms in arb balls, high-precision Gram
 matrices, the deflation / Schur complements, float64 SVD and QR, the type-2 reduction, and
 reading and proving relations.
 """
@@ -55,7 +56,7 @@ print(json.dumps(out))
 """
 
 PHASES = {
-    "arb evaluation (compile.arb, type-2 full terms)": [("compile.py", "arb"), ("type2.py", "compute")],
+    "arb evaluation (compile.arb, type-2 kept columns)": [("compile.py", "arb"), ("type2.py", "_product")],
     "high-precision Gram (rank.raw_gram)": [("rank.py", "raw_gram")],
     "deflation / Schur (rank._deflate)": [("rank.py", "_deflate")],
     "proof of independence first (rank._prove_independent)": [("rank.py", "_prove_independent")],

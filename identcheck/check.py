@@ -216,7 +216,7 @@ def _run_probe(condition: Condition, probe, index: int, certify: bool, include_i
         assumptions=probe.assumptions,
         admissible=probe.admissible,
         unsettled=matrix.unsettled,
-        rank_proof=decision.proof,
+        rank_proof=decision.proof if matrix.unsettled is None else None,  # only a proof that settled the probe
         **condition.extras(probe, matrix, decision),
     )
 

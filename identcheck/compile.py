@@ -272,8 +272,11 @@ class CompiledTerms:
             columns.extend(np.broadcast_to(np.asarray(v, dtype=float), (n,)) for v in values)
         return np.column_stack(columns)
 
-    def arb(self, points: np.ndarray, components: Sequence[Sequence], activation, digits: int):
-        """The same matrix as :meth:`float64`, as a ``flint.arb_mat`` at ``digits`` digits."""
+    def arb(self, points: np.ndarray, components: Sequence[Sequence], activation, digits: int, keep: bool = True):
+        """The same matrix as :meth:`float64`, as a ``flint.arb_mat`` at ``digits`` digits.
+
+        ``keep=False``: do not keep the φ-free part for later calls (points that no other
+        activation will use, e.g. a minor's rows chosen for one φ)."""
         phi = phi_functions(tuple(activation.derivatives)) if self._slots else []
         with arb_precision(digits):
             x_arb = [[flint.arb(float(v)) for v in row] for row in points]
@@ -281,7 +284,7 @@ class CompiledTerms:
             for theta in components:
                 theta_arb = [_arb_number(sp.sympify(t)) for t in theta]
                 inputs = [[*xi, *theta_arb] for xi in x_arb]
-                memo = self._fixed_memo(points, theta, digits)
+                memo = self._fixed_memo(points, theta, digits) if keep else {}
                 arguments = memo.get("arguments")
                 if arguments is None:
                     arguments = memo["arguments"] = self._arb_arguments(inputs)

@@ -91,9 +91,6 @@ class IntervalCertificate:
             "method": METHOD,
         }
 
-    def brief_dict(self) -> dict:
-        """What a check's JSON says of a rank decision's proof (the full record is a certificate's)."""
-        return {"digits": self.digits, "residual_bound": self.residual_bound, "sigma_min_lower_bound": self.sigma_min_lower_bound, "method": METHOD}
 
 
 def column_exponents(matrix: np.ndarray) -> np.ndarray:
@@ -182,6 +179,8 @@ def approximate_inverse_test(minor, exponents, digits) -> tuple[float, float]:
     given (float64 numbers are exact balls), so either bound holds for the exact S.
     """
     T = minor.ncols()
+    if minor.nrows() != T or len(exponents) != T:
+        raise ValueError(f"need a square minor and one exponent per column, got {minor.nrows()} x {T} and {len(exponents)}")
     with arb_precision(digits):
         scale = [flint.arb(2) ** int(e) for e in exponents] * T
         entries = [v * c for v, c in zip(minor.entries(), scale)]
@@ -191,7 +190,7 @@ def approximate_inverse_test(minor, exponents, digits) -> tuple[float, float]:
         identity = flint.arb_mat(T, T, [int(i == j) for i in range(T) for j in range(T)])
         bound = math.inf
         for inverse in (_float64_inverse, _arb_inverse):
-            r = inverse(s, identity)
+            r = inverse(s)
             if r is None:
                 continue
             e_norm = _frobenius_upper(identity - r * s)
@@ -202,7 +201,7 @@ def approximate_inverse_test(minor, exponents, digits) -> tuple[float, float]:
         return bound, 0.0
 
 
-def _float64_inverse(s, identity):
+def _float64_inverse(s):
     """R = inverse of S's midpoints rounded to float64 (None when singular or not finite there)."""
     mid = np.array([float(v) for v in s.mid().entries()], dtype=float).reshape(s.nrows(), s.ncols())
     if not np.all(np.isfinite(mid)):
@@ -214,10 +213,11 @@ def _float64_inverse(s, identity):
     return flint.arb_mat(r.tolist()) if np.all(np.isfinite(r)) else None
 
 
-def _arb_inverse(s, identity):
+def _arb_inverse(s):
     """R = S's midpoint inverse at the working precision (None when it looks singular there)."""
+    T = s.nrows()
     try:
-        return s.mid().solve(identity, algorithm="approx").mid()
+        return s.mid().solve(flint.arb_mat(T, T, [int(i == j) for i in range(T) for j in range(T)]), algorithm="approx").mid()
     except ZeroDivisionError:
         return None
 

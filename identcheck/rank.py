@@ -36,20 +36,26 @@ The rule, with its named tolerances (recorded in every :class:`RankDecision`):
    and not recorded in the history. This is what keeps values below the precision (e.g. a
    parameter 1e-300: arb returns [0 ± 1e-120]) from being read as a zero column and a relation.
 3a. **Proof first, where float64 sees a value.** When float64's smallest singular value is above
-   its rounding floor (``PROOF_FLOOR``·s_1: a dependence lands below it, at 1e-16–1e-15 relative)
-   and the caller can evaluate rows in arb, the matrix's full column rank is first tried by
-   proof: the approximate-inverse test of :mod:`~identcheck.interval` on a square minor, in
-   ball arithmetic, once, at the first of the ladder's evaluation precisions (2p) that covers
-   what float64's value says is lost to conditioning (:func:`~identcheck.interval.start_digits`).
-   Proved ⇒ *independent*, settled at that precision (``precision_digits``); the smallest
-   singular value recorded is float64's (accurate to about eps·s_1 absolute, so a margin, not a
-   bound), the history has the float64 entry only, and the proof (``proof``) carries a rigorous
-   lower bound — of the unit-column matrix as well: the test's power-of-two column scaling makes
-   columns no longer than 1, and a minor's σ_min bounds the full matrix's. Not proved ⇒ the ladder below, as if not tried. The
+   its rounding floor (``PROOF_FLOOR``·s_1 = 16·eps·s_1: the dependences met so far land below
+   it, at 1e-16–1e-15 relative; one landing above it only costs the attempt) and the caller can
+   evaluate rows in arb, the matrix's full column rank is first tried by proof: the
+   approximate-inverse test of :mod:`~identcheck.interval` on a square minor, in ball arithmetic,
+   once, at 2p digits for the first rung p whose 2p covers what float64's value says is lost to
+   conditioning (:func:`~identcheck.interval.start_digits`): 60 digits with the default ladder —
+   the first rung's working precision (the ladder *evaluates* at 120). Proved ⇒ *independent*,
+   settled at that precision (``precision_digits`` is then the proof's working precision, not a
+   rung); the smallest singular value recorded is float64's (accurate to about eps·s_1 absolute,
+   so a margin, not a bound), the history has the float64 entry only, and the proof (``proof``)
+   carries a rigorous lower bound on σ_min of A·2^E, the columns scaled by the recorded powers of
+   two (each 2^e_j·‖A_j‖ in [1/2, 1) by float64's norm), so up to float64's rounding of those
+   norms (≈ 1e-13 relative) a bound for the unit-column matrix too. Not proved ⇒ the ladder
+   below, as if not tried. A proof can also settle a matrix the ladder would have left
+   undecided (a tiny independence that does not converge within the ladder, columns unresolved
+   at 120 digits on all n rows but narrow on the minor's): rightly, since it is a proof. The
    proof needs T rows evaluated at 60 digits where the ladder needs all n rows at 120 digits, a
-   Gram matrix and two deflations: it is the cheap way to settle an ill-conditioned independence,
-   and a stronger one (a proof that the functions are independent, where the ladder's agreement
-   is evidence).
+   Gram matrix and two deflations: it is the cheap way to settle an ill-conditioned
+   independence, and a stronger one (a proof that the functions are independent, where the
+   ladder's agreement is evidence).
 4. **Decision** on consecutive rungs p < p' (skipped rungs left out): the same number c of collapsed values at both
    ⇒ c > 0: *dependent* (settled at p'); c = 0 and the smallest singular value equal to
    ``agreement`` (1e-6) relative: *independent* (settled at p). Otherwise climb; past the last
@@ -177,7 +183,9 @@ def decide_rank(
     _, s, vt = np.linalg.svd(scaled, full_matrices=False) if live.size else (None, np.zeros(0), np.zeros((0, 0)))
     s_max = s[0] if s.size else 1.0
     borderline = BORDERLINE_FACTOR * s_max
-    tolerances = (Tolerance("borderline", float(borderline), BORDERLINE_RULE),) + rule_tolerances(ladder)[1:]
+    tolerances = (Tolerance("borderline", float(borderline), BORDERLINE_RULE),) + rule_tolerances(ladder)[1:-1] + (
+        Tolerance("proof", float(PROOF_FLOOR * s_max), PROOF_RULE),
+    )
     s_min64 = s[-1] if s.size else 0.0
     history = [(16, float(s_min64) if not zero.any() else 0.0, int(zero.sum()))]
     if not zero.any() and s_min64 >= borderline:
@@ -237,11 +245,11 @@ def decide_rank(
 
 
 def _prove_independent(matrix, rows, smallest: float, ladder) -> IntervalCertificate | None:
-    """The proof of step 3a, or None when it was not found (or no ladder precision covers it).
+    """The proof of step 3a, or None when it was not found (or no rung's 2p covers it).
 
-    One attempt, at the first evaluation precision of the ladder (2p) ≥ what ``smallest`` asks
-    for: the same precisions as the ladder's evaluations, so that callers' caches of φ-free
-    work at a precision serve both."""
+    One attempt, at 2p digits for the first rung p with 2p ≥ what ``smallest`` asks for (60
+    with the default ladder): a fixed set of precisions, so that callers' caches of φ-free work
+    at a precision serve every activation's proofs."""
     needed = start_digits(smallest)
     digits = next((2 * p for p in ladder if 2 * p >= needed), None)
     if digits is None:

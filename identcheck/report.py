@@ -15,8 +15,9 @@ false; counted with ``include_inadmissible``) or it is a = 0; the others are rep
 - ``inconclusive``: no dependence, but some probe could not be settled on the precision ladder.
 
 The JSON form (``to_dict``) is schema 1: the same keys and strings as before the results were
-typed (:mod:`evidence`), grown by ``assumptions`` and ``admissible`` per probe and
-``include_inadmissible`` per result; golden tests hold the text report byte for byte.
+typed (:mod:`evidence`), grown by ``assumptions``, ``admissible`` and ``rank_proof`` per probe,
+``include_inadmissible`` per result and the ``proof`` tolerance; golden tests hold the text report
+byte for byte.
 """
 
 from __future__ import annotations
@@ -142,7 +143,8 @@ class ProbeResult:
     not be the outcome (None when it could; ``note`` may put an assumption's violation before it).
     The JSON keeps schema 1 and lists neither. ``rank_proof`` is the rank decision's proof of full
     column rank (:mod:`~identcheck.rank`, step 3a; an :class:`~identcheck.interval.IntervalCertificate`)
-    when it settled the probe, else None; the JSON gives its precision and bounds.
+    when it settled the probe, else None; the JSON gives it as a certificate's interval record
+    without the points (the probe's own, from its seed): rows, column exponents, precision, bounds.
     """
 
     name: str
@@ -227,7 +229,7 @@ class ProbeResult:
             "literal_dependent": self.literal_dependent,
             "phi_free_relations": [r.to_dict() for r in self.phi_free_relations],
             "certificate": None if self.certificate is None else self.certificate.to_dict(),
-            "rank_proof": None if self.rank_proof is None else self.rank_proof.brief_dict(),
+            "rank_proof": None if self.rank_proof is None else self.rank_proof.to_dict(),
         }
 
 

@@ -8,8 +8,9 @@ only the placeholders φ^(m)(s) do. So everything is built once:
     columns(x; θ) at p                    = compiled terms with P_m = F_m(aᵀx, p)
 
 and per grid value p only the matrices are evaluated and decided — with the rank rule of
-:func:`~identcheck.rank.decide_rank` unchanged (float64, then 30/60/120 digits where borderline;
-the arb path substitutes the exact rational p). Per value: φ's domain check
+:func:`~identcheck.rank.decide_rank` unchanged (float64; where borderline, a proof of full rank
+at 60 digits when float64 sees a value above its rounding floor, else 30/60/120 digits; the arb
+path substitutes the exact rational p). Per value: φ's domain check
 (:meth:`~identcheck.activation.Activation.check_domain`); a value where it fails is reported
 with its reason and the scan goes on. The verdict per value is the rule of
 :func:`identcheck.check.conclude`.

@@ -95,8 +95,9 @@ class ProbeMatrix:
         return self.compiled.arb(self.points, self.parameters, self.activation, digits)
 
     def rows(self, rows, digits: int):
-        """Those rows of :meth:`arb`."""
-        return self.compiled.arb(self.points[list(rows)], self.parameters, self.activation, digits)
+        """Those rows of :meth:`arb` (evaluated alone; their φ-free part is not kept: a minor's
+        rows are chosen for one φ, no other activation asks for them)."""
+        return self.compiled.arb(self.points[list(rows)], self.parameters, self.activation, digits, keep=False)
 
     def gram(self, digits: int):
         """AᵀA at ``digits`` digits, for :func:`~identcheck.rank.decide_rank`; when columns are not

@@ -190,3 +190,7 @@ def test_a_matrix_that_says_unsettled_leaves_its_probe_undecided():
     result = run(condition)
     assert result.verdict == "inconclusive" and all(p.dependent is None for p in result.probes)
     assert all(p.unsettled == "reduction undecided (test)" for p in result.probes)
+    # four of these probes have their full rank proved when nothing vetoes them; vetoed, the
+    # proof is not shown beside "undecided"
+    assert sum(p.rank_proof is not None for p in run(make_condition("sigmoid(z + 1)")).probes) == 4
+    assert all(p.rank_proof is None for p in result.probes) and "full rank proved" not in result.to_text()

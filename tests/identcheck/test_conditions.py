@@ -5,6 +5,7 @@ import io
 import json
 import re
 
+import flint
 import numpy as np
 import pytest
 
@@ -276,3 +277,28 @@ def test_committed_type1_full_findings_are_current():
     assert fresh == FINDINGS.read_text(encoding="utf-8"), (
         "docs/catalog_type1_full.md is stale: python3 -m identcheck.full_catalog --out docs/catalog_type1_full.md"
     )
+
+
+def _same_balls(a, b):
+    return (a.nrows(), a.ncols()) == (b.nrows(), b.ncols()) and all(
+        x.mid() == y.mid() and x.rad() == y.rad() for x, y in zip(a.entries(), b.entries())
+    )
+
+
+@pytest.mark.parametrize("condition", ["type1", "type2"])
+def test_a_matrix_s_rows_are_its_whole_evaluation_s_rows(condition):
+    """rows(indices, digits) — what the proof of independence evaluates — gives the balls of those
+    rows of arb(digits), in the order asked (type-2 multiplies out only those rows; type-1
+    evaluates them alone and keeps nothing of them in the compiled terms' memo)."""
+    cond = make_condition("sigmoid(z + 1)", condition, dim=1)
+    probe = cond.probes()[0]
+    matrix = cond.matrix(probe, 0)
+    picked = [5, 0, 3, len(matrix.points) - 1]
+    memo = matrix.compiled._memo
+    kept = len(memo)
+    alone = matrix.rows(picked, 60)
+    if condition == "type1":
+        assert len(memo) == kept  # a minor's rows leave no entry behind
+    whole = matrix.arb(60)
+    assert _same_balls(alone, flint.arb_mat([[whole[i, j] for j in range(whole.ncols())] for i in picked]))
+    assert _same_balls(matrix.rows(picked, 60), alone)  # type-2: now from the kept whole matrix

@@ -224,4 +224,5 @@ def test_a_failed_proof_leaves_the_ladder_as_it_was(monkeypatch):
     with_proof, ladder = decide_rank(matrix, provider, rows=_rows_of(provider, asked)), decide_rank(matrix, provider)
     assert asked == [60] and with_proof.proof is None
     assert (with_proof.independent, with_proof.nullity, with_proof.history) == (False, 1, ladder.history)
+    assert (with_proof.smallest_singular_value, with_proof.precision_digits) == (ladder.smallest_singular_value, ladder.precision_digits)
     assert np.allclose(with_proof.null_space, ladder.null_space)
