@@ -56,7 +56,8 @@ print(json.dumps(out))
 """
 
 PHASES = {
-    "arb evaluation (compile.arb, type-2 kept columns)": [("compile.py", "arb"), ("type2.py", "_product")],
+    "arb evaluation (compile.arb)": [("compile.py", "arb")],
+    "type-2 φ-dependent product (Type2Matrix._product; F's evaluation inside it too)": [("type2.py", "_product")],
     "high-precision Gram (rank.raw_gram)": [("rank.py", "raw_gram")],
     "deflation / Schur (rank._deflate)": [("rank.py", "_deflate")],
     "proof of independence first (rank._prove_independent)": [("rank.py", "_prove_independent")],

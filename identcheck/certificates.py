@@ -209,12 +209,20 @@ def replay(result: dict, probe_name: str) -> dict:
     if cert.get("kind") != CertificateKind.INTERVAL:
         raise IdentcheckError(f"probe={probe_name!r}: has no interval certificate")
     detail = IntervalDetail.from_dict(cert["detail"])
-    points = np.array([[float.fromhex(v) for v in row] for row in detail.points])
+    test = detail.test
+    if not len(detail.points) == len(detail.columns) == len(test.column_exponents) == len(test.rows) or test.digits < 1:
+        raise IdentcheckError(
+            f"probe={probe_name!r}: malformed interval record ({len(detail.points)} points, {len(detail.columns)} columns, "
+            f"{len(test.column_exponents)} exponents, {len(test.rows)} rows, {test.digits} digits)"
+        )
     condition = CONDITIONS[result["condition"]].from_json(result)
-    digits = detail.test.digits
-    arb = condition.full_matrix(Probe(probe_name, _components(probe["components"])), points).arb(digits)
-    arb = _columns(arb, detail.columns)
-    bound, sigma = approximate_inverse_test(arb, list(detail.test.column_exponents), digits)
+    try:
+        points = np.array([[float.fromhex(v) for v in row] for row in detail.points])
+        arb = condition.full_matrix(Probe(probe_name, _components(probe["components"])), points).arb(test.digits)
+        arb = _columns(arb, detail.columns)
+    except (ValueError, IndexError, TypeError) as exc:
+        raise IdentcheckError(f"probe={probe_name!r}: the interval record does not fit its probe ({type(exc).__name__}: {exc})") from None
+    bound, sigma = approximate_inverse_test(arb, list(test.column_exponents), test.digits)
     return {"proved": bound < 1, "residual_bound": bound, "sigma_min_lower_bound": sigma}
 
 

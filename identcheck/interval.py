@@ -92,7 +92,6 @@ class IntervalCertificate:
         }
 
 
-
 def column_exponents(matrix: np.ndarray) -> np.ndarray:
     """e_j with 2**e_j·‖A_j‖₂ in [1/2, 1) (0 for a zero column): an exact column scaling."""
     norms = np.linalg.norm(matrix, axis=0)

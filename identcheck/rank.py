@@ -36,8 +36,9 @@ The rule, with its named tolerances (recorded in every :class:`RankDecision`):
    and not recorded in the history. This is what keeps values below the precision (e.g. a
    parameter 1e-300: arb returns [0 ± 1e-120]) from being read as a zero column and a relation.
 3a. **Proof first, where float64 sees a value.** When float64's smallest singular value is above
-   its rounding floor (``PROOF_FLOOR``·s_1 = 16·eps·s_1: the dependences met so far land below
-   it, at 1e-16–1e-15 relative; one landing above it only costs the attempt) and the caller can
+   its rounding floor (``PROOF_FLOOR``·s_1 = 16·eps·s_1 ≈ 3.6e-15·s_1: the catalog's dependences
+   land below it, at ≤ 6.3e-16; one landing above it only costs the attempt, and an independence
+   below it climbs the ladder as before) and the caller can
    evaluate rows in arb, the matrix's full column rank is first tried by proof: the
    approximate-inverse test of :mod:`~identcheck.interval` on a square minor, in ball arithmetic,
    once, at 2p digits for the first rung p whose 2p covers what float64's value says is lost to
@@ -116,7 +117,8 @@ class RankDecision:
     smallest_singular_value : float
         Of the column-scaled matrix, at ``precision_digits`` (float64's when ``proof`` settled it).
     precision_digits : int
-        16 when float64 settled it, else the ladder rung that did.
+        16 when float64 settled it, the proof's working precision when ``proof`` did (60 with
+        the default ladder), else the ladder rung that did.
     nullity : int
         Number of collapsed directions (0 unless dependent).
     null_space : ndarray, shape (T, nullity)
@@ -183,9 +185,8 @@ def decide_rank(
     _, s, vt = np.linalg.svd(scaled, full_matrices=False) if live.size else (None, np.zeros(0), np.zeros((0, 0)))
     s_max = s[0] if s.size else 1.0
     borderline = BORDERLINE_FACTOR * s_max
-    tolerances = (Tolerance("borderline", float(borderline), BORDERLINE_RULE),) + rule_tolerances(ladder)[1:-1] + (
-        Tolerance("proof", float(PROOF_FLOOR * s_max), PROOF_RULE),
-    )
+    values = {"borderline": float(borderline), "proof": float(PROOF_FLOOR * s_max)}  # this matrix's thresholds
+    tolerances = tuple(Tolerance(t.name, values.get(t.name, t.value), t.rule) for t in rule_tolerances(ladder))
     s_min64 = s[-1] if s.size else 0.0
     history = [(16, float(s_min64) if not zero.any() else 0.0, int(zero.sum()))]
     if not zero.any() and s_min64 >= borderline:
@@ -248,8 +249,8 @@ def _prove_independent(matrix, rows, smallest: float, ladder) -> IntervalCertifi
     """The proof of step 3a, or None when it was not found (or no rung's 2p covers it).
 
     One attempt, at 2p digits for the first rung p with 2p ≥ what ``smallest`` asks for (60
-    with the default ladder): a fixed set of precisions, so that callers' caches of φ-free work
-    at a precision serve every activation's proofs."""
+    with the default ladder): a fixed set of precisions, so that a cache of φ-free work at a
+    precision (type-2's factors) serves every activation's proofs."""
     needed = start_digits(smallest)
     digits = next((2 * p for p in ladder if 2 * p >= needed), None)
     if digits is None:

@@ -89,7 +89,8 @@ def _phi_free(term_set, seed, index, points_per_term, theta, ladder):
     Eight probes are kept (the default head probes are five): ≈ 30 MB each at d = 2, N = K = 2
     (measured by RSS: F, FᵀF and the reduction at 120 digits 22 MB; F and f^k at 60 digits for
     the proofs of independence, with their entries as lists, 4 MB; the lists at 120, 4 MB; another
-    22 MB for a probe whose decisions climb to 240 digits)."""
+    22 MB for a probe whose decisions climb to 240 digits; with ``--certify``, F at each
+    certificate's precision, 30–36 digits)."""
     points = Type2.points_for(term_set.dim, seed, index, points_per_term, len(term_set.terms))
     return _PhiFree(term_set, points, list(theta), ladder)
 

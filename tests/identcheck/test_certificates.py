@@ -74,6 +74,26 @@ def test_a_tampered_certificate_does_not_replay():
     assert not replay(data, probe["name"])["proved"]
 
 
+@pytest.mark.parametrize(
+    "tamper, match",
+    [
+        (lambda d: d["column_exponents"].pop(), "malformed interval record"),
+        (lambda d: d["points"].pop(), "malformed interval record"),
+        (lambda d: d.update(digits=0), "malformed interval record"),
+        (lambda d: d["columns"].__setitem__(0, 10**6), "does not fit its probe"),
+        (lambda d: d["points"][0].__setitem__(0, "not hex"), "does not fit its probe"),
+        (lambda d: d["points"][0].append(d["points"][0][0]), "does not fit its probe"),
+    ],
+)
+def test_a_malformed_certificate_is_a_one_line_error(tamper, match):
+    data = checked("sigmoid(z + 1)", certify=True).to_dict()
+    probe = data["probes"][0]
+    tamper(probe["certificate"]["detail"])
+    with pytest.raises(IdentcheckError, match=match) as info:
+        replay(data, probe["name"])
+    assert "\n" not in str(info.value)
+
+
 def test_an_unrecognised_type2_relation_is_made_exact_and_proved():
     """sin on the 'channel 2 = -channel 1' head: no named family, yet every relation is proved."""
     result = check("sin(z)", condition="type2", certify=True)
