@@ -136,3 +136,13 @@ def test_the_frobenius_bound_covers_every_matrix_in_the_balls(entries):
     with mpmath.workdps(40):
         worst = mpmath.sqrt(mpmath.fsum((abs(mpmath.mpf(float(b.mid()))) + mpmath.mpf(float(b.rad()))) ** 2 for b in balls))
     assert bound >= float(worst) * (1 - 1e-15) and bound <= float(worst) * (1 + 1e-6) + 1e-300
+
+
+def test_the_test_refuses_a_minor_that_is_not_square():
+    """A 3 × 2 'minor' (or one exponent missing) is an error, not a proof about its first rows."""
+    with arb_precision(30):
+        tall = flint.arb_mat([[1, 0], [0, 1], [1, 1]])
+        with pytest.raises(ValueError, match="square minor"):
+            approximate_inverse_test(tall, [0, 0], 30)
+        with pytest.raises(ValueError, match="one exponent per column"):
+            approximate_inverse_test(flint.arb_mat([[1, 0], [0, 1]]), [0], 30)

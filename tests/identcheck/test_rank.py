@@ -184,14 +184,14 @@ def test_ill_conditioned_independence_is_proved_first_at_the_first_evaluation_pr
     ladder = decide_rank(matrix, provider)  # the same matrix, the ladder only
     assert ladder.independent is True and ladder.proof is None and len(ladder.history) == 3
     # the margin is float64's (close to the ladder's 30-digit value); the proof's bound lies below
-    assert d.smallest_singular_value == d.history[0][1] == pytest.approx(ladder.smallest_singular_value, rel=1e-4)
+    assert d.smallest_singular_value == d.history[0][1] == pytest.approx(ladder.smallest_singular_value, rel=1e-4, abs=0)
     s = np.linalg.svd(matrix / np.linalg.norm(matrix, axis=0), compute_uv=False)
     used = {t.name: t.value for t in d.tolerances}  # this matrix's thresholds
-    assert used["proof"] == pytest.approx(16 * np.finfo(float).eps * s[0]) and used["borderline"] == pytest.approx(np.sqrt(np.finfo(float).eps) * s[0])
+    assert used["proof"] == pytest.approx(16 * np.finfo(float).eps * s[0], rel=1e-9, abs=0) and used["borderline"] == pytest.approx(np.sqrt(np.finfo(float).eps) * s[0], rel=1e-9, abs=0)
     assert s[-1] >= used["proof"]  # why the proof was tried
     exact = _unit_column_singular_values(cols, POINTS)[-1]  # mpmath, 50 digits
     assert 0 < d.proof.sigma_min_lower_bound <= exact
-    assert ladder.smallest_singular_value == pytest.approx(exact, rel=1e-6)
+    assert ladder.smallest_singular_value == pytest.approx(exact, rel=1e-6, abs=0)
 
 
 def _unit_column_singular_values(columns, points):
