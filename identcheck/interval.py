@@ -186,7 +186,7 @@ def approximate_inverse_test(minor, exponents, digits) -> tuple[float, float]:
         if not all(v.is_finite() for v in entries):
             return math.inf, 0.0
         s = flint.arb_mat(T, T, entries)
-        identity = flint.arb_mat(T, T, [int(i == j) for i in range(T) for j in range(T)])
+        identity = _identity(T)
         bound = math.inf
         for inverse in (_float64_inverse, _arb_inverse):
             r = inverse(s)
@@ -214,11 +214,14 @@ def _float64_inverse(s):
 
 def _arb_inverse(s):
     """R = S's midpoint inverse at the working precision (None when it looks singular there)."""
-    T = s.nrows()
     try:
-        return s.mid().solve(flint.arb_mat(T, T, [int(i == j) for i in range(T) for j in range(T)]), algorithm="approx").mid()
+        return s.mid().solve(_identity(s.nrows()), algorithm="approx").mid()
     except ZeroDivisionError:
         return None
+
+
+def _identity(n):
+    return flint.arb_mat(n, n, [int(i == j) for i in range(n) for j in range(n)])
 
 
 def _frobenius_upper(matrix):
