@@ -6,6 +6,7 @@ losses, and least-squares fits inside a compact box, one fit at a time.
 
 from .data import sample
 from .fit import OPTIMIZERS, Box, FitResult, fit, initial_params
+from .measure_loss import measure_loss
 from .models import MODELS, Model, get_model
 from .params import HMoEParams, NumericError
 from .truth import DEFAULT_TRUTH, Truth, load_truth
@@ -25,6 +26,7 @@ __all__ = [
     "get_model",
     "initial_params",
     "load_truth",
+    "measure_loss",
     "sample",
     "voronoi_cells",
     "voronoi_loss",
