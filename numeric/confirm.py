@@ -6,7 +6,12 @@
    built from its first relation (:mod:`numeric.witness`); the ratio
    ρ(t) = ‖g_{G_t} − g_{G*}‖_{L²(μ)} / L2(G_t, G*) is measured for t = 10⁻¹ … 10⁻⁴.
 3. Every probe that counts (and lifts) gets a path along its model's least sensitive direction,
-   and the generic truth three random lines and a random split.
+   and the generic truth three random lines and a random split. Beside them, channel
+   recombination at the generic truth with K channels per head (:mod:`numeric.recombination`):
+   the local ε-recombination as a path of kind ``recombination`` when K ≥ K* + 2, the global
+   exact alternative (K ≥ K* + 1) and the swap (equal weights) as fixed points. Exact for every φ
+   in Setting I, measured (not exact) in Setting II; it is a fact about the channel-level loss,
+   so it does not enter the verdict.
 4. Rates: a Figure-1-style grid at the witness configuration and at the generic truth (the
    shipped default truth with this φ), each scaled in ω so that Var g*(X)/ν² ≥ 10, fitted with
    K = K* and K = K* + 1 channels (:mod:`numeric.confirm_rates`).
@@ -35,8 +40,11 @@ from .confirm_plot import ratio_figure
 from .confirm_rates import SNR_TARGET, check_range, rate_rows, with_signal
 from .confirm_result import OUTCOMES, SLOPE_TO_ZERO, ConfirmResult, RateRow, Sequence, SymbolicSummary
 from .curves import ratio_curve
+from .memory import estimate_bytes, memory_budget
 from .models import Model, exact_constants
 from .params import NumericError
+from .recombination import alternatives as recombination_alternatives
+from .recombination import recombination_path
 from .truth import load_truth
 from .witness import CONSTRUCTIONS, lift_probe, probe_path, random_paths, relation_construction, witness_path
 
@@ -47,6 +55,7 @@ T_VALUES = tuple(float(t) for t in np.logspace(-1, -4, 7))
 QUICK_SIZES, QUICK_REPS = (1000, 2000, 4000, 8000), 3
 FULL_SIZES, FULL_REPS = (2000, 4000, 8000, 16000, 32000), 6
 MAX_TRIED = 12  # witness paths evaluated at most (relations sorted by construction, exact first)
+MAX_K = 16  # channels per head a rate grid takes (numeric.sweep.Grid)
 
 
 def _sequence(model, path, X) -> Sequence:
@@ -96,7 +105,7 @@ def describe(s: Sequence) -> str:
 
 def _verdict_line(check, sequences) -> tuple:
     witness = [s for s in sequences if s.kind == "witness"]
-    others = [s for s in sequences if s.kind != "witness"]
+    others = [s for s in sequences if s.kind not in ("witness", "recombination")]  # recombination: about the loss, for every phi
     if check.verdict == "not identifiable":
         if not witness:
             return False, "inconsistent: identcheck says not identifiable but no witness path could be built in the model"
@@ -116,10 +125,50 @@ def _verdict_line(check, sequences) -> tuple:
     return None, f"nothing to confirm: identcheck's verdict is {check.verdict!r} ({check.summary})"
 
 
+def _check_K(K, K_star: int, sizes) -> None:
+    """``K`` (channels per head of the fitted model): from K* to MAX_K, and a fit at the largest size within the memory budget."""
+    if isinstance(K, bool) or not isinstance(K, int) or not K_star <= K <= MAX_K:
+        raise NumericError(f"K={K!r}: must be from K* = {K_star} (the generic truth's channels per head) to {MAX_K}")
+    need, budget = estimate_bytes("lm", max(sizes), 2, 2, K, 2), memory_budget()
+    if need > budget:
+        raise NumericError(f"K={K}: a fit at n = {max(sizes)} needs ~{need / 2**20:.0f} MB, above the budget of {budget / 2**20:.0f} MB")
+
+
+def _recombination(model, truth, K: int, X):
+    """(sequence or None, alternatives, line): channel recombination at the generic truth with K
+    channels per head (:mod:`numeric.recombination`). The local ε-recombination is a path
+    (kind ``recombination``) when K ≥ K* + 2; the global alternative (K ≥ K* + 1) and the swap (equal
+    weights) are fixed points, reported beside it. φ plays no part in the constructions; whether g
+    moves is measured."""
+    found = recombination_alternatives(model, truth, K, X)
+    sequence = _sequence(model, recombination_path(model, truth, K, X), X) if found[0].applies else None
+    parts = []
+    for a in found:
+        if not a.applies:
+            parts.append(f"{a.construction}: not built ({a.reason})")
+            continue
+        moved = "g unchanged (exact)" if a.exact else f"g moves, ||dg||/||g*|| = {a.relative_change:.1e}"
+        at = f" at eps = {a.epsilon:g}" if a.epsilon is not None else ""
+        parts.append(f"{a.construction}{at}: {moved}, channel-level L2 = {a.channel_loss:.3g}, measure-level loss = {a.measure_loss:.1e}")
+    why = MODEL_NOTE_SHORT[model.kind]
+    return sequence, found, f"channel recombination at K = {K} (K* = {truth.K}; {why}): " + "; ".join(parts)
+
+
+#: One phrase per model: whether re-pairing channels is an invariance (numeric.recombination).
+MODEL_NOTE_SHORT = {
+    "gated1": "model (9) sees the channels only through the per-(head, gate) measures, so a recombination is exact for every phi",
+    "gated2": "model (12) applies phi to each channel's gate mixture, so a recombination moves g unless phi is affine",
+}
+
+
 def confirm(phi: str, condition: str = "type1", quick: bool = False, jobs: int = 1, out=None, seed: int = 0,
             mc: int | None = None, rates: bool = True, figure: bool = True, progress=False,
-            params: dict | None = None) -> ConfirmResult:
+            params: dict | None = None, K: int | None = None) -> ConfirmResult:
     """Run the confirmation (module docstring). Raises IdentcheckError / NumericError on bad input.
+
+    ``K``: channels per head of the over-specified fits of the rate grid (K* + (K − 2) at each
+    truth: K − 2 spare channels, 2 being the generic truth's K*) and of the recombination
+    constructions at the generic truth; default K* + 1 = 3.
 
     Nothing is written before φ has been checked on the data's range; ``out`` (a folder) receives
     the rate stores, the truth files, ``confirm.png`` and ``confirm.json``.
@@ -134,6 +183,10 @@ def confirm(phi: str, condition: str = "type1", quick: bool = False, jobs: int =
     mc = mc if mc is not None else (20_000 if quick else 100_000)
     if not 1000 <= mc <= 2_000_000:
         raise NumericError(f"mc={mc}: must be from 1,000 to 2,000,000")
+    generic = load_truth()
+    sizes, reps = (QUICK_SIZES, QUICK_REPS) if quick else (FULL_SIZES, FULL_REPS)
+    K = generic.params.K + 1 if K is None else K
+    _check_K(K, generic.params.K, sizes)
     phi_params = {k: str(v) for k, v in (params or {}).items()}  # φ's named constants, e.g. {"b": "1"}
     exact = exact_constants(phi_params)
     check = identcheck.check(phi, condition=condition, dim=2, seed=seed, params=exact)
@@ -150,7 +203,6 @@ def confirm(phi: str, condition: str = "type1", quick: bool = False, jobs: int =
             lifts[probe.name] = (probe, lift_probe(probe, condition))
         except NumericError as exc:
             skipped.append((probe.name, str(exc)))
-    generic = load_truth()
     check_range(model, [lift.params for _, lift in lifts.values()] + [generic.params])
     with np.errstate(over="raise", invalid="raise"):
         try:
@@ -172,6 +224,9 @@ def confirm(phi: str, condition: str = "type1", quick: bool = False, jobs: int =
         sequences.append(_sequence(model, probe_path(model, name, lift.params, X), X))
     for path in random_paths(model, generic_params, X, seed=seed):
         sequences.append(_sequence(model, path, X))
+    recombined, recombination, recombination_line = _recombination(model, generic_params, K, X)
+    if recombined is not None:
+        sequences.append(recombined)
     sequence_seconds = time.perf_counter() - sequence_started
     consistent, line = _verdict_line(check, sequences)
 
@@ -208,8 +263,8 @@ def confirm(phi: str, condition: str = "type1", quick: bool = False, jobs: int =
                     skipped.append(("witness rates", str(exc)))
             truths.append(("generic", generic_params, generic_snr, generic.noise_std))
             rates_started = time.perf_counter()
-            sizes, reps = (QUICK_SIZES, QUICK_REPS) if quick else (FULL_SIZES, FULL_REPS)
-            rows = rate_rows(model_kind, phi, truths, out_path, sizes, reps, jobs, seed, progress, phi_params)
+            rows = rate_rows(model_kind, phi, truths, out_path, sizes, reps, jobs, seed, progress, phi_params,
+                             spare=K - generic.params.K)
             rates_seconds = time.perf_counter() - rates_started
         if figure:
             figure_path = ratio_figure(sequences, out_path / "confirm.png", f"{phi} ({condition}, model {model_kind}): {OUTCOMES[consistent]}")
@@ -230,6 +285,9 @@ def confirm(phi: str, condition: str = "type1", quick: bool = False, jobs: int =
         skipped=tuple(skipped),
         figure=figure_path,
         out=None if out_path is None else str(out_path),
+        K=K,
+        recombination=recombination,
+        recombination_line=recombination_line,
     )
     if out_path is not None:
         (out_path / "confirm.json").write_text(json.dumps(result.to_dict(), indent=1), encoding="utf-8")

@@ -38,6 +38,9 @@ def add_parser(subparsers):
     p.add_argument("--mc", type=int, default=None, help="Monte Carlo points for the L2(mu) norm (default 100000; 20000 with --quick)")
     p.add_argument("--no-rates", action="store_true", help="skip the rate grid (sequences and verdict only)")
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="value of a named constant in PHI (repeatable)")
+    p.add_argument("--K", type=int, default=None, metavar="K",
+                   help="channels per head of the fitted model: the over-specified rate fits (K - 2 spare channels at each truth) and "
+                        "the channel recombination at the generic truth (default 3 = K* + 1; the local recombination needs K >= 4)")
     return p
 
 
@@ -61,6 +64,7 @@ def run(args) -> int:
             rates=not args.no_rates,
             progress=not args.json and sys.stderr.isatty(),
             params=params,
+            K=args.K,
         )
     except (IdentcheckError, NumericError) as exc:
         print(f"numeric: error: {to_flags(str(exc), 'confirm')}", file=sys.stderr)
@@ -89,6 +93,8 @@ def format_result(result) -> str:
     for r in result.rates:
         lines.append(f"  rate {r.truth:8s} K = {r.K} (K* = {r.K_star}): slope {r.slope:+.2f} [{r.ci[0]:+.2f}, {r.ci[1]:+.2f}]"
                      f"  Var g*/nu^2 = {r.signal_to_noise:.1f}")
+    if result.recombination_line:
+        lines.append(f"  {result.recombination_line}")
     for name, why in result.skipped:
         lines.append(f"  skipped probe '{name}': {why}")
     lines.append(result.verdict)

@@ -61,9 +61,9 @@ def with_signal(model: Model, params: HMoEParams, noise: float, X: np.ndarray):
     return scaled, float(model.value(scaled, X).var() / noise**2)
 
 
-def rate_rows(model_kind, phi, truths, out: Path, sizes, reps: int, jobs: int, seed: int, progress, phi_params=None):
+def rate_rows(model_kind, phi, truths, out: Path, sizes, reps: int, jobs: int, seed: int, progress, phi_params=None, spare: int = 1):
     """One :class:`RateRow` per (truth, K) for ``truths`` = [(label, params, snr, ν)], fitted into
-    stores under ``out/rates``."""
+    stores under ``out/rates`` with K = K* and K* + ``spare`` (K* alone when ``spare`` is 0)."""
     rows = []
     phi_params = dict(phi_params or {})
     for label, params, snr, noise in truths:
@@ -75,7 +75,7 @@ def rate_rows(model_kind, phi, truths, out: Path, sizes, reps: int, jobs: int, s
         truth_path = folder / "truth.json"
         truth_path.write_text(json.dumps(record, indent=1), encoding="utf-8")
         K_star = params.K
-        grid = Grid(models=(model_kind,), Ks=(K_star, K_star + 1), sizes=sizes, reps=reps, box=BOX_FACTOR, seed=seed)
+        grid = Grid(models=(model_kind,), Ks=(K_star, K_star + spare) if spare else (K_star,), sizes=sizes, reps=reps, box=BOX_FACTOR, seed=seed)
         run_grid(grid, folder, jobs=jobs, truth_path=truth_path, progress=progress)
         for rate in rates_from_records(read_records(folder), read_settings(folder)):
             rows.append(RateRow(label, rate.K, K_star, rate.slope, (rate.ci_low, rate.ci_high), snr, rate.sizes, rate.means, rate.n_reps))

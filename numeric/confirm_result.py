@@ -160,6 +160,9 @@ class ConfirmResult:
     skipped: tuple = field(repr=False, default=())
     figure: str | None = None
     out: str | None = None
+    K: int = 3  # channels per head of the over-specified fits and the recombination constructions
+    recombination: tuple = field(repr=False, default=())  # numeric.recombination.Alternative, one per construction
+    recombination_line: str = ""
 
     def _repr_markdown_(self) -> str:
         """Jupyter's rendering (:func:`numeric.render.confirm_markdown`)."""
@@ -190,6 +193,8 @@ class ConfirmResult:
             "rates_seconds": self.rates_seconds,
             "mc_points": self.mc_points,
             "skipped_probes": [list(s) for s in self.skipped],
+            "K": self.K,
+            "recombination": {"line": self.recombination_line, "constructions": [a.to_dict() for a in self.recombination]},
             "tolerances": {
                 "slope_to_zero": SLOPE_TO_ZERO,
                 "exact_invariance": f"max_t ||g_t - g*|| <= {EXACT_TOL:g} * ||g*|| (L2(mu), Monte Carlo)",

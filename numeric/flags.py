@@ -23,7 +23,7 @@ FLAGS = {
     "rates": [(re.compile(r"^quantity="), "--quantity "), _NO_STORE],
     "plot": [(re.compile(r"^quantity="), "--quantity "), _NO_STORE],
     "merge": [_NO_STORE],
-    "confirm": [(re.compile(rf"^{name}="), f"--{name} ") for name in ("condition", "jobs", "mc", "out", "seed")],
+    "confirm": [(re.compile(rf"^{name}="), f"--{name} ") for name in ("condition", "jobs", "mc", "out", "seed", "K")],
 }
 
 

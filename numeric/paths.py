@@ -32,7 +32,7 @@ COMPENSATION_POINTS = 4000
 class Path:
     """t ↦ G_t with G_0 = G*; ``build(t)`` returns HMoEParams (maybe with more channels)."""
 
-    kind: str  # "witness" | "probe" | "random"
+    kind: str  # "witness" | "probe" | "random" | "recombination"
     name: str
     construction: str
     truth: HMoEParams = field(repr=False)
