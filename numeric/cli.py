@@ -26,6 +26,7 @@ from .params import NumericError
 from .plots import plot_rates
 from .rates import rates_from_records
 from .ratio import ratio_table
+from .recombination import recombination_table
 from .store import merge_stores, read_records, read_settings
 from .sweep import DEFAULT_SIZES, QUICK, Grid, run_grid, run_preset
 from .truth import load_truth, truth_from_dict
@@ -136,8 +137,12 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("folder")
     pl.add_argument("--quantity", nargs="+", default=["voronoi"], metavar="Q", help="voronoi (default), regression, exact_param, over_param, ...: one figure each")
     pl.set_defaults(func=_rates)
-    ra = sub.add_parser("ratio", help="Theorem 1's sequence: ||f_Gn - f_G*|| / L(G_n, G*) against n")
+    ra = sub.add_parser("ratio", help="Theorem 1's sequence: ||f_Gn - f_G*|| / L(G_n, G*) against n (or a channel recombination)")
     ra.add_argument("--model", required=True, choices=MODELS)
+    ra.add_argument("--path", choices=("theorem1", "recombination"), default="theorem1",
+                    help="theorem1 (default): the sequence of Theorem 1's proof over --ns; recombination: channels re-paired "
+                         "with weight eps = 1e-1 ... 1e-4 at K channels per head, and the exact alternatives (docs/theorems.md)")
+    ra.add_argument("--K", type=_positive_int("--K"), default=None, help="--path recombination: channels per head (default K* + 2)")
     ra.add_argument("--ns", nargs="+", type=_positive_float("--ns"), default=[10.0, 30.0, 100.0, 300.0, 1000.0, 3000.0, 10000.0])
     ra.add_argument("--r", type=_positive_float("--r"), default=1.0, help="the r of L1,r (MHA) and of the weight offset n^-(r+1)")
     ra.add_argument("--mc", type=_positive_int("--mc"), default=200_000, help="Monte Carlo points for the L2 norm")
@@ -256,6 +261,8 @@ def _merge(args) -> int:
 
 
 def _ratio(args) -> int:
+    if args.path == "recombination":
+        return _recombination(args)
     rows = ratio_table(args.model, _truth(args), args.ns, r=args.r, mc=args.mc)
     if args.json:
         print(json.dumps([row.to_dict() for row in rows], indent=2))
@@ -265,6 +272,30 @@ def _ratio(args) -> int:
     print(f"{'n':>9}  {'L2 norm':>11}  {'+/- s.e.':>9}  {'loss':>11}  {'ratio':>11}")
     for row in rows:
         print(f"{row.n:>9g}  {row.l2:>11.4e}  {row.l2_se:>9.1e}  {row.loss:>11.4e}  {row.ratio:>11.4e}")
+    return 0
+
+
+def _recombination(args) -> int:
+    truth = _truth(args)
+    rows, constructions = recombination_table(args.model, truth, args.K, mc=args.mc)
+    K = constructions[0].K
+    if args.json:
+        print(json.dumps({"path": "recombination", "model": args.model, "K": K, "K_star": truth.params.K,
+                          "rows": [row.to_dict() for row in rows], "constructions": [c.to_dict() for c in constructions]}, indent=2))
+        return 0
+    kind = "L1,1" if args.model == "mha" else "L2"
+    print(f"{args.model}: channels 1, 2 of every head re-paired with weight eps (K = {K}, K* = {truth.params.K}); "
+          f"||g_eps - g*||_L2 / {kind}(G_eps, G*), Monte Carlo {args.mc} points")
+    print(f"{'eps':>9}  {'L2 norm':>11}  {'+/- s.e.':>9}  {kind + ' (channels)':>15}  {'measure loss':>12}  {'ratio':>11}")
+    for row in rows:
+        print(f"{row.epsilon:>9.3g}  {row.l2:>11.4e}  {row.l2_se:>9.1e}  {row.loss:>15.4e}  {row.measure_loss:>12.1e}  {row.ratio:>11.4e}")
+    for c in constructions:
+        if not c.applies:
+            print(f"  {c.construction}: not built ({c.reason})")
+            continue
+        moved = "exact: g unchanged" if c.exact else "not exact"
+        print(f"  {c.construction}: ||g' - g*||/||g*|| = {c.relative_change:.1e} ({moved}); L2 = {c.channel_loss:.4g}, "
+              f"measure loss = {c.measure_loss:.1e}; {c.reason}")
     return 0
 
 

@@ -19,7 +19,7 @@ _NO_STORE = (re.compile(r"^folder '(.*)': no fit store here \(run a grid into it
 FLAGS = {
     "fit": [(re.compile(r"^n="), "--n=")],
     "reproduce": [(re.compile(r"^shard="), "--shard "), (re.compile(r"\ballow_weak_truth=True\b"), "--allow-weak-truth")],
-    "ratio": [(re.compile(r"^r="), "--r "), (re.compile(r"^mc="), "--mc "), (re.compile(r"^ns\[\d+\]="), "--ns ")],
+    "ratio": [(re.compile(r"^r="), "--r "), (re.compile(r"^mc="), "--mc "), (re.compile(r"^ns\[\d+\]="), "--ns "), (re.compile(r"^K="), "--K ")],
     "rates": [(re.compile(r"^quantity="), "--quantity "), _NO_STORE],
     "plot": [(re.compile(r"^quantity="), "--quantity "), _NO_STORE],
     "merge": [_NO_STORE],

@@ -63,6 +63,8 @@ __all__ = [
     "swap_alternative",
     "LOCAL_EPS",
     "MODEL_NOTE",
+    "RecombinationRow",
+    "recombination_table",
 ]
 
 #: The three constructions, in the module docstring's order.
@@ -260,3 +262,55 @@ def recombination_path(model, truth: HMoEParams, K: int, X: np.ndarray) -> Path:
             f"measure is unchanged; {MODEL_NOTE[model.kind]}")
     return Path("recombination", f"recombination, K = {K}", "recombination", truth,
                 lambda t: local_recombination(truth, K, t), note, None, limit, None)
+
+
+#: ε of the ratio table (``numeric ratio --path recombination``): seven points from 1e-1 to 1e-4, as ``numeric confirm``.
+TABLE_EPSILONS = tuple(float(t) for t in np.logspace(-1, -4, 7))
+#: Channels per head the table takes at most (as a rate grid, :class:`numeric.sweep.Grid`).
+MAX_TABLE_K = 16
+
+
+@dataclass(frozen=True, slots=True)
+class RecombinationRow:
+    """One ε of the local recombination: ‖g_ε − g*‖_{L²(μ)} (Monte Carlo, with its standard error),
+    the channel-level loss, the measure-level loss and their ratio (0 when ``exact``: ‖g_ε − g*‖ ≤
+    EXACT_TOL·‖g*‖, float64 rounding only)."""
+
+    epsilon: float
+    l2: float
+    l2_se: float
+    loss: float
+    measure_loss: float
+    ratio: float
+    exact: bool
+
+    def to_dict(self) -> dict:
+        return {f: getattr(self, f) for f in self.__slots__}
+
+
+def recombination_table(model_kind: str, truth, K: int | None = None, mc: int = 200_000, seed: int = 0):
+    """(rows, alternatives) for ``numeric ratio --path recombination``: the local recombination of
+    ``truth`` (a :class:`numeric.truth.Truth`) at ε = TABLE_EPSILONS with K channels per head
+    (default K* + 2), and every construction at that K (:func:`alternatives`). The channel-level
+    loss is L1,1 for MHA, L2 for the gated models."""
+    params = truth.params
+    K = params.K + 2 if K is None else K
+    if isinstance(K, bool) or not isinstance(K, int) or not params.K + 2 <= K <= MAX_TABLE_K:
+        raise NumericError(f"K={K!r}: the local recombination needs K from K* + 2 = {params.K + 2} to {MAX_TABLE_K} channels per head")
+    if not 1000 <= mc <= 10_000_000:
+        raise NumericError(f"mc={mc}: must be from 1,000 to 10,000,000")
+    model = truth.model(model_kind)
+    X = np.random.default_rng([seed, 7]).uniform(-1, 1, size=(mc, params.dim))
+    g_star = model.value(params, X)
+    scale = float(np.sqrt(np.mean(g_star**2)))
+    kind = "L1" if model_kind == "mha" else "L2"
+    rows = []
+    for epsilon in TABLE_EPSILONS:
+        G = local_recombination(params, K, epsilon)
+        squared = (model.value(G, X) - g_star) ** 2
+        l2 = float(np.sqrt(squared.mean()))
+        l2_se = float(squared.std(ddof=1) / np.sqrt(mc) / (2 * l2)) if l2 > 0 else 0.0
+        loss = voronoi_loss(G, params, kind)
+        exact = l2 <= EXACT_TOL * scale
+        rows.append(RecombinationRow(epsilon, l2, l2_se, loss, measure_loss(G, params), 0.0 if exact else l2 / loss, exact))
+    return tuple(rows), alternatives(model, params, K, X[:20_000])

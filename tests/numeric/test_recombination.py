@@ -1,5 +1,6 @@
 """Channel recombination: exact invariances of Setting I for any φ, not of Setting II."""
 
+import json
 from collections import defaultdict
 
 import numpy as np
@@ -105,3 +106,18 @@ def test_where_it_does_not_apply():
         local_recombination(TRUTH, 4, 2.5)
     with pytest.raises(NumericError, match="K >= K\\* \\+ 2"):
         recombination_path(model, TRUTH, 3, X)
+
+
+def test_ratio_cli_recombination_path_json_equals_api_and_refuses_small_K(capsys):
+    from numeric.cli import main
+    from numeric.recombination import recombination_table
+
+    assert main(["ratio", "--model", "gated1", "--path", "recombination", "--mc", "5000", "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    rows, constructions = recombination_table("gated1", load_truth(), mc=5000)
+    assert printed["rows"] == [r.to_dict() for r in rows] and printed["constructions"] == [c.to_dict() for c in constructions]
+    assert printed["K"] == 4 and all(r["exact"] and r["ratio"] == 0.0 and r["measure_loss"] == 0.0 for r in printed["rows"])
+    assert [r["loss"] for r in printed["rows"]] == pytest.approx([15 * r["epsilon"] for r in printed["rows"]], rel=1e-9)
+    assert main(["ratio", "--model", "gated1", "--path", "recombination", "--K", "3"]) == 2
+    err = capsys.readouterr().err
+    assert "--K 3: the local recombination needs K from K* + 2 = 4" in err and err.count("\n") == 1
