@@ -7,7 +7,9 @@ grid values where φ is not valid marked ▼ at the bottom, brackets shaded and 
 as vertical lines.
 Two parameters: a heat map of log10 of the smallest margin over the probes that count, with the
 not-identifiable values marked × and inconclusive ones ○, exceptional points ★.
-matplotlib is imported only here, lazily (Agg backend: no display needed).
+The figures are pyplot-free :class:`matplotlib.figure.Figure` objects (identcheck/figures.py):
+drawing one leaves the caller's backend and pyplot's figures as they were, and a returned figure
+shows inline in Jupyter. matplotlib is imported only when a figure is drawn.
 """
 
 from __future__ import annotations
@@ -19,10 +21,12 @@ import numpy as np
 
 from .errors import IdentcheckError
 from .evidence import Verdict
+from .figures import new_figure
 
 __all__ = ["check_plot_path", "plot_scan"]
 
 FLOOR = 1e-130  # where a margin of exactly 0 is drawn
+DPI = 110  # of the PNG file and of the inline picture
 
 
 def check_plot_path(path: str) -> None:
@@ -38,28 +42,31 @@ def check_plot_path(path: str) -> None:
         raise IdentcheckError(f"--plot {path!r}: folder {folder!r} is not writable")
 
 
-def plot_scan(result, path: str) -> None:
-    """Draw ``result`` to the PNG ``path`` (a temporary file renamed into place: never half-written)."""
-    check_plot_path(path)
-    import matplotlib
+def plot_scan(result, path: str | None = None):
+    """The figure of ``result`` (a :class:`matplotlib.figure.Figure`, shown inline by Jupyter), also
+    written to the PNG ``path`` when given (a temporary file renamed into place: never half-written).
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    figure = _one(plt, result) if len(result.axes) == 1 else _two(plt, result)
+    Draws on its own figure, outside pyplot: the caller's backend and pyplot's figures are left as
+    they were.
+    """
+    if path is not None:
+        check_plot_path(path)
+    figure = _one(result) if len(result.axes) == 1 else _two(result)
+    if path is None:
+        return figure
     folder = os.path.dirname(os.path.abspath(path))
     handle, temporary = tempfile.mkstemp(dir=folder, prefix=".scan-", suffix=".png")
     os.close(handle)
     try:
-        figure.savefig(temporary, dpi=110)
+        figure.savefig(temporary, dpi=DPI)
         mask = os.umask(0)
         os.umask(mask)
         os.chmod(temporary, 0o666 & ~mask)  # mkstemp made it private; the PNG gets the usual mode
         os.replace(temporary, path)
     finally:
-        plt.close(figure)
         if os.path.exists(temporary):
             os.remove(temporary)
+    return figure
 
 
 def _title(result) -> str:
@@ -67,11 +74,14 @@ def _title(result) -> str:
     return f"φ(z) = {result.phi}{fixed}  [{result.condition}, d = {result.dim}, seed {result.seed}]"
 
 
-def _one(plt, result):
-    figure, ax = plt.subplots(figsize=(11.5, 5.2))
+def _one(result):
+    import matplotlib
+
+    figure = new_figure((11.5, 5.2), DPI)
+    ax = figure.subplots()
     x = np.array([float(g.values[0]) for g in result.grid])
     evaluated = np.array([g.verdict is not None for g in result.grid])
-    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    colors = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
     settled = [p.margin for g in result.grid for p in g.probes if p.dependent is False and p.margin > 0]
     floor = 10.0 ** (np.floor(np.log10(min(settled))) - 3) if settled else FLOOR
     for j, name in enumerate(result.probe_names):
@@ -110,8 +120,9 @@ def _one(plt, result):
     return figure
 
 
-def _two(plt, result):
-    figure, ax = plt.subplots(figsize=(8, 6.4))
+def _two(result):
+    figure = new_figure((8, 6.4), DPI)
+    ax = figure.subplots()
     a, b = result.axes
     shape = (a.count, b.count)
     margin = np.array([np.log10(max(g.margin, FLOOR)) if g.margin is not None else np.nan for g in result.grid]).reshape(shape)

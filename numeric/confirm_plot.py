@@ -3,27 +3,33 @@
 The witness path is drawn red and thick, probe paths grey, random paths blue; a path whose
 function does not move (ρ ≡ 0) is drawn dashed at a floor a decade below the smallest positive
 ratio; a computed t → 0 limit ρ₀ is drawn dotted, left of the measured range.
+
+Drawn on a pyplot-free :class:`matplotlib.figure.Figure` (identcheck/figures.py): the caller's
+backend and pyplot's figures are left as they were; the figure shows inline in Jupyter.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["ratio_figure"]
+from identcheck.figures import new_figure
+
+__all__ = ["confirm_figure", "ratio_figure"]
+
+DPI = 120  # of the file and of the inline picture
 
 
 def ratio_figure(sequences, path: Path, title: str) -> str:
-    """Write the figure of ``sequences`` (:class:`~numeric.confirm_result.Sequence`) to ``path``; returns its name.
+    """Write the figure of ``sequences`` (:class:`~numeric.confirm_result.Sequence`) to ``path``; returns its name."""
+    confirm_figure(sequences, title).savefig(path, dpi=DPI)
+    return str(path)
 
-    matplotlib is imported here, not at the top: it is optional for the rest of numeric and slow
-    to import, and importing it lazily cannot hide an import cycle (it is outside the package).
-    """
-    import matplotlib
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(10, 4.8))
+def confirm_figure(sequences, title: str = ""):
+    """The figure of ``sequences`` (:class:`~numeric.confirm_result.Sequence`, e.g. a
+    :class:`~numeric.confirm_result.ConfirmResult`'s ``.sequences``), as a :class:`matplotlib.figure.Figure`."""
+    fig = new_figure((10, 4.8), DPI)
+    ax = fig.subplots()
     positive = [r for s in sequences if not s.exact_invariance for r in (*s.ratio, s.limit or 0) if r > 0]
     floor = min(positive) / 10 if positive else 1e-6
     for s in sequences:
@@ -43,6 +49,4 @@ def ratio_figure(sequences, path: Path, title: str) -> str:
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), title="dotted: t → 0 limit", title_fontsize=7)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return str(path)
+    return fig

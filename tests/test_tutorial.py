@@ -38,6 +38,10 @@ def test_the_tutorial_runs_without_errors_and_renders_its_results():
     assert any("**PROVED**" in m for m in markdown)  # prove_pde
     assert any("**CONSISTENT**" in m for m in markdown)  # confirm
     assert any("image/png" in o.get("data", {}) for o in outputs)  # the plot, inline
+    drawn = [c for c in notebook.cells if c.cell_type == "code" and ("plot_scan(" in c.source or "_figure(" in c.source or "plt.show()" in c.source)]
+    assert len(drawn) == 3  # the library's two figures and the user's own pyplot figure after them
+    for cell in drawn:  # each shows inline: the library's figures left the user's backend alone (issue 23 §4)
+        assert any("image/png" in o.get("data", {}) for o in cell.outputs), cell.source
 
 
 if __name__ == "__main__":

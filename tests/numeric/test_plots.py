@@ -1,0 +1,45 @@
+"""numeric's figures leave the caller's matplotlib alone and show inline (issue 23 §4)."""
+
+from matplotlib.figure import Figure
+
+from numeric.confirm_plot import confirm_figure, ratio_figure
+from numeric.confirm_result import Sequence
+from numeric.plots import plot_rates, rates_figure
+from numeric.rates import Rate
+from tests.users_matplotlib import is_png, users_matplotlib
+
+
+def _rate(model, K, slope):
+    sizes = (1000, 2000, 4000)
+    means = tuple(0.3 * n**slope for n in sizes)
+    return Rate("s1", "truth default, lm", model, K, "voronoi", slope, slope - 0.1, slope + 0.1, 0.0, sizes, means, 3,
+                0.5, -0.45, None, 1.0, 1.0, 0.5, 0.0)
+
+
+def _sequence(kind, name, ratio, exact=False):
+    t = (1e-1, 1e-2, 1e-3, 1e-4)
+    return Sequence(kind, name, "line", "", t, ratio, (0.0,) * 4, (1.0,) * 4, None if exact else 0.5, exact, 0.0)
+
+
+RATES = [_rate("mha", 2, -0.1), _rate("gated1", 2, -0.5), _rate("gated1", 3, -0.45)]
+SEQUENCES = [_sequence("witness", "witness", (0.0,) * 4, exact=True), _sequence("probe", "p1", (1.0, 0.3, 0.1, 0.03)),
+             _sequence("random", "r1", (2.0, 2.0, 2.0, 2.0))]
+
+
+def test_plot_rates_leaves_the_backend_and_pyplot_figures_alone(tmp_path):
+    with users_matplotlib():
+        figure = rates_figure(RATES, "Voronoi loss")
+        paths = plot_rates(RATES, tmp_path, "rates", "Voronoi loss")
+    assert isinstance(figure, Figure) and len(figure.axes) == 4  # K = 2, 3 by mha, gated1
+    assert [p.name for p in paths] == ["rates.png", "rates.pdf"]
+    assert figure._repr_png_() == paths[0].read_bytes()  # the inline picture is the file
+    assert paths[1].read_bytes()[:5] == b"%PDF-"
+
+
+def test_confirm_figure_leaves_the_backend_and_pyplot_figures_alone(tmp_path):
+    path = tmp_path / "confirm.png"
+    with users_matplotlib():
+        figure = confirm_figure(SEQUENCES, "tanh(z)")
+        assert ratio_figure(SEQUENCES, path, "tanh(z)") == str(path)
+    assert isinstance(figure, Figure) and figure.axes[0].get_title() == "tanh(z)"
+    assert is_png(path.read_bytes()) and figure._repr_png_() == path.read_bytes()
