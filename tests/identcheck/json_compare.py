@@ -1,0 +1,177 @@
+"""Compare a check's JSON with a golden copy, each kind of value with the tolerance it deserves.
+
+The golden files pin the JSON field for field; what "the same value" means depends on where
+the value comes from:
+
+- **Exact** — keys, list lengths, strings (verdicts, labels, exact rationals, relation texts
+  of templated relations), integers (counts, digits asked), booleans, null.
+- **Floats: ``|x − y| ≤ FLOAT_ATOL + FLOAT_RTOL·max(|x|, |y|)``.** The floats of the JSON are
+  singular values of unit-column matrices (float64 LAPACK, or arb/mpmath at 30–120 digits),
+  interval bounds, relation coefficients of templates (exact rationals as floats), tolerances
+  and the domain. A float64 SVD of B (unit columns, s_1 ≤ √T ≤ 16) moves its singular values
+  by about eps·s_1·√n ≈ 1e-14 *absolute* between BLAS builds and CPU kernels — which for a
+  σ_min of 6.5e-8 is already 1e-9 *relative* (observed: 5.1609537562e-06 against
+  5.1609537561e-06). Hence an absolute ``FLOAT_ATOL`` = 1e-12 (100× that error) and a relative
+  ``FLOAT_RTOL`` = 1e-9 for everything above it (bounds built from a float64 approximate
+  inverse, whose relative error is a few eps). A change of a value by more than this — a
+  different margin, a different rational, a different digit count — turns the test red.
+- **Relations** are a *basis* of a null space, and another LAPACK picks another basis of
+  the same subspace: the raw part no template explains, a certificate's rationals recovered
+  from the numerical null space (observed: ∂ū/∂M12[1] − ∂ū/∂M12[2] + 1/2·∂²ū/∂M12∂a2[2] on
+  one machine, a four-term combination on another), and even which of a set of templates are
+  kept (the greedy "adds rank" test on near-ties: tanh type-2 kept another of its 49
+  symmetry templates). Until relations are canonical (a reduced echelon basis, issue 24) a
+  list of relations is compared as a span: the same number of relations, the same multiset
+  of (family, hypothesis, proved, exact or not), and each relation of either side lies in
+  the span of the other side's relations, ``‖v − P v‖ ≤ SPAN_TOL·‖v‖`` (P the least-squares
+  projection; SPAN_TOL = 1e-6, the tolerance with which identcheck itself recognises a
+  template in a null space, :data:`identcheck.relations.IN_NULL_SPACE`). Each relation's
+  ``terms``, ``exact`` and ``text`` (the basis vector written out) are compared only through
+  the span.
+- **Interval records** (a certificate's or a rank decision's proof of full column rank: the
+  rows and columns of a square minor, its column scaling, the bounds) record a *choice* made
+  from float64 pivoting; another machine may pick another minor, an equally valid proof with
+  other bounds. They are compared by what does not depend on that choice — the keys,
+  ``proved``, ``method``, ``digits``, the minor's size, the precisions tried — and by what
+  makes them a proof (``residual_bound < 1`` and ``sigma_min_lower_bound > 0`` when proved);
+  the golden test also replays every fresh interval certificate
+  (:func:`identcheck.certificates.replay`).
+- A probe's ``relation`` (its first relation) is compared as a member of the span of the
+  probe's relations.
+
+Report *text* (:func:`assert_text_matches`) prints margins at three significant digits
+(``4.82e-03``); a value within rounding of a printing boundary may print one unit apart on
+another machine. Numbers in scientific notation are compared within one unit of their last
+printed digit; everything else in the text exactly.
+
+``assert_json_matches(golden, fresh)`` raises ``AssertionError`` naming the JSON path of the
+first difference.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+
+FLOAT_ATOL = 1e-12
+FLOAT_RTOL = 1e-9
+SPAN_TOL = 1e-6
+RELATION_LISTS = ("relations", "phi_free_relations")
+IGNORED = ("seconds",)
+INTERVAL_RECORD = "column_exponents"  # the key that marks an interval record
+
+
+def assert_json_matches(golden, fresh, path="$"):
+    """Raise AssertionError at the first value of ``fresh`` that differs from ``golden``."""
+    if isinstance(golden, dict) and INTERVAL_RECORD in golden:
+        _interval_record_matches(golden, fresh, path)
+    elif isinstance(golden, dict):
+        _require(isinstance(fresh, dict), path, golden, fresh)
+        g_keys = [k for k in golden if k not in IGNORED]
+        f_keys = [k for k in fresh if k not in IGNORED]
+        _require(g_keys == f_keys, path, f"keys {g_keys}", f"keys {f_keys}")
+        for key in g_keys:
+            sub = f"{path}.{key}"
+            if key in RELATION_LISTS and isinstance(golden[key], list):
+                _relations_match(golden[key], fresh[key], sub)
+            elif key == "relation" and golden[key] is not None:
+                _require(fresh[key] is not None, sub, golden[key], fresh[key])
+                _vector_in_span(fresh[key], golden.get("relations") or [], sub)
+            else:
+                assert_json_matches(golden[key], fresh[key], sub)
+    elif isinstance(golden, list):
+        _require(isinstance(fresh, list) and len(golden) == len(fresh), path, f"{len(golden)} items", _length(fresh))
+        for i, (g, f) in enumerate(zip(golden, fresh)):
+            assert_json_matches(g, f, f"{path}[{i}]")
+    elif isinstance(golden, float) and not isinstance(golden, bool):
+        _require(isinstance(fresh, (int, float)) and not isinstance(fresh, bool), path, golden, fresh)
+        _require(floats_close(golden, float(fresh)), path, golden, fresh)
+    else:
+        _require(type(golden) is type(fresh) and golden == fresh, path, golden, fresh)
+
+
+def floats_close(x: float, y: float) -> bool:
+    """``|x − y| ≤ FLOAT_ATOL + FLOAT_RTOL·max(|x|, |y|)`` (and equal infinities, NaN with NaN)."""
+    if math.isnan(x) or math.isnan(y):
+        return math.isnan(x) and math.isnan(y)
+    if math.isinf(x) or math.isinf(y):
+        return x == y
+    return abs(x - y) <= FLOAT_ATOL + FLOAT_RTOL * max(abs(x), abs(y))
+
+
+def _interval_record_matches(golden, fresh, path):
+    _require(isinstance(fresh, dict) and list(golden) == list(fresh), path, f"keys {list(golden)}", fresh)
+    for key in ("proved", "method", "digits"):
+        if key in golden:
+            assert_json_matches(golden[key], fresh[key], f"{path}.{key}")
+    for key in ("rows", "columns", "points", "column_exponents"):
+        if key in golden:
+            _require(len(golden[key]) == len(fresh[key]), f"{path}.{key}", _length(golden[key]), _length(fresh[key]))
+    if "attempts" in golden:
+        digits = [[a.get("digits") for a in record["attempts"]] for record in (golden, fresh)]
+        _require(digits[0] == digits[1], f"{path}.attempts", digits[0], digits[1])
+    if fresh.get("proved"):
+        _require(fresh["residual_bound"] < 1, f"{path}.residual_bound", "< 1", fresh["residual_bound"])
+        _require(fresh["sigma_min_lower_bound"] > 0, f"{path}.sigma_min_lower_bound", "> 0", fresh["sigma_min_lower_bound"])
+
+
+def _descriptor(relation) -> tuple:
+    return tuple(str(relation.get(key)) for key in ("family", "hypothesis", "proved")) + (relation.get("exact") is None,)
+
+
+def _relations_match(golden, fresh, path):
+    _require(isinstance(fresh, list) and len(golden) == len(fresh), path, f"{len(golden)} relations", _length(fresh))
+    if not golden:
+        return
+    _require(all(list(g) == list(f) for g, f in zip(golden, fresh)), path, f"keys {list(golden[0])}", f"keys {list(fresh[0])}")
+    g_kinds, f_kinds = sorted(map(_descriptor, golden)), sorted(map(_descriptor, fresh))
+    _require(g_kinds == f_kinds, f"{path}<kinds>", g_kinds, f_kinds)
+    for i, relation in enumerate(fresh):
+        _vector_in_span(relation["terms"], golden, f"{path}<fresh>[{i}]")
+    for i, relation in enumerate(golden):
+        _vector_in_span(relation["terms"], fresh, f"{path}<golden>[{i}]")
+
+
+def _vector_in_span(terms, relations, path):
+    """``terms`` ([label, coefficient] pairs) lies in the span of the ``relations``' terms."""
+    _require(terms is not None and len(relations) > 0, path, "a relation in the probe's span", terms)
+    labels = sorted({label for r in relations for label, _ in r["terms"]} | {label for label, _ in terms})
+    index = {label: i for i, label in enumerate(labels)}
+
+    def vector(pairs):
+        v = np.zeros(len(labels))
+        for label, coefficient in pairs:
+            v[index[label]] += float(coefficient)
+        return v
+
+    basis = np.column_stack([vector(r["terms"]) for r in relations])
+    v = vector(terms)
+    coefficients, *_ = np.linalg.lstsq(basis, v, rcond=None)
+    residual = np.linalg.norm(v - basis @ coefficients)
+    _require(residual <= SPAN_TOL * np.linalg.norm(v), path, "in the span of the other side's relations", f"residual {residual:.3g}")
+
+
+def _length(value):
+    return f"{len(value)} items" if isinstance(value, list) else repr(value)
+
+
+def _require(ok, path, expected, got):
+    if not ok:
+        raise AssertionError(f"{path}: golden {expected!r}, fresh {got!r}")
+
+
+SCIENTIFIC = re.compile(r"-?\d\.(\d+)e[+-]\d+")
+
+
+def assert_text_matches(golden: str, fresh: str):
+    """Line by line: the same text, numbers in scientific notation within one printed unit."""
+    g_lines, f_lines = golden.splitlines(), fresh.splitlines()
+    _require(len(g_lines) == len(f_lines), "text", f"{len(g_lines)} lines", f"{len(f_lines)} lines")
+    for n, (g, f) in enumerate(zip(g_lines, f_lines), 1):
+        where = f"line {n}"
+        _require(SCIENTIFIC.sub("#", g) == SCIENTIFIC.sub("#", f), where, g, f)
+        for gm, fm in zip(SCIENTIFIC.finditer(g), SCIENTIFIC.finditer(f)):
+            unit = 10.0 ** (int(gm.group(0).split("e")[1]) - len(gm.group(1)))
+            _require(abs(float(gm.group(0)) - float(fm.group(0))) <= unit * 1.000001, where, g, f)

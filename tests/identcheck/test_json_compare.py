@@ -1,0 +1,140 @@
+"""The golden comparison: what another machine may change passes, what a change to the JSON changes fails."""
+
+import copy
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from .json_compare import assert_json_matches, assert_text_matches, floats_close
+
+GOLDEN = Path(__file__).parent / "golden" / "json"
+
+
+def golden(name):
+    return json.loads((GOLDEN / f"{name}.json").read_text(encoding="utf-8"))
+
+
+def probe(data, name):
+    return next(p for p in data["probes"] if p["name"] == name)
+
+
+def test_floats_close_is_absolute_near_zero_and_relative_above():
+    assert floats_close(5.16095375620e-06, 5.16095375610e-06)  # seen between two machines
+    assert floats_close(1e-16, 4e-15)  # rounding-level singular values of a dependence
+    assert not floats_close(1e-3, 1e-3 * (1 + 1e-8))
+    assert not floats_close(6.5e-8, 6.6e-8)
+    assert not floats_close(1.0, float("nan")) and floats_close(float("inf"), float("inf"))
+
+
+# --- what another BLAS may change: green -------------------------------------------------------
+
+
+def test_a_singular_value_moved_by_rounding_passes():
+    data = golden("tanh_type1")
+    fresh = copy.deepcopy(data)
+    for p in fresh["probes"]:
+        p["smallest_singular_value"] += 3e-14
+    assert_json_matches(data, fresh)
+
+
+def test_another_basis_of_the_same_relations_passes():
+    data = golden("mha")
+    fresh = copy.deepcopy(data)
+    relations = probe(fresh, "shared M, random a")["relations"]
+    raw = [i for i, r in enumerate(relations) if r["family"] is None]
+    assert len(raw) >= 2
+    i, j = raw[:2]
+    terms_i, terms_j = dict(relations[i]["terms"]), dict(relations[j]["terms"])
+    labels = sorted(set(terms_i) | set(terms_j))
+    relations[i]["terms"] = [[lab, terms_i.get(lab, 0.0) + terms_j.get(lab, 0.0)] for lab in labels]
+    relations[j]["terms"] = [[lab, terms_i.get(lab, 0.0) - 2 * terms_j.get(lab, 0.0)] for lab in labels]
+    relations[i]["text"] = relations[j]["text"] = "another basis"
+    relations[i], relations[j] = relations[j], relations[i]
+    assert_json_matches(data, fresh)
+
+
+def test_another_minor_for_an_interval_proof_passes():
+    data = golden("sin_type2_d1_certify")
+    fresh = copy.deepcopy(data)
+    records = [p["certificate"]["detail"] for p in fresh["probes"] if (p["certificate"] or {}).get("kind") == "interval"]
+    assert records
+    for record in records:
+        record["rows"] = list(reversed(record["rows"]))
+        record["sigma_min_lower_bound"] *= 0.5
+    assert_json_matches(data, fresh)
+
+
+# --- a change to the JSON: red -----------------------------------------------------------------
+
+
+def _mutations():
+    def verdict(d):
+        d["verdict"] = "identifiable"
+
+    def renamed(d):
+        d["probes"][0]["margin"] = d["probes"][0].pop("smallest_singular_value")
+
+    def new_field(d):
+        d["scope"] = "x"
+
+    def margin(d):
+        d["probes"][0]["precision_history"][0]["smallest_singular_value"] = 1e-9  # a dependence's 0.0 in golden
+
+    def digits(d):
+        d["probes"][0]["precision_digits"] = 30
+
+    def rational(d):
+        probe(d, "random single")["relations"][0]["terms"][1][1] = -0.5
+
+    def family(d):
+        probe(d, "random single")["relations"][0]["family"] = "heat type"
+
+    def lost_relation(d):
+        probe(d, "shared M, random a")["relations"].pop()
+
+    def relation_out_of_span(d):
+        relations = probe(d, "shared M, random a")["relations"]
+        raw = next(r for r in relations if r["family"] is None)
+        raw["terms"] = [[label, np.cos(k)] for k, (label, _) in enumerate(raw["terms"])]
+
+    def merge(d):
+        d["merges"][0]["factor"] = "2"
+
+    return [verdict, renamed, new_field, margin, digits, rational, family, lost_relation, relation_out_of_span, merge]
+
+
+@pytest.mark.parametrize("mutate", _mutations(), ids=lambda f: f.__name__)
+def test_a_planted_change_turns_the_comparison_red(mutate):
+    data = golden("mha")
+    fresh = copy.deepcopy(data)
+    mutate(fresh)
+    with pytest.raises(AssertionError):
+        assert_json_matches(data, fresh)
+
+
+def test_a_moved_margin_is_red():
+    data = golden("tanh_type1")
+    fresh = copy.deepcopy(data)
+    p = next(p for p in fresh["probes"] if p["smallest_singular_value"] > 1e-6)
+    p["smallest_singular_value"] *= 1 + 1e-6
+    with pytest.raises(AssertionError):
+        assert_json_matches(data, fresh)
+
+
+def test_an_unproved_interval_record_is_red():
+    data = golden("sin_type2_d1_certify")
+    fresh = copy.deepcopy(data)
+    record = next(p["certificate"]["detail"] for p in fresh["probes"] if (p["certificate"] or {}).get("kind") == "interval")
+    record["proved"] = False
+    with pytest.raises(AssertionError):
+        assert_json_matches(data, fresh)
+
+
+def test_report_text_margins_within_one_printed_unit():
+    line = "    random pair                      36  5.54e-05       16  independent"
+    assert_text_matches(line, line.replace("5.54e-05", "5.55e-05"))
+    for changed in (line.replace("5.54e-05", "5.56e-05"), line.replace("16", "30"), line.replace("5.54e-05", "5.54e-06")):
+        with pytest.raises(AssertionError):
+            assert_text_matches(line, changed)
