@@ -5,7 +5,7 @@ For a truth G* and a path t ↦ G_t (G_0 = G*, :mod:`numeric.paths`)
     ρ(t) = ‖g_{G_t} − g_{G*}‖_{L²(μ)} / L2(G_t, G*),      μ = Uniform([−1, 1]²),
 
 the norm a Monte Carlo mean over fixed points with its standard error by the delta method
-(se(√m) = se(m)/(2√m)), L2 the Voronoi loss of :mod:`numeric.voronoi`. The gated models' rates
+(se(√m) = se(m)/(2√m)), L2 the Voronoi loss of :mod:`numeric.voronoi` (a weight-0 channel no cell member). The gated models' rates
 rest on ρ ≥ c > 0 near G*; a path with ρ(t) → 0 witnesses that this local inequality fails.
 If ‖Δg‖ ≤ EXACT_TOL·‖g*‖ at every t the function did not move at all (float64 rounding only):
 ``exact_invariance``, ρ ≡ 0. Otherwise the slope of log ρ on log t is fitted over the ts.
@@ -64,7 +64,7 @@ def ratio_curve(model: Model, path: Path, ts, X: np.ndarray) -> RatioCurve:
             distance = float(np.sqrt(squared.mean()))
             distances.append(distance)
             ses.append(float(squared.std(ddof=1) / np.sqrt(n) / (2 * distance)) if distance > 0 else 0.0)
-            losses.append(voronoi_loss(G, path.truth, "L2"))
+            losses.append(voronoi_loss(G, path.truth, "L2", positive_only=True))  # a weight-0 copy is no cell member
     distances, losses = np.array(distances), np.array(losses)
     relative = float(distances.max() / scale) if scale > 0 else float(distances.max())
     exact = relative <= EXACT_TOL
@@ -94,7 +94,7 @@ def first_order_limit(model: Model, path: Path, X: np.ndarray):
     s_max = float(np.sqrt(np.linalg.eigvalsh(Js.T @ Js)[-1]))
     sensitivity = float(np.linalg.norm(Js @ ds) / (s_max * np.linalg.norm(ds)))
     step = 1e-7
-    ell = voronoi_loss(path.build(step), path.truth, "L2") / step
+    ell = voronoi_loss(path.build(step), path.truth, "L2", positive_only=True) / step
     limit = float(np.sqrt(np.mean((J @ path.direction) ** 2)) / ell) if ell > 0 else None
     if sensitivity <= NULL_TOL:
         limit = 0.0

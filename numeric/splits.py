@@ -4,14 +4,22 @@ For a relation among ū, ∂ū/∂θ and ∂²ū/∂a_j∂a_l (e.g. heat φ'' = 
 channel k of head h is split into two channels of weight ω/2 with a_{h,i,k} ± √t·v, so that
 Σ_± ½ū(a ± √t v) = ū + (t/2)vᵀ∇²ū v + … carries the relation's second-order part; every other
 head gets a weight-0 copy of its channel 1 (as in Theorem 1's sequence). The odd orders cancel
-between the two halves. The first-order moves t·w compensate the second-order change
+between the two halves. A generic split (the random one) shifts every gate, a_{h,i,k} ± √t·v_i
+for all i, as Theorem 1's a* ± e₁/n does; a witness split shifts the gate of the relation's
+component (v is zero elsewhere). The first-order moves t·w compensate the second-order change
 
     Q = lim_{t→0} (g_{split(√t)} − g*)/t,      w = argmin_w ‖Q + J w‖
 
 (least squares on the first COMPENSATION_POINTS Monte Carlo points; J the model Jacobian at
 the split, with its extra channel; Q by two-step Richardson extrapolation from t₀ = RICHARDSON_T:
 D(t) = Q + a·t + b·t² + …, so (8D(t₀/4) − 6D(t₀/2) + D(t₀))/3 = Q + O(t₀³)). Then
-G_t = split(√t) + t·w, ω clipped at 0.
+G_t = split(√t) + t·w, **not clipped**: the weight-0 copies of the other heads are left out of the
+compensation (their columns of J are zeroed, so the least-squares w does not move them — it used
+to give them a negative weight that a clip at 0 then bent into a path neither bounded nor
+vanishing), and they stay weight 0; every other weight is positive at t = 0 (ω/2 for the halves),
+and ``t_positive`` — the largest t at which all stay ≥ 0 — is recorded in the note. The loss along
+the path counts weight-0 channels as no cell members (:func:`numeric.voronoi.voronoi_loss`,
+``positive_only``), so the copies do not turn the other heads' exact-fitted cells into |V| = 2.
 
 If Q + Jw = 0 then ‖Δg‖ = O(t²) against L2 ≍ t (|V| = 2 cells are squared: ω t‖v‖²): ρ ≍ t.
 If the residual is not 0 the relation does not lift to the softmax-normalised model and
@@ -28,7 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .paths import COMPENSATION_POINTS, Path, shape_of
+from .paths import COMPENSATION_POINTS, Path, index_of, shape_of
 from .params import HMoEParams
 from .voronoi import voronoi_loss
 
@@ -52,6 +60,14 @@ def _split_base(G: HMoEParams, h0: int, k0: int):
     a[h0, :, K] = G.a[h0, :, k0]
     omega[h0, k0] = omega[h0, K] = G.omega[h0, k0] / 2
     return omega, a
+
+
+def _copy_columns(base: HMoEParams, h0: int) -> list:
+    """Positions in θ of the weight and expert vectors of the other heads' weight-0 copies (channel K)."""
+    omega_i, _, a_i = index_of(base)
+    K = base.K - 1
+    return [omega_i(h, K) for h in range(base.H) if h != h0] + [
+        a_i(h, i, K, j) for h in range(base.H) if h != h0 for i in range(base.N) for j in range(base.dim)]
 
 
 def _split_builder(G, h0, k0, v):
@@ -88,24 +104,28 @@ def compensated_split(model, G, h, k, v, X, kind, name, compensate=True) -> Path
     # D(t) = Q + a·t + b·t² + …: two Richardson steps leave an error O(t₀³) ≈ 1e-9 (rounding ≈ eps/t₀ ≈ 1e-12)
     Q = (8 * quotient(RICHARDSON_T / 4) - 6 * quotient(RICHARDSON_T / 2) + quotient(RICHARDSON_T)) / 3
     _, J = model.value_and_jacobian(base, Xe)
+    copies = _copy_columns(base, h)
+    J[:, copies] = 0.0  # the other heads' weight-0 copies do not move
     w = np.zeros_like(theta)
     if compensate:
         w, *_ = np.linalg.lstsq(J[:COMPENSATION_POINTS], -Q[:COMPENSATION_POINTS], rcond=None)
+        w[copies] = 0.0  # exactly (the least-squares solution leaves rounding there)
     remainder = Q + J @ w
     size = float(np.sqrt(np.mean(Q**2)))
     # Q below Q_FLOOR·‖g*‖ is float rounding of the difference quotient (eps/t₀ ≈ 1e-13): Q = 0
     residual = float(np.sqrt(np.mean(remainder**2)) / size) if size > Q_FLOOR * np.sqrt(np.mean(g_star**2)) else 0.0
 
     def build(t):
-        moved = split(np.sqrt(t)).to_vector() + t * w
-        moved[: shape[0] * shape[2]] = np.maximum(moved[: shape[0] * shape[2]], 0.0)
-        return HMoEParams.from_vector(moved, *shape)
+        return HMoEParams.from_vector(split(np.sqrt(t)).to_vector() + t * w, *shape)
 
+    weights, slopes = base.omega.ravel(), w[: shape[0] * shape[2]]
+    falling = (slopes < 0) & (weights > 0)
+    t_positive = float(np.min(weights[falling] / -slopes[falling])) if np.any(falling) else float("inf")
     step = 1e-8
-    ell = voronoi_loss(build(step), G, "L2") / step
+    ell = voronoi_loss(build(step), G, "L2", positive_only=True) / step
     limit = 0.0 if residual <= RESIDUAL_TOL else float(np.sqrt(np.mean(remainder**2)) / ell)
     what = "second-order change Q compensated by t·w" if compensate else "uncompensated split"
-    note = f"{what}; relative residual ‖Q + Jw‖/‖Q‖ = {residual:.2e}"
+    note = f"{what}; relative residual ‖Q + Jw‖/‖Q‖ = {residual:.2e}; weights ≥ 0 for t ≤ {t_positive:.3g}"
     return Path(kind, name, "split", G, build, note, None, limit, residual)
 
 

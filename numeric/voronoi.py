@@ -15,7 +15,12 @@ taken under the minimising π. With ‖·‖ as in D:
     L2   = Σ_{h,k} |Σ_{V(h,k)} ω' − ω*| + Σ_{|V|=1} ω' Σ_i (‖ΔM_i‖ + ‖Δa_i‖)
                                         + Σ_{|V|>1} ω' Σ_i (‖ΔM_i‖² + ‖Δa_i‖²)                    (gated)
 
-An empty cell contributes ω* (nothing fitted there).
+An empty cell contributes ω* (nothing fitted there). With ``positive_only=True`` a channel of
+weight 0 is not a cell member (it is no atom of the mixing measure Σ ω δ): it neither makes a cell
+|V| > 1 nor fills an empty one. The parameter paths of ``numeric confirm`` use this, because their
+splits give the other heads a weight-0 copy (Theorem 1's construction) that must not turn an
+exact-fitted cell into a squared one; the fits and the store keep the default (every channel
+counts), so that a stored loss is recomputed unchanged.
 """
 
 from __future__ import annotations
@@ -77,8 +82,10 @@ def voronoi_cells(fitted: HMoEParams, truth: HMoEParams, assignment: dict | None
     return VoronoiCells(cells, distances)
 
 
-def voronoi_loss(fitted: HMoEParams, truth: HMoEParams, kind: str = "L2", r: float = 1.0, assignment: dict | None = None) -> float:
-    """L1,r (``kind="L1"``, for MHA) or L2 (``kind="L2"``, for the gated models)."""
+def voronoi_loss(fitted: HMoEParams, truth: HMoEParams, kind: str = "L2", r: float = 1.0, assignment: dict | None = None,
+                 positive_only: bool = False) -> float:
+    """L1,r (``kind="L1"``, for MHA) or L2 (``kind="L2"``, for the gated models); ``positive_only``:
+    weight-0 channels are no cell members (module docstring)."""
     if kind not in ("L1", "L2"):
         raise NumericError(f"kind={kind!r}: choose 'L1' or 'L2'")
     if kind == "L1" and not (isinstance(r, (int, float)) and r >= 1):
@@ -86,6 +93,8 @@ def voronoi_loss(fitted: HMoEParams, truth: HMoEParams, kind: str = "L2", r: flo
     cells = voronoi_cells(fitted, truth, assignment).cells
     loss = 0.0
     for (h, k), members in cells.items():
+        if positive_only:
+            members = [m for m in members if fitted.omega[m[0], m[1]] > 0]
         loss += abs(sum(fitted.omega[hf, kf] for hf, kf, _, _ in members) - truth.omega[h, k])
         power = r if kind == "L1" else (1.0 if len(members) == 1 else 2.0)
         for hf, kf, dM, da in members:

@@ -31,7 +31,8 @@ is compensated) *and* a falling slope (:mod:`numeric.curves`).
 
 **Probe and random paths** (for identifiable φ, expected bounded): G* + t·d with d the right
 singular vector of the column-scaled J for its smallest singular value (the direction the
-probe's model is least sensitive to), or a random unit vector; and a random split.
+probe's model is least sensitive to), or a random unit vector; and a random split of channel
+(1, 1), every gate shifted by a random unit vector.
 """
 
 from __future__ import annotations
@@ -273,8 +274,7 @@ def random_paths(model: Model, G: HMoEParams, X: np.ndarray, count: int = 3, see
         direction = rng.standard_normal(G.size)
         direction /= np.linalg.norm(direction)
         paths.append(line_path("random", f"random direction {index + 1}", "line", G, direction))
-    v = np.zeros((G.N, G.dim))
-    v[0] = rng.standard_normal(G.dim)
-    v[0] /= np.linalg.norm(v[0])
+    v = rng.standard_normal((G.N, G.dim))  # every gate shifted, as Theorem 1's a* ± e₁/n
+    v /= np.linalg.norm(v, axis=1, keepdims=True)
     paths.append(compensated_split(model, G, 0, 0, v, X, "random", "random split", compensate=False))
     return paths
