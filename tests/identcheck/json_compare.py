@@ -29,13 +29,15 @@ the value comes from:
   ``terms``, ``exact`` and ``text`` (the basis vector written out) are compared only through
   the span.
 - **Interval records** (a certificate's or a rank decision's proof of full column rank: the
-  rows and columns of a square minor, its column scaling, the bounds) record a *choice* made
-  from float64 pivoting; another machine may pick another minor, an equally valid proof with
-  other bounds. They are compared by what does not depend on that choice — the keys,
-  ``proved``, ``method``, ``digits``, the minor's size, the precisions tried — and by what
-  makes them a proof (``residual_bound < 1`` and ``sigma_min_lower_bound > 0`` when proved);
-  the golden test also replays every fresh interval certificate
-  (:func:`identcheck.certificates.replay`).
+  rows and columns of a square minor, its column scaling, the precision, the bounds) record
+  *choices* made from float64 — the minor from pivoting, the precision from float64's
+  σ_min (``interval.start_digits``: 2·log10(1/σ) + 20 digits, and a σ at the noise floor
+  moves between machines: 53 digits here, 52 under OpenBLAS's Prescott kernel). Another
+  machine may make another choice, an equally valid proof with other bounds. They are
+  compared by what does not depend on those choices — the keys, ``proved``, ``method``, the
+  minor's size — and by what makes them a proof (``residual_bound < 1`` and
+  ``sigma_min_lower_bound > 0`` when proved); the golden test also replays every fresh
+  interval certificate (:func:`identcheck.certificates.replay`).
 - A probe's ``relation`` (its first relation) is compared as a member of the span of the
   probe's relations.
 
@@ -103,15 +105,12 @@ def floats_close(x: float, y: float) -> bool:
 
 def _interval_record_matches(golden, fresh, path):
     _require(isinstance(fresh, dict) and list(golden) == list(fresh), path, f"keys {list(golden)}", fresh)
-    for key in ("proved", "method", "digits"):
+    for key in ("proved", "method"):
         if key in golden:
             assert_json_matches(golden[key], fresh[key], f"{path}.{key}")
     for key in ("rows", "columns", "points", "column_exponents"):
         if key in golden:
             _require(len(golden[key]) == len(fresh[key]), f"{path}.{key}", _length(golden[key]), _length(fresh[key]))
-    if "attempts" in golden:
-        digits = [[a.get("digits") for a in record["attempts"]] for record in (golden, fresh)]
-        _require(digits[0] == digits[1], f"{path}.attempts", digits[0], digits[1])
     if fresh.get("proved"):
         _require(fresh["residual_bound"] < 1, f"{path}.residual_bound", "< 1", fresh["residual_bound"])
         _require(fresh["sigma_min_lower_bound"] > 0, f"{path}.sigma_min_lower_bound", "> 0", fresh["sigma_min_lower_bound"])
