@@ -135,7 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
     rt.set_defaults(func=_rates)
     pl = sub.add_parser("plot", help="Figure-1-style panel (PNG and PDF) from a fit store")
     pl.add_argument("folder")
-    pl.add_argument("--quantity", nargs="+", default=["voronoi"], metavar="Q", help="voronoi (default), regression, exact_param, over_param, ...: one figure each")
+    pl.add_argument("--quantity", nargs="+", default=["voronoi"], metavar="Q", help="voronoi (default), voronoi_measure, regression, exact_param, over_param, ...: one figure each")
     pl.set_defaults(func=_rates)
     ra = sub.add_parser("ratio", help="Theorem 1's sequence: ||f_Gn - f_G*|| / L(G_n, G*) against n (or a channel recombination)")
     ra.add_argument("--model", required=True, choices=MODELS)
@@ -311,7 +311,7 @@ def _rates(args) -> int:
             for path in plot_rates(rates, args.folder, name, QUANTITIES[quantity]):
                 print(path)
         return 0
-    quantities = ["voronoi", "mha_identified"]
+    quantities = ["voronoi", "voronoi_measure", "mha_identified"]  # gated: both losses; mha: L1,r and its identified quantities
     if args.regression:
         quantities.append("regression")
     if args.by_cell:

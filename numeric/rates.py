@@ -1,7 +1,8 @@
 """Convergence rates: the slope of log(mean quantity) against log(n), with a bootstrap CI.
 
 For one experiment (settings, model, K) and one quantity (:data:`numeric.cells.QUANTITIES`: the
-Voronoi loss, the regression error, the per-cell errors, MHA's identified quantities): at each
+Voronoi loss — channel-level (L1,r / L2) and measure-level (gated models, :mod:`numeric.measure_loss`) —,
+the regression error, the per-cell errors, MHA's identified quantities): at each
 sample size n the repetitions' values L_{n,r} are averaged, and the rate is the least-squares
 slope of log(mean_r L_{n,r}) on log n. The confidence interval is a percentile bootstrap over
 repetitions, stratified by size: at every n the R repetitions are resampled with replacement
@@ -25,6 +26,7 @@ import numpy as np
 from scipy.stats import bootstrap
 
 from .cells import QUANTITIES, cell_errors, function_assignment, mha_identified_error
+from .measure_loss import measure_loss
 from .voronoi import voronoi_loss
 from .params import NumericError
 from .truth import truth_from_dict
@@ -49,6 +51,7 @@ THEORY_EXPONENTS = {
     ("voronoi", "mha"): None,
     ("voronoi_function_cells", "gated"): 0.5,
     ("voronoi_function_cells", "mha"): None,
+    ("voronoi_measure", "gated"): 0.5,
     ("regression", "gated"): 0.5,
     ("regression", "mha"): 0.5,
     ("exact_weight", "gated"): 0.5,
@@ -175,6 +178,8 @@ def _quantity_values(records, quantity: str, truths: dict, cells: dict) -> list:
             truth = truths[r.settings_id]
             assignment = function_assignment(truth.model(r.model), r.fitted(), truth.params)
             out.append(voronoi_loss(r.fitted(), truth.params, r.loss_kind, assignment=assignment))
+        elif quantity == "voronoi_measure":
+            out.append(measure_loss(r.fitted(), truths[r.settings_id].params) if r.model != "mha" else np.nan)
         elif quantity == "mha_identified":
             out.append(mha_identified_error(r.fitted(), truths[r.settings_id].params) if r.model == "mha" else np.nan)
         else:

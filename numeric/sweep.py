@@ -212,10 +212,12 @@ def run_grid(grid: Grid, folder, jobs: int = 1, truth_path=None, progress=True, 
 
 @dataclass(frozen=True)
 class Leg:
-    """One truth of a preset and the models fitted to it."""
+    """One truth of a preset and the models fitted to it (with K = K* + each of ``K_offsets``, or of
+    the preset's when empty)."""
 
     truth: str  # a shipped truth's name (numeric/truths/NAME.json)
     models: tuple
+    K_offsets: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -236,24 +238,27 @@ class Preset:
         sizes, reps = (QUICK_LOCAL["sizes"], QUICK_LOCAL["reps"]) if quick else (self.sizes, self.reps)
         for leg in self.legs:
             truth = load_truth(leg.truth)
-            Ks = tuple(truth.params.K + offset for offset in self.K_offsets)
+            Ks = tuple(truth.params.K + offset for offset in (leg.K_offsets or self.K_offsets))
             experiment = self.name + ("-quick" if quick else "")
             yield truth, Grid(leg.models, Ks, sizes, reps, "lm", "paper", self.box, seed, experiment=experiment)
 
 
-#: The local regime (docs/theorems.md): exact-specified (K = K*) and over-specified (K* + 1)
+#: The local regime (docs/theorems.md): exact-specified (K = K*) and over-specified (K* + 1; the
+#: gated models also K* + 2, where Setting I's channels can recombine exactly, issue 22)
 #: fits, n from 10⁴ to 10⁶, a box that does not bind, two truths with strongly identified
 #: parameters: φ = sigmoid(z) as in the paper and φ = sigmoid(z + 1), which passes the paper's
 #: own type-1/type-2 condition.
 PRESETS = {
     "local": Preset(
         name="local",
-        legs=(Leg("local_sigmoid", ("mha", "gated1", "gated2")), Leg("local_sigmoid_b1", ("gated1", "gated2"))),
+        legs=(Leg("local_sigmoid", ("mha",)), Leg("local_sigmoid", ("gated1", "gated2"), (0, 1, 2)),
+              Leg("local_sigmoid_b1", ("gated1", "gated2"), (0, 1, 2))),
         K_offsets=(0, 1),
         sizes=(10_000, 21_544, 46_416, 100_000, 215_443, 464_159, 1_000_000),
         reps=5,
         box=10.0,
-        description="theorems in their regime: K = K*, K* + 1; n = 1e4..1e6; box factor 10; truths local_sigmoid, local_sigmoid_b1",
+        description="theorems in their regime: K = K*, K* + 1 (and K* + 2 for the gated models, where channels can recombine); "
+                    "n = 1e4..1e6; box factor 10; truths local_sigmoid, local_sigmoid_b1",
     ),
 }
 QUICK_LOCAL = {"sizes": (2_000, 4_000, 8_000, 16_000), "reps": 2}

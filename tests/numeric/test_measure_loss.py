@@ -116,3 +116,26 @@ def test_equals_the_channel_level_loss_without_recombination(seed):
 def test_refuses_mismatched_shapes():
     with pytest.raises(NumericError, match="differ in N or d"):
         measure_loss(TINY, TRUTH)
+
+
+def test_rates_report_both_losses_for_the_gated_models_only(tmp_path, capsys):
+    """``numeric rates`` gives voronoi_measure beside voronoi for gated fits, recomputed from the stored
+    parameters (the mean at each n equals the loss computed here from the records), none for MHA."""
+    import json
+
+    from numeric.cli import main
+    from numeric.rates import rates_from_records
+    from numeric.store import read_records, read_settings
+    from numeric.sweep import Grid, run_grid
+
+    run_grid(Grid(models=("mha", "gated1"), Ks=(3,), sizes=(300, 600), reps=2), tmp_path, progress=False)
+    records = read_records(tmp_path)
+    rates = rates_from_records(records, read_settings(tmp_path), ("voronoi", "voronoi_measure"), n_boot=50)
+    assert {(r.model, r.quantity) for r in rates} == {("mha", "voronoi"), ("gated1", "voronoi"), ("gated1", "voronoi_measure")}
+    (rate,) = [r for r in rates if r.quantity == "voronoi_measure"]
+    for n, mean in zip(rate.sizes, rate.means):
+        direct = [measure_loss(r.fitted(), TRUTH) for r in records if r.model == "gated1" and r.n == n]
+        assert mean == pytest.approx(np.mean(direct), rel=1e-12)
+    assert main(["rates", str(tmp_path), "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert {(r["model"], r["quantity"]) for r in printed} >= {("gated1", "voronoi_measure"), ("mha", "mha_identified")}
