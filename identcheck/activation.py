@@ -56,12 +56,17 @@ class Activation:
         φ(z) with parameters substituted; its only free symbol is :data:`Z`.
     derivatives : tuple of sympy.Expr
         (φ, φ', φ'').
+    as_written : str or None
+        The user's text with the parameter values as they were written (``b=1e-300``) where
+        that differs from ``text``, whose values are exact (``b=1/1000…0``); None otherwise.
+        For the text reports only: JSON and errors show ``text``.
     """
 
     text: str
     expr: sp.Expr
     derivatives: tuple = field(repr=False)
     _numpy: tuple = field(repr=False, compare=False, default=())
+    as_written: str | None = field(repr=False, compare=False, default=None)
 
     def numpy_derivative(self, m: int) -> Callable[[np.ndarray], np.ndarray]:
         """φ^(m) as a vectorized numpy function of an array of z (same shape out)."""
@@ -122,8 +127,10 @@ def parse_activation(phi, params: Mapping[str, object] | None = None) -> Activat
     ----------
     phi : str or sympy.Expr or Activation
         The activation, in the variable ``z``.
-    params : mapping of str to number, optional
-        Values of named constants in ``phi`` (``{"b": 1}`` for ``"sigmoid(z + b)"``).
+    params : mapping of str to number or str, optional
+        Values of named constants in ``phi`` (``{"b": 1}`` for ``"sigmoid(z + b)"``); a value may
+        also be text as on the command line (``"1e-300"``, ``"2/3"``), read exactly. Reports show
+        a value as it was written; the exact value is used, and is what the JSON records.
 
     Raises
     ------
@@ -136,7 +143,9 @@ def parse_activation(phi, params: Mapping[str, object] | None = None) -> Activat
     >>> parse_activation("sigmoid(z + b)", {"b": 1}).expr
     1/(exp(-z - 1) + 1)
     """
+    written = {k: v.strip() if isinstance(v, str) else str(v) for k, v in (params or {}).items()}
     params = {k: _exact(k, v) for k, v in (params or {}).items()}
+    as_written = None
     if isinstance(phi, Activation):
         return phi
     if isinstance(phi, str):
@@ -146,12 +155,13 @@ def parse_activation(phi, params: Mapping[str, object] | None = None) -> Activat
         used = [k for k in params if re.search(rf"\b{re.escape(k)}\b", text)]
         if used:
             shown += " [" + ", ".join(f"{k}={params[k]}" for k in used) + "]"
+            as_written = text + " [" + ", ".join(f"{k}={written[k]}" for k in used) + "]"
     elif isinstance(phi, sp.Basic):
         expr, shown = _from_sympy(phi, params)
     else:
         raise IdentcheckError(f"phi={phi!r}: expected a string or a sympy expression, got {type(phi).__name__}")
     try:
-        return _validated(shown, expr)
+        return _validated(shown, expr, None if as_written == shown else as_written)
     except RecursionError:  # sympy differentiates recursively: deep compositions exhaust the stack
         raise IdentcheckError(
             f"phi={shown!r}: too deeply nested for sympy to differentiate (it ran out of recursion depth); "
@@ -162,6 +172,8 @@ def parse_activation(phi, params: Mapping[str, object] | None = None) -> Activat
 def _exact(name: str, value) -> sp.Rational:
     if isinstance(value, sp.Basic) and value.is_Rational:
         return value
+    if isinstance(value, str):
+        return parse_param(f"{name}={value}")[1]
     if isinstance(value, bool) or not isinstance(value, (int, float, Fraction, sp.Basic)):
         raise IdentcheckError(f"param {name}={value!r}: expected a number")
     if isinstance(value, float) and not math.isfinite(value):
@@ -184,7 +196,7 @@ def _from_sympy(expr: sp.Basic, params: Mapping[str, sp.Rational]):
     return sp.sympify(expr).xreplace(subs), str(expr)
 
 
-def _validated(shown: str, expr: sp.Expr) -> Activation:
+def _validated(shown: str, expr: sp.Expr, as_written: str | None = None) -> Activation:
     expr = sp.sympify(expr)
     if expr.has(sp.zoo, sp.oo, -sp.oo, sp.nan):
         raise IdentcheckError(f"phi={shown!r} is not finite (it contains an infinity or 0/0)")
@@ -207,7 +219,7 @@ def _validated(shown: str, expr: sp.Expr) -> Activation:
     numpy_functions = tuple(_numpy_function(d) for d in derivatives)
     if derivatives[1] == 0 or _simplifies_to_zero(derivatives[1], numpy_functions[1]):
         raise IdentcheckError(f"phi={shown!r} is constant; the condition needs a phi that depends on z")
-    return Activation(text=shown, expr=expr, derivatives=derivatives, _numpy=numpy_functions)
+    return Activation(text=shown, expr=expr, derivatives=derivatives, _numpy=numpy_functions, as_written=as_written)
 
 
 def _simplifies_to_zero(expr: sp.Expr, numeric: Callable[[np.ndarray], np.ndarray]) -> bool:

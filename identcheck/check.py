@@ -169,6 +169,7 @@ def run(
         certified=certify,
         terms_description=condition.describe_terms(),
         include_inadmissible=include_inadmissible,
+        phi_as_written=activation.as_written,
         **fields,
     )
 

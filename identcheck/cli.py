@@ -182,7 +182,7 @@ def _check(args) -> int:
         hint = f" (did you mean {close[0]}?)" if close else ""
         raise IdentcheckError(f"--condition={args.condition!r} is unknown{hint}; available: {', '.join(choices)}")
     conditions = ("type1", "type2") if args.condition == "both" else (args.condition,)
-    params = dict(parse_param(p) for p in args.param)
+    params = {parse_param(p)[0]: p.partition("=")[2].strip() for p in args.param}  # as written: check() reads them exactly, shows them so
     phis = (args.phi or [None]) if args.condition == "mha" else (args.phi or PAPER_EXAMPLES)
     jobs = []
     for phi in phis:  # validate every input before any output: the library's checks, its errors

@@ -35,7 +35,7 @@ def table(header, rows, align=None) -> str:
 def check_markdown(result) -> str:
     """Markdown for a :class:`~report.CheckResult`."""
     parts = [
-        f"**φ(z) = {code(result.phi)}** · {result.condition}, d = {result.dim}",
+        f"**φ(z) = {code(result.phi_shown)}** · {result.condition}, d = {result.dim}",
         f"**Verdict: {str(result.verdict).upper()}** ({result.evidence} evidence) — {result.summary}",
     ]
     witness = result.witness_probe

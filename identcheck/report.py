@@ -259,6 +259,7 @@ class CheckResult:
     terms_description: str | None = field(default=None, compare=False, repr=False)  # for the text only
     certified: bool = False
     include_inadmissible: bool = False
+    phi_as_written: str | None = field(default=None, compare=False, repr=False)  # for the text only: Activation.as_written
 
     def to_dict(self) -> dict:
         return {
@@ -298,6 +299,11 @@ class CheckResult:
             return self.terms_description
         return f"{self.n_derivatives} derivatives per component, {len(self.merges)} merged (same function for every φ) → {self.n_terms} distinct"
 
+    @property
+    def phi_shown(self) -> str:
+        """φ as the text reports show it: parameter values as the user wrote them (``phi`` has them exact)."""
+        return self.phi_as_written or self.phi
+
     def _repr_markdown_(self) -> str:
         """Jupyter's rendering (:func:`identcheck.render.check_markdown`)."""
         return check_markdown(self)
@@ -305,7 +311,7 @@ class CheckResult:
     def to_text(self) -> str:
         """The human report."""
         lines = [
-            f"φ(z) = {self.phi}    [{self.condition}, d = {self.dim}]",
+            f"φ(z) = {self.phi_shown}    [{self.condition}, d = {self.dim}]",
             f"  verdict: {self.verdict.upper()} ({self.evidence} evidence)",
             f"  {self.summary}",
         ]

@@ -37,17 +37,28 @@ class _Parser(argparse.ArgumentParser):
         raise NumericError(message)
 
 
-def _positive_int(flag):
+def _int_from(flag, least: int):
+    """The converter of an integer flag that must be >= ``least``."""
     def convert(text):
         try:
             value = int(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{flag}={text!r} is not an integer") from None
-        if value < 0:
-            raise argparse.ArgumentTypeError(f"{flag}={text!r} must be >= 0")
+        if value < least:
+            raise argparse.ArgumentTypeError(f"{flag}={text!r} must be " + ("a positive integer" if least == 1 else f">= {least}"))
         return value
 
     return convert
+
+
+def _positive_int(flag):
+    """A count (--n, --K, --reps, --jobs, ...): 0 is refused."""
+    return _int_from(flag, 1)
+
+
+def _non_negative_int(flag):
+    """--seed: 0 is valid (the default)."""
+    return _int_from(flag, 0)
 
 
 def _positive_float(flag):
@@ -92,7 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--model", required=True, choices=MODELS)
     f.add_argument("--K", type=_positive_int("--K"), default=3, help="channels per head of the fitted model (default 3)")
     f.add_argument("--n", type=_positive_int("--n"), default=10_000, help="sample size (default 10000)")
-    f.add_argument("--seed", type=_positive_int("--seed"), default=0)
+    f.add_argument("--seed", type=_non_negative_int("--seed"), default=0)
     f.add_argument("--optimizer", choices=OPTIMIZERS, default="lm", help="gd: the paper's protocol; lm: trust-region least squares (default)")
     f.add_argument("--gd-objective", choices=("mean", "sum"), default="mean", help="gd: backtracking on the mean (default) or the sum of squares (eq. 3)")
     f.add_argument("--truth", default=None, help="ground-truth JSON file or shipped name (default: truths/default.json)")
@@ -112,7 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--gd-objective", choices=("mean", "sum"), default="mean")
     r.add_argument("--init", choices=("paper", "fixed"), default="paper")
     r.add_argument("--box", type=_positive_float("--box"), default=2.0)
-    r.add_argument("--seed", type=_positive_int("--seed"), default=0)
+    r.add_argument("--seed", type=_non_negative_int("--seed"), default=0)
     r.add_argument("--jobs", type=_positive_int("--jobs"), default=2)
     r.add_argument("--truth", default=None)
     _phi_args(r)

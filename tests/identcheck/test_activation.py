@@ -186,3 +186,32 @@ def test_parse_param(text, name, value):
 def test_parse_param_refuses_garbage(text, reason):
     with pytest.raises(IdentcheckError, match=reason):
         parse_param(text)
+
+
+@pytest.mark.parametrize(
+    "value, written, exact",
+    [
+        ("1e-300", "1e-300", sp.Rational(1, 10**300)),  # text, as on the command line
+        (" -2.5E+2 ", "-2.5E+2", sp.Integer(-250)),
+        ("2/3", "2/3", sp.Rational(2, 3)),
+        (0.5, "0.5", sp.Rational(1, 2)),  # a float, as Python writes it
+    ],
+)
+def test_a_param_is_shown_as_written_and_used_exactly(value, written, exact):
+    """Issue 23 §6: b=1e-300 was shown as a 300-digit fraction. The report text shows the value as
+    written; ``text`` (JSON, errors) and the expression keep the exact rational."""
+    phi = parse_activation("sigmoid(z*b)", {"b": value})
+    assert (phi.as_written or phi.text) == f"sigmoid(z*b) [b={written}]"  # None where the two agree (2/3)
+    assert phi.text == f"sigmoid(z*b) [b={exact.p}{'' if exact.q == 1 else f'/{exact.q}'}]"
+    assert phi.expr == 1 / (1 + sp.exp(-Z * exact))
+    assert phi == parse_activation("sigmoid(z*b)", {"b": exact})  # the same φ, however written
+
+
+def test_a_param_written_as_its_exact_value_needs_no_second_spelling():
+    assert parse_activation("sigmoid(z + b)", {"b": 1}).as_written is None
+    assert parse_activation("sigmoid(z + b)", {"b": sp.Rational(1, 3)}).as_written is None
+
+
+def test_a_param_text_that_is_not_a_number_is_refused_naming_it():
+    with pytest.raises(IdentcheckError, match=r"param='b=1e-3x': value '1e-3x' is not a number"):
+        parse_activation("sigmoid(z*b)", {"b": "1e-3x"})

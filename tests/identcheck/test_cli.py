@@ -120,3 +120,16 @@ def test_prove_pde_prints_the_papers_pde_and_its_proof(capsys):
     assert main(["prove-pde", "sigmoid(z + 1)", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert not any(f["holds"] for f in data["families"])
+
+
+def test_the_header_shows_a_param_as_written_and_the_json_keeps_it_exact(capsys):
+    """Issue 23 §6: ``--param b=1e-3`` is shown so in the text (and Jupyter's markdown); the JSON's
+    phi keeps the exact rational, as before."""
+    args = ["check", "sigmoid(z*b)", "--param", "b=1e-3", "--dim", "1"]
+    assert main(args) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "φ(z) = sigmoid(z*b) [b=1e-3]    [type1, d = 1]"
+    assert main([*args, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["phi"] == "sigmoid(z*b) [b=1/1000]"
+    api = check("sigmoid(z*b)", dim=1, params={"b": "1e-3"})
+    assert api.phi == "sigmoid(z*b) [b=1/1000]" and "b=1e-3" in api.to_text().splitlines()[0]
+    assert "sigmoid(z*b) [b=1e-3]" in api._repr_markdown_().splitlines()[0]

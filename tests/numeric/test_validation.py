@@ -7,7 +7,7 @@ import pytest
 
 from identcheck import IdentcheckError, check
 from numeric import NumericError, fit, load_truth
-from numeric.cli import main
+from numeric.cli import build_parser, main
 from numeric.confirm import confirm
 from numeric.flags import to_flags
 from numeric.ratio import ratio_table
@@ -88,7 +88,7 @@ def test_the_cli_spells_parameters_as_its_flags(command, message, expected):
 @pytest.mark.parametrize(
     "argv, line",
     [
-        (["fit", "--model", "mha", "--n", "0"], "numeric: error: --n=0: must be a positive integer"),
+        (["fit", "--model", "mha", "--n", "0"], "numeric: error: argument --n: --n='0' must be a positive integer"),
         (["ratio", "--model", "gated1", "--ns", "10", "1e300"], "numeric: error: --ns 1e+300: must be from 1 to 1e+06 (beyond, n^-(r+1) underflows against the weights)"),
         (["reproduce", "--shard", "2/2", "--sizes", "300", "600", "--out", "X"], "numeric: error: --shard 2/2: need 0 <= I < M"),
         (["confirm", "tanh(z)", "--seed", "-1", "--out", "X"], "numeric: error: --seed -1: must be >= 0"),
@@ -117,3 +117,27 @@ def test_plot_checks_every_quantity_before_writing_a_figure(tmp_path, capsys):
     assert main(["plot", str(tmp_path), "--quantity", "voronoi", "bogus"]) == 2
     assert capsys.readouterr().err.startswith("numeric: error: --quantity 'bogus': unknown")
     assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+COUNTS = [  # (argv before the flag, flag): every integer flag that counts something
+    (["fit", "--model", "mha"], "--n"), (["fit", "--model", "mha"], "--K"),
+    (["reproduce"], "--reps"), (["reproduce"], "--jobs"), (["reproduce", "--sizes"], None), (["reproduce"], "--K"),
+    (["ratio", "--model", "mha"], "--mc"), (["ratio", "--model", "mha"], "--K"),
+]
+
+
+@pytest.mark.parametrize("argv, flag", COUNTS, ids=lambda v: " ".join(v) if isinstance(v, list) else str(v))
+def test_a_count_flag_refuses_0_before_any_work(argv, flag):
+    """Issue 23 §6: the converter let 0 through (the library refused it later, in its own words)."""
+    words = [*argv, "0"] if flag is None else [*argv, flag, "0"]
+    with pytest.raises(NumericError, match=r"must be a positive integer"):
+        build_parser().parse_args(words)
+    one = [*argv, "1"] if flag is None else [*argv, flag, "1"]
+    build_parser().parse_args(one)  # 1 passes the converter
+
+
+@pytest.mark.parametrize("command", [["fit", "--model", "mha"], ["reproduce"]])
+def test_seed_0_is_valid_and_a_negative_seed_is_refused(command):
+    assert build_parser().parse_args([*command, "--seed", "0"]).seed == 0
+    with pytest.raises(NumericError, match=r"--seed='-1' must be >= 0"):
+        build_parser().parse_args([*command, "--seed", "-1"])
