@@ -46,7 +46,7 @@ QUANTITIES = {
     "over_param": "over-fitted cells: weighted rms distance",
     "mha_identified": "MHA: identified M, c = b_i - b_N, B (b = sum_k omega a)",
     "voronoi_function_cells": "the Voronoi loss with cells by expert-function distance (the paper's cells)",
-    "voronoi_measure": "the measure-level Voronoi loss (atoms per head and gate, numeric.measure_loss)",
+    "voronoi_measure": "the measure-level Voronoi loss L_mu",
 }
 
 #: Monte Carlo points for the distance between expert functions (fixed, seeded).
