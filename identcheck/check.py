@@ -21,6 +21,7 @@ from threadpoolctl import threadpool_limits
 from .budget import CERTIFY_POOL_SECONDS, POOL_SECONDS, pool
 from .certificates import certify_probe
 from .conditions import CONDITIONS, Condition
+from .environment import environment
 from .errors import IdentcheckError
 from .evidence import Certificate, CertificateKind, Evidence, Verdict
 from .rank import DEFAULT_LADDER, decide_rank, rule_tolerances
@@ -146,6 +147,7 @@ def run(
             results.append(_run_probe(condition, probe, index, certify, include_inadmissible))
             if progress is not None:
                 progress(index + 1, len(probes), probe.name)
+        computed_with = environment()  # inside the BLAS thread limit the probes ran with
     verdict, evidence, summary, witness = conclude(results, condition.ladder, certify)
     suffix, fields = condition.finish(results)
     return CheckResult(
@@ -169,6 +171,8 @@ def run(
         certified=certify,
         terms_description=condition.describe_terms(),
         include_inadmissible=include_inadmissible,
+        scope=condition.scope.statement(verdict),
+        environment=computed_with,
         phi_as_written=activation.as_written,
         **fields,
     )

@@ -38,6 +38,8 @@ def check_markdown(result) -> str:
         f"**φ(z) = {code(result.phi_shown)}** · {result.condition}, d = {result.dim}",
         f"**Verdict: {str(result.verdict).upper()}** ({result.evidence} evidence) — {result.summary}",
     ]
+    if result.scope is not None:
+        parts.append(f"*What this means ({result.scope.theorem}):* {result.scope.implies}")
     witness = result.witness_probe
     if witness is not None and witness.relations:
         lines = [f"Witness relations on probe *{witness.name}*:"]

@@ -14,10 +14,12 @@ A probe counts unless it does not satisfy the paper's assumptions (A.1)–(A.5) 
 false; counted with ``include_inadmissible``) or it is a = 0; the others are reported apart.
 - ``inconclusive``: no dependence, but some probe could not be settled on the precision ladder.
 
-The JSON form (``to_dict``) is schema 1: the same keys and strings as before the results were
-typed (:mod:`evidence`), grown by ``assumptions``, ``admissible`` and ``rank_proof`` per probe,
-``include_inadmissible`` per result and the ``proof`` tolerance; golden tests hold the text report
-byte for byte.
+The JSON form (``to_dict``) is ``SCHEMA`` = identcheck.check/2 (docs/changelog.md): schema 1's
+keys and strings (those of before the results were typed, :mod:`evidence`, grown by
+``assumptions``, ``admissible`` and ``rank_proof`` per probe, ``include_inadmissible`` per result
+and the ``proof`` tolerance), plus ``schema``, ``scope`` (what the verdict implies for the model,
+:mod:`scope`) and ``environment`` (versions and BLAS, :mod:`environment`). Golden tests hold the
+JSON and the text report (docs: tests/identcheck/json_compare.py).
 """
 
 from __future__ import annotations
@@ -26,11 +28,14 @@ import re
 from dataclasses import dataclass, field
 
 from .evidence import Certificate, Evidence, Verdict
+from .scope import ScopeStatement
 from .render import check_markdown
 
 __all__ = ["CheckResult", "ProbeResult", "Relation", "format_relation", "hypothesis_text"]
 
 MERGES_SHOWN = 6
+#: the version of ``CheckResult.to_dict()``'s layout (docs/changelog.md)
+SCHEMA = "identcheck.check/2"
 
 
 def _coefficient_text(value: str | float, first: bool) -> tuple[str, str]:
@@ -259,10 +264,13 @@ class CheckResult:
     terms_description: str | None = field(default=None, compare=False, repr=False)  # for the text only
     certified: bool = False
     include_inadmissible: bool = False
+    scope: ScopeStatement | None = field(default=None, repr=False)  # what the verdict implies (identcheck.scope)
+    environment: dict | None = field(default=None, compare=False, repr=False)  # versions and BLAS (identcheck.environment)
     phi_as_written: str | None = field(default=None, compare=False, repr=False)  # for the text only: Activation.as_written
 
     def to_dict(self) -> dict:
         return {
+            "schema": SCHEMA,
             "phi": self.phi,
             "expression": self.expression,
             "condition": self.condition,
@@ -284,6 +292,8 @@ class CheckResult:
             "head": self.head,
             "certify": self.certified,
             "include_inadmissible": self.include_inadmissible,
+            "scope": None if self.scope is None else self.scope.to_dict(),
+            "environment": self.environment,
         }
 
     @property
@@ -315,6 +325,8 @@ class CheckResult:
             f"  verdict: {self.verdict.upper()} ({self.evidence} evidence)",
             f"  {self.summary}",
         ]
+        if self.scope is not None:
+            lines.append(f"  means: {self.scope.implies}")
         witness = self.witness_probe
         if witness is not None:
             for r in witness.relations[:4]:

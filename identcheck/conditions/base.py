@@ -25,6 +25,7 @@ import numpy as np
 
 from ..activation import Activation, parse_activation
 from ..rank import DEFAULT_LADDER, raw_gram, unresolved_columns
+from ..scope import Scope
 
 __all__ = ["Condition", "ProbeMatrix", "UNRESOLVED"]
 
@@ -110,12 +111,14 @@ class ProbeMatrix:
 class Condition(ABC):
     """One strong-identifiability condition, set up for one φ and one input dimension.
 
-    Subclasses set ``name`` (the registry key), ``options`` (the keyword arguments they take
+    Subclasses set ``name`` (the registry key), ``scope`` (what each verdict implies for the
+    model, :class:`~identcheck.scope.Scope`), ``options`` (the keyword arguments they take
     beyond the common ones, with their defaults) and ``stream`` (seeds their sample points),
     build ``self.term_set`` in ``__init__``, and implement the abstract methods.
     """
 
     name: ClassVar[str]
+    scope: ClassVar[Scope]  # what each verdict implies for the model (identcheck.scope)
     options: ClassVar[dict] = {}
     stream: ClassVar[int] = 1
 

@@ -10,6 +10,7 @@ import dataclasses
 
 from ..activation import parse_activation
 from ..errors import IdentcheckError
+from ..scope import LINEAR_EXPERT
 from .type1 import Type1
 
 __all__ = ["MHA"]
@@ -19,6 +20,7 @@ TEXT = "z (linear expert, no gate)"  # the activation's text in results (and in 
 
 class MHA(Type1):
     name = "mha"
+    scope = LINEAR_EXPERT
     base = "u"
 
     @classmethod

@@ -16,6 +16,7 @@ from ..families import phi_properties, templates_for
 from ..probes import default_probes
 from ..rank import DEFAULT_LADDER
 from ..relations import explain_null_space
+from ..scope import SETTING_I
 from ..terms import type1_term_set
 from .base import Condition, ProbeMatrix
 
@@ -26,6 +27,7 @@ class Type1(Condition):
     """Setting I. Option ``include_zero``: also probe a = 0 (shown, not counted)."""
 
     name = "type1"
+    scope = SETTING_I
     options = {"include_zero": False}
     stream = 1
     base = "ū"  # the base function's name in labels

@@ -55,6 +55,7 @@ from ..merge import merge_proportional
 from ..probes import Probe, default_probes, head_experts, type1_head
 from ..rank import DEFAULT_LADDER
 from ..relations import explain_null_space
+from ..scope import SETTING_I_FULL
 from ..terms import derivative_label, phi_placeholder, symmetric_matrix, type1_term_set
 from .base import Condition, ProbeMatrix
 
@@ -160,6 +161,7 @@ class Type1Full(Condition):
     """Setting I with Theorem 2's full decomposition: T1 ∪ the softmax-denominator v̄-terms."""
 
     name = "type1-full"
+    scope = SETTING_I_FULL
     options: dict = {}
     stream = 3
 

@@ -29,6 +29,7 @@ from ..probes import head_probes
 from ..rank import DEFAULT_LADDER, RankDecision, raw_gram
 from ..reduce import reduce_groups
 from ..relations import explain_null_space
+from ..scope import SETTING_II
 from ..type2 import type2_term_set
 from ..type2_families import prover, templates
 from .base import Condition, ProbeMatrix, resolution_note, unresolved_summary
@@ -157,6 +158,7 @@ class Type2(Condition):
     channels; ``mixed_products`` adds the mixed ∂u·∂v products (an extension, labelled so)."""
 
     name = "type2"
+    scope = SETTING_II
     options = {"n_gates": 2, "n_channels": 2, "mixed_products": False}
     stream = 2
 

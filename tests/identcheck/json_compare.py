@@ -38,6 +38,8 @@ the value comes from:
   minor's size — and by what makes them a proof (``residual_bound < 1`` and
   ``sigma_min_lower_bound > 0`` when proved); the golden test also replays every fresh
   interval certificate (:func:`identcheck.certificates.replay`).
+- ``environment`` (the versions and BLAS that computed the result) differs between machines
+  by design: only its keys are compared.
 - A probe's ``relation`` (its first relation) is compared as a member of the span of the
   probe's relations.
 
@@ -78,6 +80,8 @@ def assert_json_matches(golden, fresh, path="$"):
             sub = f"{path}.{key}"
             if key in RELATION_LISTS and isinstance(golden[key], list):
                 _relations_match(golden[key], fresh[key], sub)
+            elif key == "environment" and isinstance(golden[key], dict):
+                _environment_matches(golden[key], fresh[key], sub)
             elif key == "relation" and golden[key] is not None:
                 _require(fresh[key] is not None, sub, golden[key], fresh[key])
                 _vector_in_span(fresh[key], golden.get("relations") or [], sub)
@@ -101,6 +105,13 @@ def floats_close(x: float, y: float) -> bool:
     if math.isinf(x) or math.isinf(y):
         return x == y
     return abs(x - y) <= FLOAT_ATOL + FLOAT_RTOL * max(abs(x), abs(y))
+
+
+def _environment_matches(golden, fresh, path):
+    """Versions and BLAS differ between machines by design: only the layout is pinned."""
+    _require(isinstance(fresh, dict) and list(golden) == list(fresh), path, f"keys {list(golden)}", fresh)
+    layouts = [sorted({tuple(lib) for lib in side.get("blas", [])}) for side in (golden, fresh)]
+    _require(all(len(layout) <= 1 for layout in layouts) and layouts[0] == layouts[1], f"{path}.blas", layouts[0], layouts[1])
 
 
 def _interval_record_matches(golden, fresh, path):
