@@ -12,8 +12,10 @@ heat/Euler families), then ``simplify``. "Proved" means sympy returned an exact 
 counts as a proof.
 
 A relation found numerically and not recognised as a family is made exact by
-:func:`recover_relations`: with k = nullity, pick k pivot columns P where the numerical null
-space N is best conditioned (QR with pivoting on Nᵀ), set λ_P = e_i, and solve the rest from the
+:func:`recover_relations`: with k = nullity, take as pivot columns P the k columns that depend on
+earlier ones (the reduced echelon form of the numerical null space N in term order,
+:mod:`echelon`: canonical, the same relations on every machine; QR with pivoting on Nᵀ only when
+N is too ill-separated for that), set λ_P = e_i, and solve the rest from the
 normal equations A_Rᵀ A_R λ_R = −A_Rᵀ A_P e_i in arb at high precision (A_R has full column rank
 exactly when N restricted to P is invertible). Each λ_j is then read as a rational p/q
 (continued fractions, q ≤ ``MAX_DENOMINATOR``, accepted only when |λ_j − p/q| < 10^-(digits/3));
@@ -34,6 +36,7 @@ import sympy as sp
 
 from .activation import Z
 from .budget import PROOF_SECONDS, Outcome, run
+from .echelon import dependent_columns
 from .compile import arb_precision
 from .families import phi_properties
 from .terms import TermSet, _PhiDerivative, phi_placeholder, substitute_phi
@@ -270,8 +273,10 @@ def recover_relations(null_space: np.ndarray, arb_matrix: Callable[[int], "flint
     T, k = null_space.shape
     if k == 0:
         return []
-    _, _, pivots = scipy.linalg.qr(null_space.T, mode="economic", pivoting=True)
-    chosen = sorted(int(p) for p in pivots[:k])
+    chosen = dependent_columns(null_space, k)  # canonical: the reduced echelon form in term order
+    if chosen is None:  # an ill-separated null space: the pivots of a column-pivoted QR
+        _, _, pivots = scipy.linalg.qr(null_space.T, mode="economic", pivoting=True)
+        chosen = sorted(int(p) for p in pivots[:k])
     rest = [j for j in range(T) if j not in chosen]
     with arb_precision(digits):
         a = arb_matrix(digits).mid()

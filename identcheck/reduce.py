@@ -10,11 +10,9 @@ whatever φ is, which says nothing about φ. So, per probe:
    (:func:`~identcheck.rank.decide_rank`, with higher precision where borderline): its nullity
    is the number of φ-independent relations there;
 2. a basis of the group is kept — the *earliest* columns in term order that are independent:
-   column j is dropped when it is a combination of the columns before it, i.e. when an
-   echelon basis of the null space has a vector whose last non-zero entry is j (found by
-   elimination on the null vectors from the last column backwards, a pivot where an entry is
-   above ``PIVOT_TOL`` = 1e-6 of the unit null vectors; exact dependences leave rounding-level
-   entries ≲ 1e-10 elsewhere). The choice is canonical: the same columns on every machine,
+   column j is dropped when it is a combination of the columns before it: the pivots of the
+   null space's reduced echelon form in term order (:func:`~identcheck.echelon.dependent_columns`).
+   The choice is canonical: the same columns on every machine,
    where a column-pivoted QR broke near-ties of equal-norm columns by rounding (tanh type-2 kept
    ∂²u[1,2]/∂M_22∂a_2 on one machine and ∂u[1,2]/∂M_22 on another). Should the elimination not
    find exactly one pivot per null vector, the first columns of a column-pivoted QR of the
@@ -31,9 +29,10 @@ import flint
 import numpy as np
 from scipy.linalg import qr
 
+from .echelon import dependent_columns
 from .rank import decide_rank
 
-__all__ = ["Reduction", "last_dependent_columns", "reduce_groups", "sub_gram"]
+__all__ = ["Reduction", "reduce_groups", "sub_gram"]
 
 
 @dataclass(frozen=True)
@@ -57,40 +56,6 @@ def sub_gram(gram, columns):
     return restricted
 
 
-PIVOT_TOL = 1e-6
-
-
-def last_dependent_columns(null_space: np.ndarray, nullity: int) -> set | None:
-    """The columns that are combinations of earlier ones (step 2), from a null-space basis.
-
-    ``null_space`` (m × k, any basis, columns scaled or not: only the zero pattern of an echelon
-    form matters) is reduced by Gauss–Jordan elimination on its transpose, columns taken from the
-    last backwards, partial pivoting; each pivot column is the last non-zero entry of one echelon
-    vector, hence a column dependent on earlier ones. None when the elimination does not give
-    exactly ``nullity`` pivots above ``PIVOT_TOL`` (an ill-separated null space).
-
-    >>> sorted(last_dependent_columns(np.array([[1.0], [2.0], [0.0]]), 1))  # c0 + 2 c1 = 0: c1 goes
-    [1]
-    """
-    rows = np.array(null_space, dtype=float).T.copy()
-    rows /= np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), np.finfo(float).tiny)
-    free = list(range(rows.shape[0]))
-    dropped = set()
-    for j in range(rows.shape[1] - 1, -1, -1):
-        if not free:
-            break
-        r = max(free, key=lambda i: abs(rows[i, j]))
-        if abs(rows[r, j]) <= PIVOT_TOL:
-            continue
-        rows[r] /= rows[r, j]
-        for i in range(rows.shape[0]):
-            if i != r:
-                rows[i] -= rows[i, j] * rows[r]
-        free.remove(r)
-        dropped.add(j)
-    return dropped if len(dropped) == nullity else None
-
-
 def reduce_groups(factor_matrix: np.ndarray, groups: dict, factor_gram, ladder) -> Reduction:
     """Apply steps 1–2 of the module docstring; ``groups`` maps a group key to its column indices,
     ``factor_gram(digits)`` gives FᵀF of all the factors."""
@@ -109,12 +74,12 @@ def reduce_groups(factor_matrix: np.ndarray, groups: dict, factor_gram, ladder) 
         if nullity:
             null_spaces[key] = (columns, decision.null_space)
             norms = np.linalg.norm(sub, axis=0)
-            dropped = last_dependent_columns(decision.null_space, nullity)
+            dropped = dependent_columns(decision.null_space, nullity)
             if dropped is None:
                 _, _, pivots = qr(sub / np.where(norms > 0, norms, 1.0), mode="economic", pivoting=True)
                 kept.extend(columns[np.sort(pivots[: len(columns) - nullity])])
             else:
-                kept.extend(columns[[j for j in range(len(columns)) if j not in dropped]])
+                kept.extend(columns[[j for j in range(len(columns)) if j not in set(dropped)]])
         else:
             kept.extend(columns)
     return Reduction(np.sort(np.asarray(kept)), nullities, tuple(undecided), null_spaces)

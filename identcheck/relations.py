@@ -7,17 +7,26 @@ templates of the known families (:mod:`families`), all in column-scaled coordina
    ‖(I − Q Qᵀ) t‖ ≤ ``IN_NULL_SPACE`` · ‖t‖ (Q an orthonormal basis of N; 1e-6);
 2. recognised templates are kept greedily while they add rank (a basis of what they explain):
    numerical rank of the kept unit vectors with singular values above ``ADDS_RANK`` (1e-8);
-3. if they explain fewer than k directions, the rest of N (its part orthogonal to the kept
-   templates) is reported raw — "unrecognised" — scaled so its largest coefficient is 1.
+3. if they explain fewer than k directions, the rest is reported raw — "unrecognised" — in a
+   canonical form, the same on every machine: the reduced echelon basis of N in term order
+   (:mod:`echelon`; each vector writes its last term, coefficient 1, through earlier ones), of
+   which the first vectors that add rank to the kept templates are reported. Their coefficients
+   are read as exact rationals p/q (q ≤ ``RATIONAL_DENOMINATOR`` = 4096, each within
+   ``RATIONAL_TOL`` = 1e-9 of the float) where they all are, and such a relation is then proved
+   by sympy like a template; otherwise it is printed with float coefficients.
 
-Kept templates are proved exactly with sympy (:mod:`certify`).
+Kept templates and exact raw relations are proved with sympy (:mod:`certify`).
 """
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
+import sympy as sp
 
 from .budget import Outcome
+from .echelon import echelon_basis
 from .evidence import Tolerance
 from .report import Relation
 
@@ -26,6 +35,8 @@ __all__ = ["explain_null_space", "IN_NULL_SPACE", "NULL_SPACE_TOLERANCE"]
 IN_NULL_SPACE = 1e-6
 ADDS_RANK = 1e-8  # a template adds rank when the kept unit vectors' singular values stay above this
 RAW_CUTOFF = 1e-9  # raw coefficients below this (relative to the largest) are dropped
+RATIONAL_DENOMINATOR = 4096  # a raw coefficient is read as p/q with q at most this …
+RATIONAL_TOL = 1e-9  # … when within this (relative, at least absolute) of it
 NULL_SPACE_TOLERANCE = Tolerance(
     "in_null_space", IN_NULL_SPACE, "a template is recognised when ||(I - Q Q^T) t|| <= this * ||t||"
 )
@@ -88,28 +99,79 @@ def explain_null_space(decision, matrix, templates, labels, keys, prove=None, hy
             break
     missing = decision.nullity - len(kept_vectors)
     if missing > 0:
+        hypothesis = (
+            "not recognised; the check of " + ", ".join(hypotheses_timed_out) + " ran out of time" if hypotheses_timed_out else None
+        )
+        for coeffs, exact in _raw_directions(q, norms, kept_vectors, missing):
+            keep = np.flatnonzero(np.abs(coeffs) > RAW_CUTOFF * np.max(np.abs(coeffs)))
+            outcome = False
+            if exact is not None and prove is not None and not out_of_time:
+                outcome = prove(exact, False, None)
+                out_of_time = bool(getattr(outcome, "timed_out", False))
+            relations.append(
+                Relation(
+                    terms=tuple((labels[c], float(coeffs[c])) for c in keep) if exact is None
+                    else tuple((labels[c], float(v)) for c, v in exact),
+                    exact=None if exact is None else tuple((labels[c], str(v)) for c, v in exact),
+                    keys=tuple(keys[c] for c in keep) if exact is None else tuple(keys[c] for c, _ in exact),
+                    family=None,
+                    hypothesis=hypothesis,
+                    proved=bool(outcome),
+                    timed_out=bool(hypotheses_timed_out) or bool(getattr(outcome, "timed_out", False)),
+                )
+            )
+    return tuple(relations)
+
+
+def _raw_directions(q, norms, kept_vectors, missing) -> list:
+    """The ``missing`` directions of the null space that the kept templates leave unexplained, as
+    (coefficients in the original columns, exact ((column, Rational), ...) or None).
+
+    Canonical (:mod:`echelon`): the reduced echelon basis of the null space in term order (each
+    vector: its last term, coefficient 1, as a combination of earlier ones), of which the first
+    ones — by pivot — that add rank to the templates are kept. Coefficients are read as rationals
+    p/q (q ≤ ``RATIONAL_DENOMINATOR``) when every one is within ``RATIONAL_TOL`` of one. Should the
+    null space be too ill-separated for an echelon form, the SVD directions of its part orthogonal
+    to the templates, scaled so the largest coefficient is 1 (not canonical, said in the docstring).
+    """
+    echelon = echelon_basis(q)
+    if echelon is None:
         rest = q
         if kept_vectors:
             basis, _ = np.linalg.qr(np.column_stack(kept_vectors))
             rest = q - basis @ (basis.T @ q)
         u, _, _ = np.linalg.svd(rest, full_matrices=False)
+        directions = []
         for direction in u[:, :missing].T:
             coeffs = direction / norms
-            coeffs /= coeffs[np.argmax(np.abs(coeffs))]
-            keep = np.flatnonzero(np.abs(coeffs) > RAW_CUTOFF)
-            relations.append(
-                Relation(
-                    terms=tuple((labels[c], float(coeffs[c])) for c in keep),
-                    exact=None,
-                    keys=tuple(keys[c] for c in keep),
-                    family=None,
-                    hypothesis=(
-                        "not recognised; the check of " + ", ".join(hypotheses_timed_out) + " ran out of time"
-                        if hypotheses_timed_out
-                        else None
-                    ),
-                    proved=False,
-                    timed_out=bool(hypotheses_timed_out),
-                )
-            )
-    return tuple(relations)
+            directions.append((coeffs / coeffs[np.argmax(np.abs(coeffs))], None))
+        return directions
+    pivots, v_scaled = echelon
+    rows = [t[pivots] / np.linalg.norm(t[pivots]) for t in kept_vectors]  # templates in the echelon basis
+    chosen = []
+    for i in range(len(pivots)):
+        if len(chosen) == missing:
+            break
+        trial = np.array(rows + [np.eye(len(pivots))[i]])
+        if np.linalg.matrix_rank(trial, tol=ADDS_RANK) > len(rows):
+            rows.append(np.eye(len(pivots))[i])
+            chosen.append(i)
+    directions = []
+    for i in chosen:
+        coeffs = v_scaled[i] / norms
+        coeffs = coeffs / coeffs[pivots[i]]
+        directions.append((coeffs, _rationals(coeffs)))
+    return directions
+
+
+def _rationals(coeffs) -> tuple | None:
+    """((column, sympy.Rational), ...) for the non-zero coefficients, or None unless all are rational."""
+    exact = []
+    for column in np.flatnonzero(np.abs(coeffs) > RAW_CUTOFF * np.max(np.abs(coeffs))):
+        value = float(coeffs[column])
+        guess = Fraction(value).limit_denominator(RATIONAL_DENOMINATOR)
+        if abs(value - float(guess)) > RATIONAL_TOL * max(1.0, abs(value)):
+            return None
+        if guess != 0:
+            exact.append((int(column), sp.Rational(guess.numerator, guess.denominator)))
+    return tuple(exact)

@@ -1,4 +1,5 @@
-"""The type-2 reduction keeps a canonical basis of each group: the earliest independent columns."""
+"""Canonical bases of null spaces (identcheck.echelon) and the type-2 reduction that keeps the earliest
+independent columns of each group."""
 
 import numpy as np
 import pytest
@@ -6,7 +7,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.linalg import null_space
 
-from identcheck.reduce import last_dependent_columns
+from identcheck.echelon import dependent_columns, echelon_basis
+
+
+def dependent_set(null_space, nullity):
+    found = dependent_columns(null_space, nullity)
+    return None if found is None else set(found)
 
 
 def greedy_dependent(matrix):
@@ -24,7 +30,7 @@ def test_hand_example():
     # c1 = 2·c0, c2 independent, c3 = c0 + c2, c4 = 0: dropped 1, 3, 4 (by hand)
     c0, c2 = np.array([1.0, 0.0, 1.0]), np.array([0.0, 1.0, 1.0])
     matrix = np.column_stack([c0, 2 * c0, c2, c0 + c2, np.zeros(3)])
-    assert last_dependent_columns(null_space(matrix), 3) == {1, 3, 4}
+    assert dependent_set(null_space(matrix), 3) == {1, 3, 4}
 
 
 def test_equal_norm_near_ties_resolve_by_term_order():
@@ -32,7 +38,7 @@ def test_equal_norm_near_ties_resolve_by_term_order():
     c = np.array([0.3, -1.2, 0.7])
     matrix = np.column_stack([c, -c, [1.0, 1.0, 0.0]])
     for sign in (1.0, -1.0):
-        assert last_dependent_columns(sign * null_space(matrix), 1) == {1}
+        assert dependent_set(sign * null_space(matrix), 1) == {1}
 
 
 @settings(max_examples=60, deadline=None)
@@ -50,13 +56,13 @@ def test_any_basis_of_the_null_space_gives_the_greedy_columns(seed, n_free, n_de
     basis = null_space(matrix)
     rotated = basis @ np.linalg.qr(rng.normal(size=(basis.shape[1],) * 2))[0]  # another basis of it
     expected = greedy_dependent(matrix)
-    assert last_dependent_columns(basis, basis.shape[1]) == expected
-    assert last_dependent_columns(rotated, basis.shape[1]) == expected
+    assert dependent_set(basis, basis.shape[1]) == expected
+    assert dependent_set(rotated, basis.shape[1]) == expected
 
 
 def test_an_ill_separated_null_space_is_refused():
     # two null vectors that differ by 1e-9 only: no second pivot above PIVOT_TOL
-    assert last_dependent_columns(np.array([[1.0, 1.0], [0.0, 1e-9]]), 2) is None
+    assert dependent_set(np.array([[1.0, 1.0], [0.0, 1e-9]]), 2) is None
 
 
 @pytest.mark.parametrize("phi", ["tanh(z)", "sin(z)"])
@@ -78,3 +84,20 @@ def test_the_reduction_keeps_the_earliest_columns(phi):
             sub = factors[:, columns] / np.linalg.norm(factors[:, columns], axis=0)
             kept = {j for j, c in enumerate(columns) if c in set(reduction.kept.tolist())}
             assert set(range(len(columns))) - kept == greedy_dependent(sub), key
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_the_echelon_basis_is_the_same_for_every_basis_and_has_its_shape(seed):
+    rng = np.random.default_rng(seed)
+    free = rng.normal(size=(10, 4))
+    matrix = np.column_stack([free, free @ rng.integers(-2, 3, size=(4, 3)).astype(float)])
+    matrix = matrix[:, rng.permutation(7)]
+    basis = null_space(matrix)
+    pivots, v = echelon_basis(basis)
+    pivots2, v2 = echelon_basis(basis @ np.linalg.qr(rng.normal(size=(3, 3)))[0])
+    assert pivots == pivots2 and np.allclose(v, v2, atol=1e-9)
+    assert np.allclose(matrix @ v.T, 0, atol=1e-9)
+    for i, p in enumerate(pivots):
+        assert v[i, p] == pytest.approx(1) and np.allclose(np.delete(v[i, p + 1:], []), 0, atol=1e-9)
+        assert all(abs(v[i, q]) < 1e-9 for q in pivots if q != p)
