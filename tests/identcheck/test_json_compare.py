@@ -4,7 +4,6 @@ import copy
 import json
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from .json_compare import assert_json_matches, assert_text_matches, floats_close
@@ -39,19 +38,19 @@ def test_a_singular_value_moved_by_rounding_passes():
     assert_json_matches(data, fresh)
 
 
-def test_another_basis_of_the_same_relations_passes():
+def _with_a_float_relation():
+    """mha's golden with one relation made a float one (exact null), as for an irrational null vector."""
     data = golden("mha")
-    fresh = copy.deepcopy(data)
-    relations = probe(fresh, "shared M, random a")["relations"]
-    raw = [i for i, r in enumerate(relations) if r["family"] is None]
-    assert len(raw) >= 2
-    i, j = raw[:2]
-    terms_i, terms_j = dict(relations[i]["terms"]), dict(relations[j]["terms"])
-    labels = sorted(set(terms_i) | set(terms_j))
-    relations[i]["terms"] = [[lab, terms_i.get(lab, 0.0) + terms_j.get(lab, 0.0)] for lab in labels]
-    relations[j]["terms"] = [[lab, terms_i.get(lab, 0.0) - 2 * terms_j.get(lab, 0.0)] for lab in labels]
-    relations[i]["text"] = relations[j]["text"] = "another basis"
-    relations[i], relations[j] = relations[j], relations[i]
+    relation = next(r for r in probe(data, "shared M, random a")["relations"] if r["family"] is None)
+    relation["exact"], relation["proved"] = None, False
+    return data, copy.deepcopy(data), relation
+
+
+def test_float_relation_coefficients_within_null_vector_accuracy_pass():
+    data, fresh, _ = _with_a_float_relation()
+    relation = next(r for r in probe(fresh, "shared M, random a")["relations"] if r["exact"] is None)
+    relation["terms"] = [[label, c * (1 + 1e-8)] for label, c in relation["terms"]]
+    relation["text"] = "printed at six digits"
     assert_json_matches(data, fresh)
 
 
@@ -94,15 +93,19 @@ def _mutations():
     def lost_relation(d):
         probe(d, "shared M, random a")["relations"].pop()
 
-    def relation_out_of_span(d):
+    def raw_relation(d):
         relations = probe(d, "shared M, random a")["relations"]
         raw = next(r for r in relations if r["family"] is None)
-        raw["terms"] = [[label, np.cos(k)] for k, (label, _) in enumerate(raw["terms"])]
+        raw["exact"][0][1] = "7/3"
+
+    def relations_swapped(d):
+        relations = probe(d, "shared M, random a")["relations"]
+        relations[-1], relations[-2] = relations[-2], relations[-1]
 
     def merge(d):
         d["merges"][0]["factor"] = "2"
 
-    return [verdict, renamed, new_field, margin, digits, rational, family, lost_relation, relation_out_of_span, merge]
+    return [verdict, renamed, new_field, margin, digits, rational, family, lost_relation, raw_relation, relations_swapped, merge]
 
 
 @pytest.mark.parametrize("mutate", _mutations(), ids=lambda f: f.__name__)
@@ -138,3 +141,11 @@ def test_report_text_margins_within_one_printed_unit():
     for changed in (line.replace("5.54e-05", "5.56e-05"), line.replace("16", "30"), line.replace("5.54e-05", "5.54e-06")):
         with pytest.raises(AssertionError):
             assert_text_matches(line, changed)
+
+
+def test_a_float_relation_moved_beyond_null_vector_accuracy_is_red():
+    data, fresh, _ = _with_a_float_relation()
+    relation = next(r for r in probe(fresh, "shared M, random a")["relations"] if r["exact"] is None)
+    relation["terms"][0][1] += 1e-4
+    with pytest.raises(AssertionError):
+        assert_json_matches(data, fresh)
