@@ -24,7 +24,7 @@ from sympy.calculus.util import continuous_domain
 
 from .budget import SIMPLIFY_SECONDS, clock, run
 from .errors import IdentcheckError
-from .grammar import FUNCTIONS, Z, parse_param, parse_text
+from .grammar import FUNCTIONS, Z, lambdify_modules, parse_param, parse_text
 
 __all__ = ["Activation", "FUNCTIONS", "Z", "parse_activation", "parse_param"]
 
@@ -243,7 +243,7 @@ def _simplifies_to_zero(expr: sp.Expr, numeric: Callable[[np.ndarray], np.ndarra
 
 
 def _numpy_function(expr: sp.Expr):
-    compiled = sp.lambdify(Z, expr, modules=["scipy", "numpy"], cse=True)  # cse: deep compositions stay small
+    compiled = sp.lambdify(Z, expr, modules=lambdify_modules(expr), cse=True)  # cse: deep compositions stay small
 
     def evaluate(z):
         z = np.asarray(z, dtype=float)

@@ -17,17 +17,13 @@ import re
 import sys
 import tempfile
 
-from .activation import parse_activation, parse_param
-from .catalog import catalog_rows, to_markdown
-from .check import check, make_condition
-from .conditions import CONDITIONS
 from .errors import IdentcheckError
-from .pde import prove_pde
-from .positions import positions
+from .limits import MAX_COUNT, MAX_DIM
 from .progress import StatusLine
-from .scan import MAX_COUNT, parse_scan_param, scan
-from .scan_plot import check_plot_path, plot_scan
-from .terms import MAX_DIM
+
+# Each command imports what it needs when it runs (below, in its function): sympy, numpy, scipy and
+# matplotlib load only for the command that uses them, so `identcheck --help` and a mistyped flag
+# answer at once (issue 23 §5; tests/identcheck/test_startup.py).
 
 PAPER_EXAMPLES = ["z", "sigmoid(z + 1)"]
 
@@ -176,6 +172,10 @@ def _run(argv) -> int:
 
 
 def _check(args) -> int:
+    from .activation import parse_param
+    from .check import check, make_condition
+    from .conditions import CONDITIONS
+
     choices = (*CONDITIONS, "both")
     if args.condition not in choices:
         close = difflib.get_close_matches(args.condition, choices, n=1)
@@ -217,6 +217,10 @@ def _check(args) -> int:
 
 
 def _scan(args) -> int:
+    from .activation import parse_param
+    from .scan import parse_scan_param, scan
+    from .scan_plot import check_plot_path, plot_scan
+
     params = {}
     for text in args.param:
         name, value = parse_scan_param(text)
@@ -246,6 +250,8 @@ def _options(args, condition: str, strict: bool) -> dict:
     """The conditions' options, from the flags: all of them when ``strict`` (the library refuses
     one the condition does not take, unless at its default), else only the condition's own
     (``--condition both``: each flag applies where it means something)."""
+    from .conditions import CONDITIONS
+
     given = {
         "include_zero": args.include_zero,
         "n_gates": args.gates,
@@ -256,6 +262,8 @@ def _options(args, condition: str, strict: bool) -> dict:
 
 
 def _catalog(args) -> int:
+    from .catalog import catalog_rows, to_markdown
+
     if args.out is not None:
         folder = os.path.dirname(os.path.abspath(args.out))
         if not os.path.isdir(folder):
@@ -287,6 +295,9 @@ def _catalog(args) -> int:
 
 
 def _prove_pde(args) -> int:
+    from .activation import parse_param
+    from .pde import prove_pde
+
     params = dict(parse_param(p) for p in args.param)
     proofs = prove_pde(args.phi, dim=args.dim, params=params)
     if args.json:
@@ -302,6 +313,10 @@ def _prove_pde(args) -> int:
 
 
 def _positions(args) -> int:
+    from .activation import parse_activation, parse_param
+    from .check import check
+    from .positions import positions
+
     params = dict(parse_param(p) for p in args.param)
     if args.seed < 0:
         raise IdentcheckError(f"--seed={args.seed}: must be >= 0")

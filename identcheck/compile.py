@@ -27,6 +27,7 @@ import flint
 import numpy as np
 import sympy as sp
 
+from .grammar import lambdify_modules
 from .terms import TermSet, _PhiDerivative
 
 __all__ = ["CompiledTerms", "arb_closure", "arb_precision", "compile_terms", "phi_functions"]
@@ -238,8 +239,8 @@ class CompiledTerms:
         self._n_terms = len(replaced)
         inputs = (*x, *params)
         values = tuple(stand_ins.values())
-        self._numpy_arguments = sp.lambdify(inputs, arguments, modules=["scipy", "numpy"], cse=True)
-        self._numpy = sp.lambdify((*inputs, *values), replaced, modules=["scipy", "numpy"], cse=True)
+        self._numpy_arguments = sp.lambdify(inputs, arguments, modules=lambdify_modules(*arguments), cse=True)
+        self._numpy = sp.lambdify((*inputs, *values), replaced, modules=lambdify_modules(*replaced), cse=True)
         self._arb_arguments = arb_closure(arguments, inputs)
         self._arb = arb_closure(replaced, (*inputs, *values), n_fixed=len(inputs))
         self._memo: OrderedDict = OrderedDict()

@@ -18,10 +18,11 @@ from fractions import Fraction
 from typing import Callable, Mapping
 
 import sympy as sp
+from sympy.printing.numpy import NumPyPrinter
 
 from .errors import IdentcheckError
 
-__all__ = ["CONSTANTS", "FUNCTIONS", "NOT_SMOOTH", "Z", "parse_param", "parse_text"]
+__all__ = ["CONSTANTS", "FUNCTIONS", "NOT_SMOOTH", "Z", "lambdify_modules", "parse_param", "parse_text"]
 
 #: The variable of φ. Real, so that sqrt(z**2) becomes Abs(z) and is caught as non-smooth.
 Z = sp.Symbol("z", real=True)
@@ -282,3 +283,15 @@ class _Builder:
         if node.keywords or len(node.args) != 1 or isinstance(node.args[0], ast.Starred):
             self.fail(f"{name}() takes exactly one positional argument")
         return FUNCTIONS[name](self.build(node.args[0]))
+
+
+def lambdify_modules(*exprs: sp.Expr) -> list[str]:
+    """``modules`` for :func:`sympy.lambdify` of ``exprs``: NumPy alone when NumPy has every function
+    in them, else SciPy's special functions first (erf, erfc: ``["scipy", "numpy"]``, as always).
+
+    For an expression NumPy covers, both give the same code and the same NumPy functions
+    (tests/identcheck/test_activation.py compares the values); NumPy alone does not import
+    scipy.special, a tenth of a second of every check's start-up (issue 23 §5).
+    """
+    names = {type(f).__name__ for e in exprs for f in sp.sympify(e).atoms(sp.Function)}
+    return ["numpy"] if names <= set(NumPyPrinter._kf) else ["scipy", "numpy"]

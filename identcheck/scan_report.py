@@ -23,13 +23,12 @@ import sympy as sp
 from .errors import IdentcheckError
 from .evidence import Verdict
 from .grammar import parse_param
+from .limits import MAX_COUNT, MAX_VALUES
 from .render import cell, code, table
 
 __all__ = ["MAX_COUNT", "MAX_VALUES", "split_params", "SCHEMA", "axis_from", "exact", "parse_scan_param", "Axis", "Bracket", "ExceptionalPoint", "ForAll", "GridValue", "ProbeMargin", "ScanResult", "number", "summarize"]
 
 SCHEMA = "identcheck.scan/1"
-MAX_COUNT = 201  # values per scanned parameter
-MAX_VALUES = 2601  # grid values in all (51 × 51)
 
 
 def parse_scan_param(text: str):

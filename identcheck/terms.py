@@ -32,14 +32,13 @@ import sympy as sp
 
 from .activation import Z, parse_activation
 from .errors import IdentcheckError
+from .limits import MAX_DIM
 from .merge import Merge, merge_proportional
 
 __all__ = [
     "Merge", "Term", "TermSet", "derivative_label", "phi_placeholder", "substitute_phi", "symmetric_matrix", "type1_term_set",
     "type1_terms",
 ]
-
-MAX_DIM = 6
 
 
 class _PhiDerivative(sp.Function):

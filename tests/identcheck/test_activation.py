@@ -215,3 +215,23 @@ def test_a_param_written_as_its_exact_value_needs_no_second_spelling():
 def test_a_param_text_that_is_not_a_number_is_refused_naming_it():
     with pytest.raises(IdentcheckError, match=r"param='b=1e-3x': value '1e-3x' is not a number"):
         parse_activation("sigmoid(z*b)", {"b": "1e-3x"})
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+def test_numpy_alone_evaluates_phi_as_scipy_and_numpy_did(name):
+    """lambdify_modules picks NumPy alone where NumPy has every function (issue 23 §5: scipy.special
+    is not imported); φ, φ', φ'' then equal, bit for bit, what ["scipy", "numpy"] computes, and erf,
+    erfc (gelu) keep SciPy."""
+    import numpy as np
+
+    from identcheck.grammar import lambdify_modules
+
+    phi = parse_activation(f"{name}(z/2 + 1/3) + z/5")
+    z = np.linspace(-3, 3, 41)
+    for expr in phi.derivatives:
+        modules = lambdify_modules(expr)
+        assert modules == (["scipy", "numpy"] if expr.has(sp.erf, sp.erfc) else ["numpy"])  # erf's derivatives need none
+        with np.errstate(invalid="ignore"):  # log, sqrt: NaN below 0, in both
+            chosen, both = (sp.lambdify(Z, expr, modules=m, cse=True)(z) for m in (modules, ["scipy", "numpy"]))
+        assert np.array_equal(np.broadcast_to(chosen, z.shape), np.broadcast_to(both, z.shape), equal_nan=True)
+    assert any(expr.has(sp.erf, sp.erfc) for expr in phi.derivatives) == (name in ("erf", "erfc", "gelu"))

@@ -24,19 +24,20 @@ def test_input_faults_are_one_line_exit_2(capsys, argv, reason):
 
 
 def test_catalog_out_is_checked_before_the_work_and_leaves_nothing(tmp_path, capsys, monkeypatch):
-    import identcheck.cli as cli
+    import identcheck.catalog as catalog  # the command imports it when it runs
 
-    monkeypatch.setattr(cli, "catalog_rows", lambda *a, **k: pytest.fail("the catalog ran before --out was checked"))
+    monkeypatch.setattr(catalog, "catalog_rows", lambda *a, **k: pytest.fail("the catalog ran before --out was checked"))
     assert main(["catalog", "--markdown", "--out", str(tmp_path)]) == 2
     assert "is a folder" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
 
 
 def test_catalog_write_failure_leaves_no_temporary_file(tmp_path, capsys, monkeypatch):
+    import identcheck.catalog as catalog  # the command imports it when it runs
     import identcheck.cli as cli
 
-    monkeypatch.setattr(cli, "catalog_rows", lambda *a, **k: [])
-    monkeypatch.setattr(cli, "to_markdown", lambda rows: "table\n")
+    monkeypatch.setattr(catalog, "catalog_rows", lambda *a, **k: [])
+    monkeypatch.setattr(catalog, "to_markdown", lambda rows: "table\n")
 
     def failing_replace(src, dst):
         raise OSError(28, "No space left on device")

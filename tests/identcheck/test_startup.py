@@ -1,0 +1,54 @@
+"""Start-up (issue 23 §5): importing identcheck or its command line loads no heavy library; each
+command loads what it needs when it runs. Every case runs in a fresh interpreter and reports the
+heavy modules it ended with (sys.modules)."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+HEAVY = ("sympy", "numpy", "scipy", "scipy.special", "scipy.optimize", "flint", "matplotlib", "matplotlib.pyplot")
+
+
+def _loaded(code: str) -> list[str]:
+    """The HEAVY modules loaded after running ``code`` in a fresh interpreter (in the repository root)."""
+    probe = f"{code}\nimport json, sys\nprint(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))"
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import identcheck",
+        "import identcheck.cli",
+        "from identcheck.cli import build_parser\nbuild_parser().format_help()",
+        "from identcheck.cli import main\nimport contextlib, io\ntry:\n    with contextlib.redirect_stdout(io.StringIO()):\n        main(['check', '--help'])\nexcept SystemExit:\n    pass",
+        "from identcheck.cli import main\nimport contextlib, io\nwith contextlib.redirect_stderr(io.StringIO()):\n    main(['check', '--dim', 'x'])",  # a bad flag
+        "from identcheck import IdentcheckError, Verdict, __version__",  # light names stay light
+    ],
+    ids=["import", "import cli", "parser", "--help", "bad flag", "light names"],
+)
+def test_nothing_heavy_loads_before_a_command_needs_it(code):
+    assert _loaded(code) == []
+
+
+def test_a_command_loads_what_it_needs_and_no_more():
+    """The check needs sympy, numpy and scipy's linear algebra; not scipy.special (φ = z needs no
+    special function), not the optimizer, not matplotlib. (Also shows the probe sees imports: the
+    lists above are empty because nothing loaded.)"""
+    code = "from identcheck.cli import main\nimport contextlib, io\nwith contextlib.redirect_stdout(io.StringIO()):\n    main(['check', 'z', '--dim', '1'])"
+    assert _loaded(code) == ["sympy", "numpy", "scipy", "flint"]
+
+
+def test_the_lazy_api_gives_the_functions_even_after_their_modules_loaded():
+    """``identcheck.check`` and ``identcheck.scan`` name a module and a function: the function wins,
+    as when the package imported them eagerly."""
+    code = ("import identcheck.check, identcheck.scan\nfrom identcheck.check import run\nimport identcheck\n"
+            "from identcheck import check, scan\nassert callable(check) and callable(scan) and identcheck.check is check\n"
+            "assert identcheck.scan is scan and check.__module__ == 'identcheck.check'\n"
+            "assert sorted(identcheck.__all__) == sorted(set(dir(identcheck)) & set(identcheck.__all__))")
+    assert "sympy" in _loaded(code)
