@@ -15,21 +15,15 @@ import sys
 
 from threadpoolctl import threadpool_limits
 
-from identcheck import IdentcheckError, parse_param
+from identcheck import IdentcheckError
 
 from . import confirm_cli
-from .cells import QUANTITIES, assignments_differ
-from .fit import OPTIMIZERS, fit
+from .choices import MODELS, OPTIMIZERS
+from .errors import NumericError
 from .flags import to_flags
-from .models import MODELS
-from .params import NumericError
-from .plots import plot_rates
-from .rates import rates_from_records
-from .ratio import ratio_table
-from .recombination import recombination_table
-from .store import merge_stores, read_records, read_settings
-from .sweep import DEFAULT_SIZES, QUICK, Grid, run_grid, run_preset
-from .truth import load_truth, truth_from_dict
+
+# Each command imports what it needs when it runs, in its function: numpy, scipy, sympy and matplotlib
+# load only for the command that uses them; `numeric --help` and a bad flag load none (issue 23 §5).
 
 
 class _Parser(argparse.ArgumentParser):
@@ -81,6 +75,8 @@ def _phi_args(p) -> None:
 
 def _truth(args):
     """The truth file (or shipped name) with --phi/--param applied; identcheck's one-line errors."""
+    from identcheck import parse_param
+    from .truth import load_truth
     truth = load_truth(args.truth)
     if args.phi is not None and getattr(args, "model", None) == "mha":
         raise NumericError("--phi: the mha model has no gate (its experts are linear); drop --phi or choose gated1/gated2")
@@ -167,8 +163,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     try:
-        with threadpool_limits(limits=1):  # one fit, one thread: see docs/numeric.md
-            return _run(argv)
+        return _run(argv)
     except NumericError as exc:
         print(f"numeric: error: {exc}", file=sys.stderr)
         return 2
@@ -186,13 +181,16 @@ def _run(argv) -> int:
     if args.func is None:
         parser.print_help()
         return 0
+    import scipy.linalg  # noqa: F401  (numpy's and scipy's BLAS, loaded before the limit: it applies to the libraries loaded)
     try:
-        return args.func(args)
+        with threadpool_limits(limits=1):  # one fit, one thread: see docs/numeric.md
+            return args.func(args)
     except NumericError as exc:  # the library names its parameters; the user typed flags
         raise NumericError(to_flags(str(exc), args.command)) from None
 
 
 def _fit(args) -> int:
+    from .fit import fit
     truth = _truth(args)
     result = fit(
         args.model, args.K, args.n, seed=args.seed, optimizer=args.optimizer, truth=truth,
@@ -224,6 +222,7 @@ _PRESET_OWNS = {
 
 
 def _reproduce(args) -> int:
+    from .sweep import DEFAULT_SIZES, QUICK, Grid, run_grid, run_preset
     if args.preset is not None:
         defaults = build_parser().parse_args(["reproduce"])
         for dest, flag in _PRESET_OWNS.items():
@@ -262,6 +261,7 @@ def _shard(text: str) -> tuple:
 
 
 def _merge(args) -> int:
+    from .store import merge_stores
     counts = merge_stores(args.out, args.sources)
     if args.json:
         print(json.dumps(counts | {"out": args.out}))
@@ -272,6 +272,7 @@ def _merge(args) -> int:
 
 
 def _ratio(args) -> int:
+    from .ratio import ratio_table
     if args.path == "recombination":
         return _recombination(args)
     rows = ratio_table(args.model, _truth(args), args.ns, r=args.r, mc=args.mc)
@@ -287,6 +288,7 @@ def _ratio(args) -> int:
 
 
 def _recombination(args) -> int:
+    from .recombination import recombination_table
     truth = _truth(args)
     rows, constructions = recombination_table(args.model, truth, args.K, mc=args.mc)
     K = constructions[0].K
@@ -311,6 +313,11 @@ def _recombination(args) -> int:
 
 
 def _rates(args) -> int:
+    from .cells import QUANTITIES, assignments_differ
+    from .plots import plot_rates
+    from .rates import rates_from_records
+    from .store import read_records, read_settings
+    from .truth import truth_from_dict
     records = read_records(args.folder)
     if not records:
         raise NumericError(f"{args.folder!r}: the fit store is empty")

@@ -10,11 +10,10 @@ from __future__ import annotations
 import json
 import sys
 
-from identcheck import IdentcheckError, parse_param
+from identcheck import IdentcheckError
 
-from .confirm import confirm
 from .flags import to_flags
-from .params import NumericError
+from .errors import NumericError
 
 __all__ = ["add_parser", "run"]
 
@@ -51,6 +50,10 @@ def _default_out(phi: str, condition: str) -> str:
 
 def run(args) -> int:
     """Run ``confirm`` for parsed ``args``; print the report (or JSON); return the exit code."""
+    from identcheck import parse_param  # here, not at the top: `numeric --help` loads neither sympy nor the confirm modules
+
+    from .confirm import confirm
+
     try:
         params = {name: str(value) for name, value in (parse_param(text) for text in args.param)}
         result = confirm(

@@ -27,11 +27,10 @@ from scipy.special import expit
 
 from identcheck import IdentcheckError, parse_activation, parse_param
 
+from .choices import MODELS
 from .params import HMoEParams, NumericError
 
 __all__ = ["MODELS", "Model", "get_model", "CHUNK"]
-
-MODELS = ("mha", "gated1", "gated2")
 
 #: Samples per block in :meth:`Model.value` and :meth:`Model.normal_equations`: memory is bounded by
 #: the block (a 65536 × 46 Jacobian block is 24 MB), not by n.

@@ -37,12 +37,11 @@ import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
 from scipy.optimize import least_squares
 
+from .choices import GD_OBJECTIVES, OPTIMIZERS
 from .params import HMoEParams
 
 __all__ = ["OPTIMIZERS", "GD_OBJECTIVES", "PIN_TOLERANCE", "optimise"]
 
-OPTIMIZERS = ("gd", "lm", "trf")
-GD_OBJECTIVES = ("mean", "sum")
 #: lm holds a parameter fixed when it is this close (fraction of span) to a bound and the gradient pushes out.
 PIN_TOLERANCE = 1e-12
 #: actual / predicted decrease above which LM's quadratic model is trusted enough to stop on ftol

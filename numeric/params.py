@@ -22,11 +22,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .errors import NumericError
+
 __all__ = ["HMoEParams", "NumericError"]
-
-
-class NumericError(ValueError):
-    """Bad input for the numeric half: the message names the input and why."""
 
 
 def _upper_indices(d: int):
