@@ -52,6 +52,9 @@ def confirm_markdown(result) -> str:
                              [_rate_row(r) for r in result.rates], "lrrrlrll"))
     else:
         parts.append("Rates: not run (`rates=False`, or no `out` folder).")
+    if result.recombination_line:
+        parts.append("Channel recombination (about the channel-level loss, for every φ; not part of the verdict): "
+                     + result.recombination_line)
     if result.skipped:
         parts.append("\n".join(f"- skipped *{name}*: {why}" for name, why in result.skipped))
     parts.append(f"{result.seconds:.1f} s (check {result.check_seconds:.1f} s, sequences {result.sequence_seconds:.1f} s, "

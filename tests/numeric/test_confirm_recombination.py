@@ -65,3 +65,11 @@ def test_K_sets_the_over_specified_rate_fits(tmp_path, monkeypatch):
     result = confirm("z", quick=True, mc=MC, out=tmp_path, K=4, figure=False)
     assert {(r.truth, r.K - r.K_star) for r in result.rates} == {("witness", 0), ("witness", 2), ("generic", 0), ("generic", 2)}
     assert json.loads((tmp_path / "confirm.json").read_text())["K"] == 4
+
+
+def test_jupyter_markdown_and_text_carry_the_recombination_line():
+    from numeric.confirm_cli import format_result
+
+    result = confirm("z", mc=MC, rates=False, figure=False, K=4)
+    for text in (result._repr_markdown_(), format_result(result)):
+        assert "channel recombination at K = 4 (K* = 2;" in text and "local at eps = 0.1: g unchanged (exact)" in text
