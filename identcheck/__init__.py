@@ -41,6 +41,8 @@ _API = {
     "ScanResult": ".scan_report",
     **dict.fromkeys(("Merge", "Term", "TermSet", "type1_term_set", "type1_terms"), ".terms"),
 }
+#: Names that are also their module's name (``identcheck.check``): the function, not the submodule.
+_SHADOWED = frozenset(name for name, module in _API.items() if module == "." + name)
 
 
 def __getattr__(name: str):
@@ -59,10 +61,10 @@ class _Package(types.ModuleType):
     """``identcheck.check`` and ``identcheck.scan`` are the functions, as they were when this module
     imported them eagerly: the import system binds a submodule to its package when it loads it
     (``from .check import run`` anywhere would make ``identcheck.check`` the module), and here it
-    does not, for these two names."""
+    does not, for the names in _SHADOWED."""
 
     def __setattr__(self, name, value):
-        if name in ("check", "scan") and isinstance(value, types.ModuleType):
+        if name in _SHADOWED and isinstance(value, types.ModuleType):
             return
         super().__setattr__(name, value)
 
