@@ -12,10 +12,14 @@ templates of the known families (:mod:`families`), all in column-scaled coordina
    (:mod:`echelon`; each vector writes its last term, coefficient 1, through earlier ones), of
    which the first vectors that add rank to the kept templates are reported. Their coefficients
    are read as exact rationals p/q (q ≤ ``RATIONAL_DENOMINATOR`` = 4096, each within
-   ``RATIONAL_TOL`` = 1e-9 of the float) where they all are, and such a relation is then proved
-   by sympy like a template; otherwise it is printed with float coefficients.
+   ``RATIONAL_TOL`` = 1e-9 of the float) where they all are — exact-looking, *not* proved: the
+   check's sympy budget goes to the templates (a raw relation is often a family no template
+   knows, whose proofs time out: erf's type-2 relations spent a whole check's budget). With
+   ``--certify`` the certificate recovers these same relations at 120 digits (the same echelon
+   pivots) and proves them (:func:`~identcheck.certificates.certify_probe`). Otherwise a raw
+   relation is printed with float coefficients.
 
-Kept templates and exact raw relations are proved with sympy (:mod:`certify`).
+Kept templates are proved with sympy (:mod:`certify`).
 """
 
 from __future__ import annotations
@@ -104,10 +108,6 @@ def explain_null_space(decision, matrix, templates, labels, keys, prove=None, hy
         )
         for coeffs, exact in _raw_directions(q, norms, kept_vectors, missing):
             keep = np.flatnonzero(np.abs(coeffs) > RAW_CUTOFF * np.max(np.abs(coeffs)))
-            outcome = False
-            if exact is not None and prove is not None and not out_of_time:
-                outcome = prove(exact, False, None)
-                out_of_time = bool(getattr(outcome, "timed_out", False))
             relations.append(
                 Relation(
                     terms=tuple((labels[c], float(coeffs[c])) for c in keep) if exact is None
@@ -116,8 +116,8 @@ def explain_null_space(decision, matrix, templates, labels, keys, prove=None, hy
                     keys=tuple(keys[c] for c in keep) if exact is None else tuple(keys[c] for c, _ in exact),
                     family=None,
                     hypothesis=hypothesis,
-                    proved=bool(outcome),
-                    timed_out=bool(hypotheses_timed_out) or bool(getattr(outcome, "timed_out", False)),
+                    proved=False,  # proved with --certify (the certificate's recovered relations are these)
+                    timed_out=bool(hypotheses_timed_out),
                 )
             )
     return tuple(relations)

@@ -94,7 +94,8 @@ class Relation:
     terms : tuple of (str, float)
         Label and coefficient; a raw relation is scaled so its largest coefficient is 1.
     exact : tuple of (str, str) or None
-        The same with exact coefficients, for relations from a known family.
+        The same with exact coefficients: a known family's, or rationals read from a raw
+        relation (canonical, :mod:`echelon`; proved only where ``proved`` says so).
     family : str or None
         The family (``"Euler/homogeneity"``, …), or None for a relation not recognised.
     hypothesis : str or None
