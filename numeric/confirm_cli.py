@@ -94,8 +94,9 @@ def format_result(result) -> str:
         limit = "" if q.limit is None or q.exact_invariance else f" (t->0: {q.limit:.1e})"
         lines.append(f"  {q.kind:8s} {shape:28s} ratio {q.ratio[0]:.2e} -> {q.ratio[-1]:.2e}{limit:18s} {q.name}")
     for r in result.rates:
+        measure = "" if r.measure_slope is None else f"; measure-level loss {r.measure_slope:+.2f} [{r.measure_ci[0]:+.2f}, {r.measure_ci[1]:+.2f}]"
         lines.append(f"  rate {r.truth:8s} K = {r.K} (K* = {r.K_star}): slope {r.slope:+.2f} [{r.ci[0]:+.2f}, {r.ci[1]:+.2f}]"
-                     f"  Var g*/nu^2 = {r.signal_to_noise:.1f}")
+                     f"{measure}  Var g*/nu^2 = {r.signal_to_noise:.1f}")
     if result.recombination_line:
         lines.append(f"  {result.recombination_line}")
     for name, why in result.skipped:

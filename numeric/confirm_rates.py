@@ -77,6 +77,10 @@ def rate_rows(model_kind, phi, truths, out: Path, sizes, reps: int, jobs: int, s
         K_star = params.K
         grid = Grid(models=(model_kind,), Ks=(K_star, K_star + spare) if spare else (K_star,), sizes=sizes, reps=reps, box=BOX_FACTOR, seed=seed)
         run_grid(grid, folder, jobs=jobs, truth_path=truth_path, progress=progress)
-        for rate in rates_from_records(read_records(folder), read_settings(folder)):
-            rows.append(RateRow(label, rate.K, K_star, rate.slope, (rate.ci_low, rate.ci_high), snr, rate.sizes, rate.means, rate.n_reps))
+        rates = rates_from_records(read_records(folder), read_settings(folder), ("voronoi", "voronoi_measure"))
+        measure = {r.K: r for r in rates if r.quantity == "voronoi_measure"}  # the measure-level loss (numeric.measure_loss)
+        for rate in (r for r in rates if r.quantity == "voronoi"):
+            m = measure.get(rate.K)
+            rows.append(RateRow(label, rate.K, K_star, rate.slope, (rate.ci_low, rate.ci_high), snr, rate.sizes, rate.means, rate.n_reps,
+                                None if m is None else m.slope, None if m is None else (m.ci_low, m.ci_high)))
     return tuple(rows)

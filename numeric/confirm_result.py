@@ -97,6 +97,8 @@ class RateRow:
     sizes: tuple
     mean_loss: tuple
     repetitions: int
+    measure_slope: float | None = None  # the same fits under the measure-level loss (numeric.measure_loss)
+    measure_ci: tuple | None = None
 
     def to_dict(self) -> dict:
         return {
@@ -110,6 +112,8 @@ class RateRow:
             "sizes": list(self.sizes),
             "mean_loss": list(self.mean_loss),
             "repetitions": self.repetitions,
+            "measure_slope": self.measure_slope,
+            "measure_ci": None if self.measure_ci is None else list(self.measure_ci),
         }
 
 

@@ -21,7 +21,8 @@ def _sequence_row(s) -> tuple:
 
 
 def _rate_row(r) -> tuple:
-    return (r.truth, r.K, r.K_star, f"{r.slope:+.2f}", f"[{r.ci[0]:+.2f}, {r.ci[1]:+.2f}]", f"{r.signal_to_noise:.1f}",
+    measure = "—" if r.measure_slope is None else f"{r.measure_slope:+.2f} [{r.measure_ci[0]:+.2f}, {r.measure_ci[1]:+.2f}]"
+    return (r.truth, r.K, r.K_star, f"{r.slope:+.2f}", f"[{r.ci[0]:+.2f}, {r.ci[1]:+.2f}]", measure, f"{r.signal_to_noise:.1f}",
             f"{r.sizes[0]}–{r.sizes[-1]}", r.repetitions)
 
 
@@ -48,8 +49,8 @@ def confirm_markdown(result) -> str:
         parts.append("No paths could be built.")
     if result.rates:
         parts.append("Rates (slope of the mean Voronoi loss against n, bootstrap CI):\n\n"
-                     + table(("truth", "K", "K*", "slope", "CI", "Var g*/ν²", "n", "reps"),
-                             [_rate_row(r) for r in result.rates], "lrrrlrll"))
+                     + table(("truth", "K", "K*", "slope", "CI", "L_μ slope [CI]", "Var g*/ν²", "n", "reps"),
+                             [_rate_row(r) for r in result.rates], "lrrrllrll"))
     else:
         parts.append("Rates: not run (`rates=False`, or no `out` folder).")
     if result.recombination_line:

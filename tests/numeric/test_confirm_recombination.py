@@ -64,6 +64,8 @@ def test_K_sets_the_over_specified_rate_fits(tmp_path, monkeypatch):
     monkeypatch.setattr(confirm_module, "QUICK_REPS", 2)
     result = confirm("z", quick=True, mc=MC, out=tmp_path, K=4, figure=False)
     assert {(r.truth, r.K - r.K_star) for r in result.rates} == {("witness", 0), ("witness", 2), ("generic", 0), ("generic", 2)}
+    for r in result.rates:  # both losses for every row; equal where no fit recombined
+        assert r.measure_slope is not None and r.measure_ci[0] <= r.measure_slope <= r.measure_ci[1]
     assert json.loads((tmp_path / "confirm.json").read_text())["K"] == 4
 
 
