@@ -5,6 +5,8 @@ from collections import defaultdict
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from numeric import HMoEParams, Model, NumericError, load_truth, voronoi_loss
 from numeric.curves import ratio_curve
@@ -121,3 +123,21 @@ def test_ratio_cli_recombination_path_json_equals_api_and_refuses_small_K(capsys
     assert main(["ratio", "--model", "gated1", "--path", "recombination", "--K", "3"]) == 2
     err = capsys.readouterr().err
     assert "--K 3: the local recombination needs K from K* + 2 = 4" in err and err.count("\n") == 1
+
+
+@settings(max_examples=20)
+@given(seed=st.integers(0, 2**31), H=st.integers(1, 3), N=st.integers(2, 3), K=st.integers(2, 3),
+       phi=st.sampled_from(["sigmoid(z + 1)", "tanh(z + 1/2)", "exp(z)", "sin(z)", "z**3 + z"]))
+def test_exact_in_setting_i_for_any_truth_and_phi(seed, H, N, K, phi):
+    """Random truths (H heads, N gates, K* channels, d = 2, unequal weights): the local recombination
+    and the global alternative leave model (9) unchanged to rounding."""
+    rng = np.random.default_rng(seed)
+    M = rng.uniform(-1.5, 1.5, size=(H, N, 2, 2))
+    M = (M + M.transpose(0, 1, 3, 2)) / 2
+    M[:, -1] = 0.0
+    truth = HMoEParams(rng.uniform(1.0, 3.0, size=(H, K)), M, rng.uniform(-2.0, 2.0, size=(H, N, K, 2)))
+    model = Model("gated1", phi)
+    Xs = X[:4000]
+    g = model.value(truth, Xs)
+    for G in (local_recombination(truth, K + 2, 0.3), global_alternative(truth, K + 1)):
+        assert np.sqrt(np.mean((model.value(G, Xs) - g) ** 2)) <= 1e-12 * np.sqrt(np.mean(g**2))
