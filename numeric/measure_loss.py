@@ -48,9 +48,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .params import HMoEParams, NumericError
-from .voronoi import MAX_N_FOR_PERMUTATIONS
+from .voronoi import MAX_N_FOR_PERMUTATIONS, voronoi_cells
 
-__all__ = ["Atom", "MeasureCells", "measure_cells", "measure_loss"]
+__all__ = ["Atom", "MeasureCells", "measure_cells", "measure_loss", "recombined"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,3 +136,19 @@ def measure_loss(fitted: HMoEParams, truth: HMoEParams) -> float:
         for atom in atoms:
             loss += atom.mass * (atom.dM**power + atom.da**power)
     return float(loss)
+
+
+def recombined(fitted: HMoEParams, truth: HMoEParams) -> bool:
+    """Whether some channel of positive weight has an atom outside the cells of the true channel L2
+    puts it with (:func:`numeric.voronoi.voronoi_cells`): atoms of one channel in two true channels'
+    cells, or in another head's. False exactly when the condition under which L_μ equals L2 (module
+    docstring) holds for every channel — up to coincident atoms, which L_μ merges."""
+    home = {}
+    for (h, k), members in voronoi_cells(fitted, truth).cells.items():
+        for hf, kf, _, _ in members:
+            home[(hf, kf)] = (h, k)
+    for (h, i, k), atoms in measure_cells(fitted, truth).cells.items():
+        for atom in atoms:
+            if any(home[channel] != (h, k) for channel in atom.channels):
+                return True
+    return False

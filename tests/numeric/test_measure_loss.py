@@ -139,3 +139,19 @@ def test_rates_report_both_losses_for_the_gated_models_only(tmp_path, capsys):
     assert main(["rates", str(tmp_path), "--json"]) == 0
     printed = json.loads(capsys.readouterr().out)
     assert {(r["model"], r["quantity"]) for r in printed} >= {("gated1", "voronoi_measure"), ("mha", "mha_identified")}
+    assert main(["rates", str(tmp_path), "--by-cell", "--json"]) == 0
+    by_cell = json.loads(capsys.readouterr().out)
+    from numeric.measure_loss import recombined
+
+    expected = sum(recombined(r.fitted(), TRUTH) for r in records if r.model == "gated1")
+    assert by_cell["recombined"] == {"fits": expected, "of": 4}
+
+
+def test_recombined_flags_a_channel_with_atoms_in_two_true_channels_cells():
+    from numeric.measure_loss import recombined
+
+    mixed = _one_dim([1.5, 0.5, 0.25], 1.25, [1.1, -1.0, 0.9], [2.0, -1.8, -2.0])  # channel 3 = (≈ a_{1,1}, a_{2,2})
+    plain = _one_dim([1.5, 0.5, 0.25], 1.25, [1.1, -1.0, 0.9], [2.0, -1.8, 2.1])   # channel 3 = (≈ a_{1,1}, ≈ a_{2,1})
+    assert recombined(mixed, TINY) and not recombined(plain, TINY)
+    assert measure_loss(plain, TINY) == pytest.approx(voronoi_loss(plain, TINY, "L2"), rel=1e-12)
+    assert recombined(global_alternative(TRUTH, 3), TRUTH) and not recombined(TRUTH, TRUTH)
