@@ -39,7 +39,7 @@ def _int_from(flag, least: int):
         except ValueError:
             raise argparse.ArgumentTypeError(f"{flag}={text!r} is not an integer") from None
         if value < least:
-            raise argparse.ArgumentTypeError(f"{flag}={text!r} must be " + ("a positive integer" if least == 1 else f">= {least}"))
+            raise argparse.ArgumentTypeError(f"{flag}={value} must be " + ("a positive integer" if least == 1 else f">= {least}"))
         return value
 
     return convert
