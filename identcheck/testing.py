@@ -13,8 +13,14 @@ Ready-made property checks:
 - :func:`linear_expert_pde_residual` — the identity's PDE (5), Σ_j a_j ∂u/∂a_j − u, evaluated from
   identcheck's own symbolic term set (so it also tests the term builder); it is rounding-sized
   for every (M, a, x).
-- :func:`family_residual` / :func:`assert_no_family_relation` — "no relation of family F holds
-  for φ". By the reduction proved in :mod:`identcheck.pde` (step 1), every family relation on
+- :func:`assert_identifiable` — the real check: runs :func:`identcheck.check` on φ and fails,
+  with the witness probe and its first relation, unless the verdict is "identifiable". This is
+  the assertion that says φ works as a gate.
+- :func:`family_residual` / :func:`assert_no_named_family_relation` — "no relation of the *named*
+  family F holds for φ" — one of the five families in :data:`FAMILIES`, and only that one. Passing
+  all five does **not** make φ identifiable: ``(z + 1/2)/(1 + z**2)`` passes all five, yet
+  :func:`assert_identifiable` fails on it (a relation outside the families ties two experts
+  through the shared-M probes). By the reduction proved in :mod:`identcheck.pde` (step 1), every family relation on
   components (M, a) equals exp(xᵀMx)·(polynomial in x)·H(aᵀx) for the family's hypothesis H
   (zφ' − kφ, φ'' − cφ, φ'' − czφ', φ'', φ(−z) − sφ(z) − q(z)); so the relation holds at the
   sampled inputs exactly when H vanishes at z = aᵀx. The residual is the distance of H's
@@ -25,15 +31,24 @@ Ready-made property checks:
 Example (docs/examples/test_my_activation.py, run by identcheck's own suite)::
 
     from hypothesis import given
-    from identcheck.testing import components, points, assert_no_family_relation
+    from hypothesis import given
+    from identcheck.testing import assert_identifiable, assert_no_named_family_relation, components, points
 
     @given(components(2), points(2, 32))
     def test_sigmoid_with_bias_escapes_euler(component, x):
-        assert_no_family_relation("sigmoid(z + 1)", "euler", component, x)
+        assert_no_named_family_relation("sigmoid(z + 1)", "euler", component, x)
+
+    def test_sigmoid_with_bias_is_identifiable():
+        assert_identifiable("sigmoid(z + b)", params={"b": "-1/2"})   # params as on the command line
+
+``params`` (here and in every function of this module that takes φ) are the values the command
+line's ``--param NAME=VALUE`` takes, as text (``"-1/2"``, ``"1e-3"``) read exactly by its own
+parser (:func:`identcheck.grammar.parse_param`, never evaluated), or as numbers.
 """
 
 from __future__ import annotations
 
+import warnings
 from functools import lru_cache
 
 import numpy as np
@@ -42,6 +57,7 @@ from hypothesis import strategies as st
 
 from .activation import parse_activation
 from .catalog import CATALOG
+from .check import check
 from .compile import compile_terms
 from .errors import IdentcheckError
 from .probes import DENOMINATOR, Component, Probe
@@ -49,7 +65,9 @@ from .terms import type1_term_set
 
 __all__ = [
     "FAMILIES",
+    "assert_identifiable",
     "assert_no_family_relation",
+    "assert_no_named_family_relation",
     "catalog_activations",
     "components",
     "dyadics",
@@ -61,7 +79,7 @@ __all__ = [
     "symmetric_matrices",
 ]
 
-#: Families whose hypotheses :func:`family_residual` tests.
+#: The named families whose hypotheses :func:`family_residual` tests — not every relation.
 FAMILIES = ("euler", "heat", "gaussian", "zero_second", "symmetry")
 SYMMETRY_DEGREE = 3  # q(z) may be a polynomial of degree ≤ 3
 
@@ -194,12 +212,62 @@ def family_residual(phi, family: str, component: Component, x: np.ndarray, param
     return best
 
 
-def assert_no_family_relation(phi, family: str, component: Component, x: np.ndarray, tol: float = 1e-8, params=None):
-    """Fail (AssertionError) when ``family``'s relation holds for φ at these inputs, up to ``tol``."""
+def assert_no_named_family_relation(phi, family: str, component: Component, x: np.ndarray, tol: float = 1e-8, params=None):
+    """Fail (AssertionError) when the named ``family``'s relation holds for φ at these inputs, up to ``tol``.
+
+    Checks that one family of :data:`FAMILIES` only: a φ can pass all five and still be not
+    identifiable (a relation outside the families). For the verdict, use :func:`assert_identifiable`.
+    """
     residual = family_residual(phi, family, component, x, params)
     assert residual > tol, (
         f"phi={phi!r} satisfies the {family} hypothesis at z = a'x for a = {component.a} "
         f"(residual {residual:.2e} <= {tol:g}): the {family} relation holds there"
+    )
+
+
+def assert_no_family_relation(phi, family: str, component: Component, x: np.ndarray, tol: float = 1e-8, params=None):
+    """Deprecated name of :func:`assert_no_named_family_relation` (it checks the named family only)."""
+    warnings.warn(
+        "assert_no_family_relation checks the named family only; it is now assert_no_named_family_relation "
+        "(use assert_identifiable for the real check)",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    assert_no_named_family_relation(phi, family, component, x, tol, params)
+
+
+def assert_identifiable(phi, condition: str = "type1", dim: int = 2, params=None, **options):
+    """Fail (AssertionError) unless :func:`identcheck.check` finds φ identifiable; return the result.
+
+    The real check — every probe, every relation, not only the named families. The message names
+    the verdict, the witness probe and its first relation, written out.
+
+    Parameters
+    ----------
+    phi : str or sympy.Expr
+        The activation, as :func:`identcheck.check` takes it.
+    condition, dim : str, int
+        As :func:`identcheck.check` (default type-1, d = 2).
+    params : mapping of str to str or number, optional
+        Named constants, as the command line's ``--param`` takes them: ``{"b": "-1/2"}``.
+    **options
+        Passed to :func:`identcheck.check` (``seed``, ``certify``, ...).
+
+    Returns
+    -------
+    CheckResult
+    """
+    result = check(phi, condition, dim, params, **options)
+    if result.verdict.value == "identifiable":
+        return result
+    witness = next((p for p in result.probes if p.name == result.witness), None)
+    relation = witness.relations[0] if witness is not None and witness.relations else None
+    detail = f"; witness probe {result.witness!r}" if result.witness else ""
+    if relation is not None:
+        detail += f": {relation}    [{relation.tag}]"
+    raise AssertionError(
+        f"phi={result.phi!r} [{result.condition}, d = {result.dim}] is {result.verdict.value} "
+        f"({result.evidence.value}): {result.summary}{detail}"
     )
 
 

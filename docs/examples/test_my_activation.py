@@ -10,14 +10,16 @@ from hypothesis import given, settings
 from identcheck import check
 from identcheck.testing import (
     FAMILIES,
-    assert_no_family_relation,
+    assert_identifiable,
+    assert_no_named_family_relation,
     components,
     family_residual,
     linear_expert_pde_residual,
     points,
 )
 
-MY_PHI = "sigmoid(z + 1)"  # the activation under test
+MY_PHI = "sigmoid(z + b)"  # the activation under test
+MY_PARAMS = {"b": "1"}  # its constants, written as on the command line (--param b=1): "-1/2", "1e-3" work too
 
 
 @settings(max_examples=50, deadline=None)
@@ -30,9 +32,16 @@ def test_plain_attention_expert_obeys_the_pde(component, x):
 @pytest.mark.parametrize("family", FAMILIES)
 @settings(max_examples=25, deadline=None)
 @given(component=components(2, min_l1=1), x=points(2, 32))
-def test_my_phi_satisfies_no_known_family(family, component, x):
-    """No family relation (Euler = PDE (5), heat, Gaussian, zero phi'', symmetry) holds for MY_PHI."""
-    assert_no_family_relation(MY_PHI, family, component, x)
+def test_my_phi_satisfies_none_of_the_named_families(family, component, x):
+    """No relation of the five named families (Euler = PDE (5), heat, Gaussian, zero phi'', symmetry)
+    holds for MY_PHI. The named families only: passing them all does not make phi identifiable
+    ((z + 1/2)/(1 + z**2) passes them all and is not) -- the test below runs the real check."""
+    assert_no_named_family_relation(MY_PHI, family, component, x, params=MY_PARAMS)
+
+
+def test_my_phi_is_identifiable():
+    """The real check (identcheck.check): fails with the witness relation written out if it is not."""
+    assert_identifiable(MY_PHI, params=MY_PARAMS)
 
 
 @settings(max_examples=25, deadline=None)
@@ -44,6 +53,6 @@ def test_the_identity_does_satisfy_euler(component, x):
 
 def test_my_phi_passes_type1_with_certificates():
     """The checker's verdict, each probe certified (interval arithmetic) at its parameters."""
-    result = check(MY_PHI, certify=True)
+    result = check(MY_PHI, params=MY_PARAMS, certify=True)
     assert result.verdict == "identifiable"
     assert all(p.certificate.kind == "interval" for p in result.probes)

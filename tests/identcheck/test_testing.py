@@ -10,7 +10,9 @@ from identcheck.errors import IdentcheckError
 from identcheck.probes import Component
 from identcheck.testing import (
     FAMILIES,
+    assert_identifiable,
     assert_no_family_relation,
+    assert_no_named_family_relation,
     catalog_activations,
     components,
     family_residual,
@@ -79,13 +81,54 @@ def test_family_relations_that_hold_are_caught(phi, family):
     x = np.random.default_rng(1).uniform(-1, 1, (32, 2))
     assert family_residual(phi, family, component, x) < 1e-12
     with pytest.raises(AssertionError, match=family):
-        assert_no_family_relation(phi, family, component, x)
+        assert_no_named_family_relation(phi, family, component, x)
 
 
 @settings(max_examples=20, deadline=None)
 @given(components(2, min_l1=1), points(2, 32), st.sampled_from(FAMILIES))
 def test_sigmoid_with_bias_escapes_every_family(component, x, family):
-    assert_no_family_relation("sigmoid(z + 1)", family, component, x)
+    assert_no_named_family_relation("sigmoid(z + 1)", family, component, x)
+
+
+def test_the_old_name_still_works_and_says_it_checks_named_families_only():
+    component = Component(((0, 0), (0, 0)), (sp.Rational(3, 4), sp.Rational(-1, 2)))
+    x = np.random.default_rng(1).uniform(-1, 1, (32, 2))
+    with pytest.warns(DeprecationWarning, match="named family only"):
+        assert_no_family_relation("sigmoid(z + 1)", "euler", component, x)
+
+
+# issue 24 §4: passing the five named families is not identifiability
+NOT_IDENTIFIABLE_OUTSIDE_THE_FAMILIES = "(z + 1/2)/(1 + z**2)"
+
+
+def test_a_phi_outside_the_families_passes_them_all_but_fails_the_real_check():
+    component = Component(((sp.Rational(1, 4), 0), (0, 0)), (sp.Rational(3, 4), sp.Rational(-1, 2)))
+    x = np.random.default_rng(1).uniform(-1, 1, (32, 2))
+    for family in FAMILIES:
+        assert_no_named_family_relation(NOT_IDENTIFIABLE_OUTSIDE_THE_FAMILIES, family, component, x)
+    with pytest.raises(AssertionError) as caught:
+        assert_identifiable(NOT_IDENTIFIABLE_OUTSIDE_THE_FAMILIES)
+    message = str(caught.value)
+    assert "not identifiable" in message and "witness probe 'shared M" in message
+    assert "ū[1]" in message and "= 0" in message  # the witness relation, written out
+
+
+def test_assert_identifiable_passes_and_returns_the_result():
+    result = assert_identifiable("sigmoid(z + 1)")
+    assert result.verdict.value == "identifiable"
+
+
+@pytest.mark.parametrize("value", ["-1", "-1/2", "1e-1", -0.5, 2])
+def test_params_take_the_strings_the_command_line_takes(value):
+    component = Component(((0, 0), (0, 0)), (sp.Rational(3, 4), sp.Rational(-1, 2)))
+    x = np.random.default_rng(1).uniform(-1, 1, (32, 2))
+    assert family_residual("sigmoid(z + b)", "euler", component, x, params={"b": value}) > 1e-8
+    assert_identifiable("sigmoid(z + b)", params={"b": value})
+
+
+def test_params_are_parsed_never_evaluated():
+    with pytest.raises(IdentcheckError, match="is not a number"):
+        assert_identifiable("sigmoid(z + b)", params={"b": "__import__('os')"})
 
 
 @given(catalog_activations())
