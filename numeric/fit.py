@@ -16,6 +16,14 @@ regression error ‖f_Ĝ − f_G*‖_{L²(μ)} (Proposition 1, :mod:`numeric.reg
 on fixed points of μ = Uniform([−1, 1]^d), with its standard error; and how many parameters end
 on the box. Before any allocation the fit's peak memory is estimated and refused above the
 budget (:mod:`numeric.memory`).
+
+**Time, before and during.** With ``notice``, a fit whose time is estimated above
+``LONG_FIT_SECONDS`` says so in one line before it starts: one iteration's cost is timed on
+``CALIBRATION_POINTS`` of the data (lm: the normal equations plus one trial evaluation; trf: ×8
+for its SVD of the n × P Jacobian, docs/numeric.md; gd: a value-and-gradient and two trial steps)
+and scaled to n, times the iterations the optimiser typically takes (``TYPICAL_ITERATIONS``,
+measured in docs/numeric.md: lm 9–146; gd its epochs). With ``progress``, every iteration shows
+"iteration, MSE, elapsed" (a status line in the CLI).
 """
 
 from __future__ import annotations
@@ -34,6 +42,14 @@ from .params import HMoEParams, NumericError
 from .regression import regression_error
 from .truth import Truth, check_phi_range, load_truth
 from .voronoi import voronoi_loss
+
+#: an estimated fit time above this is announced before the fit (``notice``)
+LONG_FIT_SECONDS = 60.0
+CALIBRATION_POINTS = 4000
+#: (fewest, most) iterations per optimiser, from docs/numeric.md's measurements (gd: its epochs)
+TYPICAL_ITERATIONS = {"lm": (9, 150), "trf": (9, 150)}
+#: one iteration's work in units of the calibrated evaluation
+ITERATION_COST = {"lm": 1.5, "trf": 8.0, "gd": 3.0}
 
 __all__ = ["Box", "FitResult", "fit", "initial_params", "OPTIMIZERS", "GD_OBJECTIVES", "estimate_bytes", "memory_budget", "regression_error"]
 
@@ -125,6 +141,8 @@ def fit(
     init_scale: float = 0.1,
     max_epochs: int = 1000,
     gd_objective: str = "mean",
+    progress=None,
+    notice=None,
 ) -> FitResult:
     """Generate data from ``truth``, fit a ``model`` with K channels per head, evaluate.
 
@@ -144,6 +162,10 @@ def fit(
         Size of the box Θ relative to the truth (see :class:`Box`).
     gd_objective : {"mean", "sum"}
         ``gd`` only: backtracking on the mean or on the sum of squares (module docstring).
+    progress : callable, optional
+        ``progress(text)`` with a status text after every iteration (module docstring).
+    notice : callable, optional
+        ``notice(text)`` once, before a fit estimated to take over ``LONG_FIT_SECONDS``.
     """
     started = time.perf_counter()
     truth = truth if truth is not None else load_truth()
@@ -178,9 +200,24 @@ def fit(
         bound = P.dim * float(np.max(np.abs(box.hi[-P.H * P.N * int(K) * P.dim :])))
         check_phi_range(truth.phi, tuple(sorted((k, str(v)) for k, v in truth.phi_params.items())), bound)
     m = truth.model(model)
+    if progress is not None:
+        progress(f"{model} K={K} n={n}: generating the data")
     X, Y = sample(truth, m, n, seed)
     theta0 = initial_params(P, int(K), int(n), seed, box, init, init_scale)
-    theta, iterations, converged = optimise(optimizer, m, X, Y, theta0, shape, box, max_epochs=max_epochs, gd_objective=gd_objective)
+    if notice is not None:
+        low, high, per = estimate_seconds(m, X, theta0, shape, optimizer, max_epochs)
+        if high > LONG_FIT_SECONDS:
+            notice(
+                f"this fit may take {_duration(low)}–{_duration(high)} (one {optimizer} iteration ≈ {per:.2g} s at n = {n}, "
+                f"K = {K}; {optimizer} takes {_iterations_text(optimizer, max_epochs)})"
+            )
+    report = None
+    if progress is not None:
+        def report(iteration, mse):
+            progress(f"{model} K={K} n={n} {optimizer}: iteration {iteration}, MSE {mse:.6g}, {time.perf_counter() - started:.0f} s")
+    theta, iterations, converged = optimise(
+        optimizer, m, X, Y, theta0, shape, box, max_epochs=max_epochs, gd_objective=gd_objective, report=report
+    )
     fitted = HMoEParams.from_vector(theta, *shape)
     kind = "L1" if model == "mha" else "L2"
     mse = _mse(m, X, Y, theta, shape)
@@ -210,3 +247,34 @@ def fit(
         params=fitted,
         gd_objective=gd_objective,
     )
+
+
+def estimate_seconds(m, X, theta, shape, optimizer: str, max_epochs: int = 1000) -> tuple[float, float, float]:
+    """(low, high, one iteration) seconds for a fit on ``X`` (module docstring, "Time")."""
+    part = X[:CALIBRATION_POINTS]
+    params = HMoEParams.from_vector(theta, *shape)
+    zeros = np.zeros(len(part))
+    started = time.perf_counter()
+    if optimizer == "gd":
+        m.value_and_vjp(params, part)
+    else:
+        m.normal_equations(params, part, zeros)
+    per_point = (time.perf_counter() - started) / len(part)
+    per = per_point * len(X) * ITERATION_COST[optimizer]
+    fewest, most = TYPICAL_ITERATIONS.get(optimizer, (max_epochs, max_epochs))
+    return per * fewest, per * most, per
+
+
+def _iterations_text(optimizer: str, max_epochs: int) -> str:
+    if optimizer == "gd":
+        return f"{max_epochs} epochs"
+    fewest, most = TYPICAL_ITERATIONS[optimizer]
+    return f"{fewest}–{most} iterations in docs/numeric.md's measurements"
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"

@@ -48,7 +48,7 @@ PIN_TOLERANCE = 1e-12
 TRUSTED_AGREEMENT = 0.25
 
 
-def _gd(model, X, Y, theta, shape, box, max_epochs=1000, step=0.05, rtol=1e-10, objective="mean"):
+def _gd(model, X, Y, theta, shape, box, max_epochs=1000, step=0.05, rtol=1e-10, objective="mean", report=None):
     n = len(Y)
     halvings = 30
     if objective == "sum":  # the Armijo test on n·MSE is the test on the MSE with step n·η
@@ -73,13 +73,15 @@ def _gd(model, X, Y, theta, shape, box, max_epochs=1000, step=0.05, rtol=1e-10, 
             return theta, epochs, False
         improvement = loss - trial_loss
         theta, value, vjp, loss = trial, trial_value, trial_vjp, trial_loss
+        if report is not None:
+            report(epochs, loss)
         if improvement <= rtol * loss:
             converged = True
             break
     return theta, epochs, converged
 
 
-def _lm(model, X, Y, theta, shape, box, ftol=1e-6, max_iter=200):
+def _lm(model, X, Y, theta, shape, box, ftol=1e-6, max_iter=200, report=None):
     """Projected Levenberg–Marquardt on the normal equations (module docstring)."""
     n = len(Y)
     r, JtJ, Jtr = model.normal_equations(HMoEParams.from_vector(theta, *shape), X, Y)
@@ -115,18 +117,26 @@ def _lm(model, X, Y, theta, shape, box, ftol=1e-6, max_iter=200):
                 return theta, iteration, True
         decrease = (cost - trial_cost) / cost
         theta, cost = trial, trial_cost
+        if report is not None:
+            report(iteration, cost)
         r, JtJ, Jtr = model.normal_equations(HMoEParams.from_vector(theta, *shape), X, Y)
         if decrease < ftol and agreement > TRUSTED_AGREEMENT:  # small drop, and the quadratic model trusted
             return theta, iteration, True
     return theta, max_iter, False
 
 
-def _trf(model, X, Y, theta, shape, box, ftol=1e-6, max_nfev=500):
-    """scipy's bounded trust-region reflective least squares, for comparison."""
+def _trf(model, X, Y, theta, shape, box, ftol=1e-6, max_nfev=500, report=None):
+    """scipy's bounded trust-region reflective least squares, for comparison (``report`` gets the
+    number of residual evaluations and their MSE: scipy's iterations are not visible from outside)."""
     scale = np.sqrt(len(Y))
+    evaluations = [0]
 
     def residuals(t):
-        return (model.value(HMoEParams.from_vector(t, *shape), X) - Y) / scale
+        r = (model.value(HMoEParams.from_vector(t, *shape), X) - Y) / scale
+        evaluations[0] += 1
+        if report is not None:
+            report(evaluations[0], float(r @ r))
+        return r
 
     def jacobian(t):
         return model.value_and_jacobian(HMoEParams.from_vector(t, *shape), X)[1] / scale
@@ -140,10 +150,14 @@ def _trf(model, X, Y, theta, shape, box, ftol=1e-6, max_nfev=500):
     return result.x, int(result.nfev), bool(result.status > 0)
 
 
-def optimise(optimizer: str, model, X, Y, theta, shape, box, max_epochs: int = 1000, gd_objective: str = "mean"):
-    """Run ``optimizer`` (one of :data:`OPTIMIZERS`) from ``theta``; returns (θ, iterations, converged)."""
+def optimise(optimizer: str, model, X, Y, theta, shape, box, max_epochs: int = 1000, gd_objective: str = "mean", report=None):
+    """Run ``optimizer`` (one of :data:`OPTIMIZERS`) from ``theta``; returns (θ, iterations, converged).
+
+    ``report(iteration, mse)``, when given, is called after every iteration (gd: epoch; lm:
+    accepted step; trf: residual evaluation) with the MSE reached — for a status line.
+    """
     if optimizer == "gd":
-        return _gd(model, X, Y, theta, shape, box, max_epochs=max_epochs, objective=gd_objective)
+        return _gd(model, X, Y, theta, shape, box, max_epochs=max_epochs, objective=gd_objective, report=report)
     if optimizer == "lm":
-        return _lm(model, X, Y, theta, shape, box)
-    return _trf(model, X, Y, theta, shape, box)
+        return _lm(model, X, Y, theta, shape, box, report=report)
+    return _trf(model, X, Y, theta, shape, box, report=report)
