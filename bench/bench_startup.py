@@ -3,20 +3,22 @@
 Run by hand:  python3 bench/bench_startup.py [--runs 7] [--only NAME ...] [--tree OLD NEW]
 
 Each case runs RUNS times, each in a fresh process (``subprocess.run``; the console scripts
-``identcheck`` and ``numeric`` installed beside this Python, else ``python -m``), and the wall
-time of the whole process is taken from outside it. With ``--tree A B`` each case runs from the
-source trees A and B in turn (``python -m``, cwd = the tree), run after run, so that a before/after
-comparison sees the same machine load (e.g. a ``git archive`` of the old commit against the work tree). Printed: median, min and max in seconds, and
-the modules that a case's process had loaded of sympy, scipy.optimize and matplotlib (from one
-extra run with ``-X importtime``, which is not timed). One BLAS thread (OMP/OPENBLAS/MKL_NUM_THREADS=1)
-as in the other benches. The machine is shared: the load average (``os.getloadavg``) is printed
-before and after; compare figures taken at similar load only.
+``identcheck`` and ``numeric`` installed beside this Python, else ``python -m``). Printed per case:
+the median, min and max wall time of the whole process, taken from outside it; the median CPU
+time (user + system, ``resource.getrusage(RUSAGE_CHILDREN)``), which the machine's load moves
+less; and which of sympy, scipy.optimize and matplotlib the process loaded (one extra, untimed
+run with ``-X importtime``). With ``--tree A B`` each case runs from the source trees A and B in
+turn (``python -m``, cwd = the tree), run after run, so that a before/after comparison sees the
+same load (e.g. a ``git archive`` of the old commit against the work tree). One BLAS thread
+(OMP/OPENBLAS/MKL_NUM_THREADS=1) as in the other benches. The machine is shared: the load average
+is printed before and after; compare figures taken at similar load only.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -46,10 +48,17 @@ def cases(tree: str | None = None) -> dict:
     }
 
 
-def _time(command: list[str], cwd: str | None) -> float:
-    started = time.perf_counter()
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _time(command: list[str], cwd: str | None) -> tuple[float, float]:
+    """(wall, CPU) seconds of one run: CPU time (user + system of the child) moves less with the
+    machine's load than wall time, and equals it on an idle machine for these single-threaded runs."""
+    started, cpu = time.perf_counter(), _cpu()
     subprocess.run(command, env=ENV, cwd=cwd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - started
+    return time.perf_counter() - started, _cpu() - cpu
 
 
 def _heavy(command: list[str], cwd: str | None) -> str:
@@ -74,7 +83,8 @@ def main(argv=None) -> int:
     trees = [None if t in (None, "-") else str(Path(t).resolve()) for t in args.tree]
     chosen = [k for k in cases() if not args.only or any(o in k for o in args.only)]
     print(f"python {sys.version.split()[0]}, {args.runs} runs per case, load average before: {os.getloadavg()}")
-    print(f"{'case':<36} {'median':>7} {'min':>7} {'max':>7}  heavy modules loaded" + ("   tree" if len(trees) > 1 else ""))
+    print(f"{'case':<36} {'median':>7} {'min':>7} {'max':>7} {'CPU':>7}  heavy modules loaded" + ("   tree" if len(trees) > 1 else ""))
+    print(f"{'':<36} {'wall time, s':^23} {'median':>7}")
     for name in chosen:
         commands = [cases(tree)[name] for tree in trees]
         for command, tree in zip(commands, trees):
@@ -84,9 +94,10 @@ def main(argv=None) -> int:
             for k, (command, tree) in enumerate(zip(commands, trees)):
                 times[k].append(_time(command, tree))
         for k, (command, tree) in enumerate(zip(commands, trees)):
-            t = times[k]
+            wall, cpu = [w for w, _ in times[k]], [c for _, c in times[k]]
             where = f"   {tree or 'installed'}" if len(trees) > 1 else ""
-            print(f"{name:<36} {statistics.median(t):7.3f} {min(t):7.3f} {max(t):7.3f}  {_heavy(command, tree)}{where}", flush=True)
+            print(f"{name:<36} {statistics.median(wall):7.3f} {min(wall):7.3f} {max(wall):7.3f} {statistics.median(cpu):7.3f}"
+                  f"  {_heavy(command, tree)}{where}", flush=True)
     print(f"load average after: {os.getloadavg()}")
     return 0
 

@@ -52,3 +52,19 @@ def test_the_lazy_api_gives_the_functions_even_after_their_modules_loaded():
             "assert identcheck.scan is scan and check.__module__ == 'identcheck.check'\n"
             "assert sorted(identcheck.__all__) == sorted(set(dir(identcheck)) & set(identcheck.__all__))")
     assert "sympy" in _loaded(code)
+
+
+def test_the_program_freezes_the_collector_at_its_end_and_main_does_not():
+    """``identcheck`` and ``python -m identcheck`` run :func:`identcheck.cli.program`: the output
+    complete, the exit code kept, and the collector frozen for the exit (the interpreter's last
+    collection over sympy's objects cost more than the check itself); ``main``, which tests call
+    in one process, leaves it alone."""
+    run = subprocess.run([sys.executable, "-m", "identcheck", "check", "z", "--dim", "1", "--json"], cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 0 and json.loads(run.stdout)[0]["verdict"] == "not identifiable"
+    quiet = "import contextlib, gc, io, sys\nwith contextlib.redirect_stdout(io.StringIO()):\n"
+    code = quiet + "    from identcheck.cli import main, program\n    sys.argv = ['identcheck', 'check', 'z', '--dim', '1']\n"
+    as_main = subprocess.run([sys.executable, "-c", code + "    code = main(sys.argv[1:])\nprint(code, gc.get_freeze_count())"],
+                             cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    as_program = subprocess.run([sys.executable, "-c", code + "    code = program()\nprint(code, gc.get_freeze_count())"],
+                                cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    assert as_main == ["0", "0"] and as_program[0] == "0" and int(as_program[1]) > 10_000
