@@ -12,6 +12,7 @@ answers, and always a dense grid of values (finite and real).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from dataclasses import dataclass, field
@@ -24,7 +25,7 @@ from sympy.calculus.util import continuous_domain
 
 from .budget import SIMPLIFY_SECONDS, clock, run
 from .errors import IdentcheckError
-from .grammar import FUNCTIONS, Z, lambdify_modules, parse_param, parse_text
+from .grammar import FUNCTIONS, Z, lambdify_modules, parse_param, parse_text, written_numbers
 
 __all__ = ["Activation", "FUNCTIONS", "Z", "parse_activation", "parse_param"]
 
@@ -60,6 +61,10 @@ class Activation:
         The user's text with the parameter values as they were written (``b=1e-300``) where
         that differs from ``text``, whose values are exact (``b=1/1000…0``); None otherwise.
         For the text reports only: JSON and errors show ``text``.
+    written_numbers : tuple of (sympy.Rational, str)
+        The decimal constants written in φ's text and its parameter values, each with its exact
+        value (``(851/500, '1.702')``), so that a report shows a rational derived from φ as written.
+        For the text reports only.
     """
 
     text: str
@@ -67,6 +72,7 @@ class Activation:
     derivatives: tuple = field(repr=False)
     _numpy: tuple = field(repr=False, compare=False, default=())
     as_written: str | None = field(repr=False, compare=False, default=None)
+    written_numbers: tuple = field(repr=False, compare=False, default=())
 
     def numpy_derivative(self, m: int) -> Callable[[np.ndarray], np.ndarray]:
         """φ^(m) as a vectorized numpy function of an array of z (same shape out)."""
@@ -83,7 +89,7 @@ class Activation:
             if where is not None:
                 raise IdentcheckError(
                     f"phi={self.text!r}: {names[m]} is not continuous and real on the probed "
-                    f"domain z in [{-bound:g}, {bound:g}] (it fails on {where}); the condition "
+                    f"domain z in [{-bound:g}, {bound:g}] (it fails for {set_text(where)}); the condition "
                     "needs a real, twice continuously differentiable phi there"
                 )
             with np.errstate(all="ignore"):
@@ -99,6 +105,25 @@ class Activation:
             slope = np.asarray(self._numpy[1](grid), dtype=float)
         if np.all(slope == 0):
             raise IdentcheckError(f"phi={self.text!r} is constant on the probed domain")
+
+
+def set_text(where: sp.Set) -> str:
+    """A set of z as a message shows it, never sympy's repr: ``z in [-1.75, 0)``, ``z = -0.785398, 0.785398``.
+
+    Endpoints and points as decimals (6 significant digits), brackets saying which ends belong.
+    """
+    if isinstance(where, sp.Interval):
+        left, right = ("(" if where.left_open else "["), (")" if where.right_open else "]")
+        return f"z in {left}{_number(where.start)}, {_number(where.end)}{right}"
+    if isinstance(where, sp.FiniteSet) and all(v.is_real for v in where):
+        return "z = " + ", ".join(_number(v) for v in sorted(where, key=float))
+    if isinstance(where, sp.Union):
+        return " and ".join(set_text(part) for part in where.args)
+    return "points sympy describes only implicitly"
+
+
+def _number(value: sp.Expr) -> str:
+    return f"{float(value):.6g}"
 
 
 def _first_gap(expr: sp.Expr, interval: sp.Interval, seconds: float):
@@ -146,11 +171,15 @@ def parse_activation(phi, params: Mapping[str, object] | None = None) -> Activat
     written = {k: v.strip() if isinstance(v, str) else str(v) for k, v in (params or {}).items()}
     params = {k: _exact(k, v) for k, v in (params or {}).items()}
     as_written = None
+    numbers = ()
     if isinstance(phi, Activation):
         return phi
     if isinstance(phi, str):
         text = phi.strip()
         expr = parse_text(text, params)
+        numbers = written_numbers(text) + tuple(
+            (params[k], written[k]) for k in params if not params[k].is_Integer and written[k] != str(params[k])
+        )
         shown = text
         used = [k for k in params if re.search(rf"\b{re.escape(k)}\b", text)]
         if used:
@@ -161,7 +190,8 @@ def parse_activation(phi, params: Mapping[str, object] | None = None) -> Activat
     else:
         raise IdentcheckError(f"phi={phi!r}: expected a string or a sympy expression, got {type(phi).__name__}")
     try:
-        return _validated(shown, expr, None if as_written == shown else as_written)
+        activation = _validated(shown, expr, None if as_written == shown else as_written)
+        return dataclasses.replace(activation, written_numbers=numbers) if numbers else activation
     except RecursionError:  # sympy differentiates recursively: deep compositions exhaust the stack
         raise IdentcheckError(
             f"phi={shown!r}: too deeply nested for sympy to differentiate (it ran out of recursion depth); "

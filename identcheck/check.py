@@ -174,6 +174,7 @@ def run(
         scope=condition.scope.statement(verdict),
         environment=computed_with,
         phi_as_written=activation.as_written,
+        written_numbers=activation.written_numbers,
         **fields,
     )
 
@@ -296,13 +297,28 @@ def _conclude(results, ladder, certify=False) -> tuple[Verdict, Evidence, str, s
             "values — parameter values not probed are not covered"
         )
         return Verdict.IDENTIFIABLE, Evidence.PROOF, summary, None
-    summary = (
-        f"independent on all {len(counted)} probes — numerical evidence at these parameter values, "
-        "not a proof for all parameters"
-    )
+    summary = f"independent on all {len(counted)} probes" + _proved_full_rank(counted)
     if certify:
         summary += f" (interval certificates for {len(certified)} of {len(counted)} probes)"
     return Verdict.IDENTIFIABLE, Evidence.NUMERIC, summary, None
+
+
+def _proved_full_rank(counted) -> str:
+    """The rest of an identifiable summary: how many probes the rank decision proved full rank.
+
+    A probe whose rank decision carries a proof (``rank_proof``: interval arithmetic at its
+    parameters) is proved; the others are numerical evidence. Either way only the probed
+    parameter values are covered.
+    """
+    proved = sum(p.rank_proof is not None for p in counted)
+    if proved == 0:
+        return " — numerical evidence at these parameter values, not a proof for all parameters"
+    if proved == len(counted):
+        return ", all of them proved full rank at their parameter values — parameter values not probed are not covered"
+    return (
+        f", {proved} of them proved full rank at their parameter values, the other {len(counted) - proved} "
+        "numerical evidence — not a proof for all parameters"
+    )
 
 
 def _dependence_proved(probe) -> bool:

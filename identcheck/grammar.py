@@ -22,7 +22,7 @@ from sympy.printing.numpy import NumPyPrinter
 
 from .errors import IdentcheckError
 
-__all__ = ["CONSTANTS", "FUNCTIONS", "NOT_SMOOTH", "Z", "lambdify_modules", "parse_param", "parse_text"]
+__all__ = ["CONSTANTS", "FUNCTIONS", "NOT_SMOOTH", "Z", "lambdify_modules", "parse_param", "parse_text", "written_numbers"]
 
 #: The variable of φ. Real, so that sqrt(z**2) becomes Abs(z) and is caught as non-smooth.
 Z = sp.Symbol("z", real=True)
@@ -147,6 +147,23 @@ def _out_of_range(fraction: Fraction) -> bool:
         return False
     bits = abs(fraction.numerator).bit_length() - fraction.denominator.bit_length()
     return abs(bits) * 0.30103 > MAX_LOG10_CONSTANT + 1
+
+
+def written_numbers(text: str) -> tuple[tuple[sp.Rational, str], ...]:
+    """The decimal numbers of ``text`` as written, with their exact values: ``(851/500, '1.702')``.
+
+    For showing a constant as the user wrote it where the reports print a derived rational (a
+    family hypothesis ``φ(−z) = φ(z) − 1.702*z``, not ``851*z/500``). Integers are left out (they
+    print the same). ``text`` must already have passed :func:`parse_text`.
+    """
+    found = {}
+    for node in ast.walk(ast.parse(text, mode="eval")):
+        if isinstance(node, ast.Constant) and isinstance(node.value, float):
+            source = (ast.get_source_segment(text, node) or "").replace("_", "")
+            if source:
+                fraction = Fraction(source)
+                found.setdefault(sp.Rational(fraction.numerator, fraction.denominator), source)
+    return tuple(found.items())
 
 
 def parse_text(text: str, params: Mapping[str, sp.Rational]) -> sp.Expr:

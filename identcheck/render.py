@@ -36,14 +36,17 @@ def check_markdown(result) -> str:
     """Markdown for a :class:`~report.CheckResult`."""
     parts = [
         f"**φ(z) = {code(result.phi_shown)}** · {result.condition}, d = {result.dim}",
-        f"**Verdict: {str(result.verdict).upper()}** ({result.evidence} evidence) — {result.summary}",
+        f"**Verdict{'' if result.literal_verdict is None else ' (reduced set)'}: {str(result.verdict).upper()}** "
+        f"({result.evidence} evidence) — {result.summary}",
     ]
+    if result.literal_verdict is not None:
+        parts.append(f"**Verdict (literal set, as the paper states it): {result.literal_text}**")
     if result.scope is not None:
         parts.append(f"*What this means ({result.scope.theorem}):* {result.scope.implies}")
     witness = result.witness_probe
     if witness is not None and witness.relations:
         lines = [f"Witness relations on probe *{witness.name}*:"]
-        lines += [f"- {code(r)} — {code(r.tag)}" for r in witness.relations[:RELATIONS_SHOWN]]
+        lines += [f"- {code(r)} — {code(result.shown(r.tag))}" for r in witness.relations[:RELATIONS_SHOWN]]
         if len(witness.relations) > RELATIONS_SHOWN:
             lines.append(f"- … and {len(witness.relations) - RELATIONS_SHOWN} more relation(s) on this probe")
         parts.append("\n".join(lines))

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 from .evidence import Certificate, Evidence, Verdict
 from .scope import ScopeStatement
@@ -73,6 +74,28 @@ def hypothesis_text(hypothesis: str) -> str:
     if q == "0":
         return lhs + ": a and −a collide"
     return f"{lhs} − {q[1:]}" if q.startswith("-") and " " not in q else f"{lhs} + {q}"
+
+
+#: a rational as sympy prints it in a hypothesis: 851/500, 851*z/500, 851*z**3/500
+_PRINTED_RATIONAL = re.compile(r"(?<![\w.])(\d+)((?:\*z(?:\*\*\d+)?)?)/(\d+)(?![\w.])")
+
+
+def with_written_numbers(text: str, numbers) -> str:
+    """``text`` with each printed rational equal to one of φ's written decimals shown as written.
+
+    ``numbers`` are (exact value, as written) pairs (:attr:`Activation.written_numbers`):
+    ``'φ(−z) = φ(z) − 851*z/500'`` with ``((851/500, '1.702'),)`` → ``'φ(−z) = φ(z) − 1.702*z'``.
+    Other rationals are left as they are; the JSON keeps every value exact.
+    """
+    if not numbers:
+        return text
+    written = {Fraction(int(v.p), int(v.q)): shown for v, shown in numbers}
+
+    def replace(match):
+        shown = written.get(Fraction(int(match[1]), int(match[3])))
+        return match[0] if shown is None else shown + match[2]
+
+    return _PRINTED_RATIONAL.sub(replace, text)
 
 
 def format_relation(terms) -> str:
@@ -268,6 +291,8 @@ class CheckResult:
     scope: ScopeStatement | None = field(default=None, repr=False)  # what the verdict implies (identcheck.scope)
     environment: dict | None = field(default=None, compare=False, repr=False)  # versions and BLAS (identcheck.environment)
     phi_as_written: str | None = field(default=None, compare=False, repr=False)  # for the text only: Activation.as_written
+    literal_reason: str | None = field(default=None, compare=False, repr=False)  # for the text only: why literal_verdict
+    written_numbers: tuple = field(default=(), compare=False, repr=False)  # for the text only: Activation.written_numbers
 
     def to_dict(self) -> dict:
         return {
@@ -310,6 +335,15 @@ class CheckResult:
             return self.terms_description
         return f"{self.n_derivatives} derivatives per component, {len(self.merges)} merged (same function for every φ) → {self.n_terms} distinct"
 
+    def shown(self, text: str) -> str:
+        """``text`` (a relation's tag) with φ's decimal constants as written: ``1.702*z``, not ``851*z/500``."""
+        return with_written_numbers(text, self.written_numbers)
+
+    @property
+    def literal_text(self) -> str:
+        """Type-2's literal verdict with its reason: ``'NOT IDENTIFIABLE, because of 74 relation(s) …'``."""
+        return str(self.literal_verdict).upper() + (f", {self.literal_reason}" if self.literal_reason else "")
+
     @property
     def phi_shown(self) -> str:
         """φ as the text reports show it: parameter values as the user wrote them (``phi`` has them exact)."""
@@ -321,17 +355,19 @@ class CheckResult:
 
     def to_text(self) -> str:
         """The human report."""
-        lines = [
-            f"φ(z) = {self.phi_shown}    [{self.condition}, d = {self.dim}]",
-            f"  verdict: {self.verdict.upper()} ({self.evidence} evidence)",
-            f"  {self.summary}",
-        ]
+        lines = [f"φ(z) = {self.phi_shown}    [{self.condition}, d = {self.dim}]"]
+        if self.literal_verdict is None:
+            lines.append(f"  verdict: {self.verdict.upper()} ({self.evidence} evidence)")
+        else:  # type-2: the checker's verdict is the reduced set's; the literal set's on a line of its own
+            lines.append(f"  verdict (reduced set): {self.verdict.upper()} ({self.evidence} evidence)")
+            lines.append(f"  verdict (literal set, as the paper states it): {self.literal_text}")
+        lines.append(f"  {self.summary}")
         if self.scope is not None:
             lines.append(f"  means: {self.scope.implies}")
         witness = self.witness_probe
         if witness is not None:
             for r in witness.relations[:4]:
-                lines.append(f"    {r}    [{r.tag}]")
+                lines.append(f"    {r}    [{self.shown(r.tag)}]")
             if len(witness.relations) > 4:
                 lines.append(f"    … and {len(witness.relations) - 4} more relation(s) on this probe")
         lines.append(f"  terms: {self.terms_text}")

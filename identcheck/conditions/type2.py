@@ -228,7 +228,5 @@ class Type2(Condition):
         literal = [p.literal_dependent for p in results]
         verdict = Verdict.NOT_IDENTIFIABLE if any(literal) else (Verdict.INCONCLUSIVE if None in literal else Verdict.IDENTIFIABLE)
         free = sum(p.phi_free_nullity for p in results)
-        suffix = unresolved_summary(results) + f"; literal set (as the paper states it): {verdict}" + (
-            f", because of {free} relation(s) that hold for every phi over the probes" if free else ""
-        )
-        return suffix, {"literal_verdict": verdict, "head": dict(self.head)}
+        reason = f"because of {free} relation(s) that hold for every phi over the probes" if free else None
+        return unresolved_summary(results), {"literal_verdict": verdict, "literal_reason": reason, "head": dict(self.head)}

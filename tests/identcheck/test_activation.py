@@ -235,3 +235,27 @@ def test_numpy_alone_evaluates_phi_as_scipy_and_numpy_did(name):
             chosen, both = (sp.lambdify(Z, expr, modules=m, cse=True)(z) for m in (modules, ["scipy", "numpy"]))
         assert np.array_equal(np.broadcast_to(chosen, z.shape), np.broadcast_to(both, z.shape), equal_nan=True)
     assert any(expr.has(sp.erf, sp.erfc) for expr in phi.derivatives) == (name in ("erf", "erfc", "gelu"))
+
+
+# --- issue 24 §5: messages show sets and constants as people write them, never sympy's repr -------
+
+
+@pytest.mark.parametrize(
+    "text, where",
+    [("log(z)", "z in [-1.75, 0]"), ("sqrt(z)", "z in [-1.75, 0)"), ("1/z", "z = 0"),
+     ("tan(2*z)", "z = -0.785398, 0.785398"), ("sqrt(z**2 - 1/4)", "z in (-0.5, 0.5)")],
+)
+def test_the_domain_message_writes_the_failing_set_plainly(text, where):
+    with pytest.raises(IdentcheckError) as caught:
+        parse_activation(text).check_domain(1.75)
+    message = str(caught.value)
+    assert f"(it fails for {where});" in message
+    for sympy_repr in ("Interval", "Ropen", "Lopen", "FiniteSet", "Union", "pi/", "{", "7/4"):
+        assert sympy_repr not in message
+
+
+def test_decimal_constants_are_remembered_as_written():
+    activation = parse_activation("1.702*silu(z) + 0.5*z + 2*z**2 + c", {"c": "1e-3"})
+    assert dict(activation.written_numbers) == {sp.Rational(851, 500): "1.702", sp.Rational(1, 2): "0.5",
+                                                sp.Rational(1, 1000): "1e-3"}
+    assert parse_activation("sigmoid(z + 1)").written_numbers == ()

@@ -159,7 +159,7 @@ def test_one_dependence_decides_before_an_undecided_probe(outcomes, verdict):
     probe could not be settled (dependence is one-sided evidence)."""
     assert verdict_of(outcomes) == verdict
     probes = [SimpleNamespace(name=f"p{i}", dependent=o, counts_for_verdict=True, admissible=True, relation=None,
-                              nullity=int(bool(o)), certificate=None) for i, o in enumerate(outcomes)]
+                              nullity=int(bool(o)), certificate=None, rank_proof=None) for i, o in enumerate(outcomes)]
     assert conclude(probes, (30, 60))[0] == verdict
 
 
@@ -194,3 +194,28 @@ def test_a_matrix_that_says_unsettled_leaves_its_probe_undecided():
     # proof is not shown beside "undecided"
     assert sum(p.rank_proof is not None for p in run(make_condition("sigmoid(z + 1)")).probes) == 4
     assert all(p.rank_proof is None for p in result.probes) and "full rank proved" not in result.to_text()
+
+
+# --- the summary counts the probes proved full rank (issue 24 §5) -------------------------------
+
+
+def test_identifiable_summary_counts_the_probes_proved_full_rank():
+    """'numerical evidence' must not be the whole story above probes marked 'full rank proved'."""
+    import dataclasses
+
+    proof = object()  # any rank proof: the summary only counts them
+    plain, proved = _probe("random single", False), dataclasses.replace(_probe("shared M", False), rank_proof=proof)
+    _, _, summary, _ = conclude([plain, plain, proved], (30, 60))
+    assert summary.startswith("independent on all 3 probes, 1 of them proved full rank at their parameter values")
+    assert "the other 2 numerical evidence" in summary
+    _, _, summary, _ = conclude([proved, proved], (30, 60))
+    assert "all of them proved full rank" in summary and "numerical evidence" not in summary
+    _, _, summary, _ = conclude([plain], (30, 60))
+    assert "proved" not in summary and "numerical evidence at these parameter values" in summary
+
+
+def test_check_counts_its_proved_probes_in_the_summary():
+    result = check("sigmoid(z + 1)")
+    proved = sum(p.rank_proof is not None for p in result.probes if p.counts_for_verdict)
+    assert proved > 0  # the shared-M probes are settled by a proof of full rank
+    assert f", {proved} of them proved full rank" in result.summary

@@ -57,3 +57,22 @@ def test_each_condition_describes_its_own_terms():
     type2 = check("sigmoid(z + 1)", condition="type2", dim=1)
     assert " per head, " in type2.terms_text and "derivatives per component" not in type2.terms_text
     assert type2.terms_text.endswith(f"→ {type2.n_terms} distinct")
+
+
+def test_a_constant_written_in_phi_is_shown_as_written_in_the_relations_tags():
+    """issue 24 §5: 1.702*silu(z)'s symmetry reads φ(−z) = φ(z) − 1.702*z, not 851*z/500 (the JSON stays exact)."""
+    result = check("1.702*silu(z)")
+    text, markdown = result.to_text(), result._repr_markdown_()
+    assert "φ(−z) = φ(z) − 1.702*z" in text and "φ(−z) = φ(z) − 1.702*z" in markdown
+    assert "851" not in text and "851" not in markdown
+    witness = result.witness_probe
+    assert witness.relations[0].to_dict()["hypothesis"] == "phi(-z) = 1*phi(z) + (-851*z/500)"
+
+
+def test_only_the_written_values_are_rewritten():
+    from identcheck.report import with_written_numbers
+    import sympy as sp
+
+    numbers = ((sp.Rational(851, 500), "1.702"),)
+    assert with_written_numbers("q = -851*z**3/500 + 3/4 + 851/500", numbers) == "q = -1.702*z**3 + 3/4 + 1.702"
+    assert with_written_numbers("∂²ū/∂a1² 1851*z/500", numbers) == "∂²ū/∂a1² 1851*z/500"

@@ -52,6 +52,13 @@ def test_sigmoid_with_bias_passes_type2_reduced_but_not_literally(b):
     result = check("sigmoid(z + b)", condition="type2", params={"b": b})
     assert result.verdict == "identifiable"
     assert result.literal_verdict == "not identifiable"
+    # issue 24 §5: the two verdicts on separate, labelled lines of the text report (and of the markdown)
+    lines = result.to_text().splitlines()
+    assert lines[1] == "  verdict (reduced set): IDENTIFIABLE (numeric evidence)"
+    assert lines[2].startswith("  verdict (literal set, as the paper states it): NOT IDENTIFIABLE, because of ")
+    assert "literal" not in lines[3]
+    markdown = result._repr_markdown_()
+    assert "**Verdict (reduced set): IDENTIFIABLE**" in markdown and "**Verdict (literal set, as the paper states it): NOT" in markdown
     random_head = next(p for p in result.probes if p.name == "random head")
     # three linear-expert PDE relations per channel (d = 2, one free gating matrix), proved for every phi
     pde = [r for r in random_head.phi_free_relations if r.family and r.family.startswith("linear-expert PDE")]
