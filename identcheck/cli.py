@@ -18,6 +18,7 @@ import re
 import sys
 import tempfile
 
+from .cli_common import SuggestingParser, check_output_path
 from .errors import IdentcheckError
 from .limits import MAX_COUNT, MAX_DIM
 from .progress import StatusLine
@@ -42,9 +43,8 @@ FLAGS = (
 )
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line, exit 2
-        raise IdentcheckError(message)
+class _Parser(SuggestingParser):  # every error one line, exit 2; an unknown flag or command gets its close match
+    error_type = IdentcheckError
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -278,13 +278,8 @@ def _catalog(args) -> int:
     from .catalog import catalog_rows, to_markdown
 
     if args.out is not None:
+        check_output_path(args.out, "--out")  # the policy every output path follows (cli_common)
         folder = os.path.dirname(os.path.abspath(args.out))
-        if not os.path.isdir(folder):
-            raise IdentcheckError(f"--out {args.out!r}: folder {folder!r} does not exist")
-        if os.path.isdir(args.out):
-            raise IdentcheckError(f"--out {args.out!r} is a folder; give a file name, e.g. {os.path.join(args.out, 'catalog.md')!r}")
-        if not os.access(folder, os.W_OK):
-            raise IdentcheckError(f"--out {args.out!r}: folder {folder!r} is not writable")
     with StatusLine() as status:
         rows = catalog_rows(lambda done, total, phi: status.show(f"catalog {done}/{total}: {phi}"), jobs=args.jobs)
     if args.json or not args.markdown:

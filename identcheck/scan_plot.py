@@ -19,7 +19,7 @@ import tempfile
 
 import numpy as np
 
-from .errors import IdentcheckError
+from .cli_common import check_output_path
 from .evidence import Verdict
 from .figures import new_figure
 
@@ -31,15 +31,7 @@ DPI = 110  # of the PNG file and of the inline picture
 
 def check_plot_path(path: str) -> None:
     """Refuse a plot path before any work is done (one line, naming the path)."""
-    if not str(path).lower().endswith(".png"):
-        raise IdentcheckError(f"--plot {path!r}: give a .png file name")
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise IdentcheckError(f"--plot {path!r}: folder {folder!r} does not exist")
-    if os.path.isdir(path):
-        raise IdentcheckError(f"--plot {path!r} is a folder")
-    if not os.access(folder, os.W_OK):
-        raise IdentcheckError(f"--plot {path!r}: folder {folder!r} is not writable")
+    check_output_path(path, "--plot", suffix=".png")  # the policy every output path follows (cli_common)
 
 
 def plot_scan(result, path: str | None = None):

@@ -16,6 +16,7 @@ import sys
 from threadpoolctl import threadpool_limits
 
 from identcheck import IdentcheckError
+from identcheck.cli_common import SuggestingParser, check_output_path
 
 from . import confirm_cli
 from .choices import MODELS, OPTIMIZERS
@@ -26,9 +27,8 @@ from .flags import to_flags
 # load only for the command that uses them; `numeric --help` and a bad flag load none (issue 23 §5).
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):
-        raise NumericError(message)
+class _Parser(SuggestingParser):  # every error one line, exit 2; an unknown flag or command gets its close match
+    error_type = NumericError
 
 
 def _int_from(flag, least: int):
@@ -91,6 +91,9 @@ def _truth(args):
     return truth
 
 
+REPRODUCE_OUT = "out/reproduce"  # the default store: its parents are created (cli_common's policy)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="numeric", description="Convergence-rate experiments for gated attention as an HMoE.")
     parser.set_defaults(func=None)
@@ -124,7 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--truth", default=None)
     _phi_args(r)
     r.add_argument("--allow-weak-truth", action="store_true", help="run even if Var f*(X)/nu^2 < 10 (the fits then measure mostly noise)")
-    r.add_argument("--out", default="out/reproduce", help="folder of the fit store (default out/reproduce)")
+    r.add_argument("--out", default=REPRODUCE_OUT, help=f"folder of the fit store (default {REPRODUCE_OUT}; a new folder only inside an existing one)")
     r.add_argument("--quick", action="store_true", help="a small preset: K = 3, sizes 2000-16000, 3 repetitions (with --preset: the preset's small variant)")
     r.add_argument("--shard", default="0/1", metavar="I/M", help="run only fits I, I+M, I+2M, ... of the grid (one shard per machine; join the stores with `numeric merge`)")
     r.add_argument("--json", action="store_true", help="print the counts as JSON")
@@ -223,6 +226,7 @@ _PRESET_OWNS = {
 
 def _reproduce(args) -> int:
     from .sweep import DEFAULT_SIZES, QUICK, Grid, run_grid, run_preset
+    check_output_path(args.out, "--out", folder=True, default=args.out == REPRODUCE_OUT, error=NumericError)
     if args.preset is not None:
         defaults = build_parser().parse_args(["reproduce"])
         for dest, flag in _PRESET_OWNS.items():
@@ -262,6 +266,7 @@ def _shard(text: str) -> tuple:
 
 def _merge(args) -> int:
     from .store import merge_stores
+    check_output_path(args.out, "OUT", folder=True, error=NumericError)
     counts = merge_stores(args.out, args.sources)
     if args.json:
         print(json.dumps(counts | {"out": args.out}))

@@ -11,6 +11,7 @@ import json
 import sys
 
 from identcheck import IdentcheckError
+from identcheck.cli_common import check_output_path
 
 from .flags import to_flags
 from .errors import NumericError
@@ -55,6 +56,8 @@ def run(args) -> int:
     from .confirm import confirm
 
     try:
+        if args.out is not None:  # the policy every output path follows (identcheck.cli_common); the default is created
+            check_output_path(args.out, "--out", folder=True, error=NumericError)
         params = {name: str(value) for name, value in (parse_param(text) for text in args.param)}
         result = confirm(
             args.phi,

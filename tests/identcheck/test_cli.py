@@ -42,7 +42,7 @@ BAD = [
     (["check", "z", "--param", "b=1"], "no phi uses 'b'"),
     (["check", "z", "--param", "b=oops"], "not a number"),
     (["check", "z", "--seed", "-3"], "seed"),
-    (["check", "z", "--bogus"], "unrecognized arguments"),
+    (["check", "z", "--bogus"], "unknown flag --bogus"),
     (["check", "z", "10**10**10**10"], "exponent"),
 ]
 
