@@ -12,6 +12,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 
 from .check import check
 from .errors import IdentcheckError
+from .families import ODE
 
 __all__ = ["CATALOG", "catalog_rows", "to_markdown"]
 
@@ -63,6 +64,8 @@ def _witness(result) -> str:
         if len(relation.terms) > 6:
             text += ", …"
     family = relation.family or "unrecognised"
+    if relation.family == ODE:  # the family is the equation: name it
+        family += f" ({relation.hypothesis})"
     return f"{probe.name} — {family}: {text}"
 
 

@@ -38,10 +38,11 @@ from .activation import Z
 from .budget import PROOF_SECONDS, Outcome, run
 from .echelon import dependent_columns
 from .compile import arb_precision
-from .families import phi_properties
+from .families import ODE, phi_properties
+from .ode import phi_odes
 from .terms import TermSet, _PhiDerivative, phi_placeholder, substitute_phi
 
-__all__ = ["Hypotheses", "apply_hypotheses", "apply_symmetry", "prove_relation", "relation_expression", "is_exact_zero", "recover_relations", "RECOVERY_DIGITS"]
+__all__ = ["Hypotheses", "apply_hypotheses", "reduces_by_ode", "apply_symmetry", "prove_relation", "relation_expression", "is_exact_zero", "recover_relations", "RECOVERY_DIGITS"]
 
 MAX_OPS_FOR_SIMPLIFY = 4000
 RECOVERY_DIGITS = 120
@@ -75,7 +76,7 @@ def relation_expression(term_set: TermSet, derivatives: tuple | None, components
 
 
 def prove_relation(term_set: TermSet, derivatives: tuple, components, coefficients, thorough: bool = True,
-                   seconds: float = PROOF_SECONDS, symmetry: tuple | None = None) -> Outcome:
+                   seconds: float = PROOF_SECONDS, symmetry: tuple | None = None, family: str | None = None) -> Outcome:
     """Truthy when sympy reduces the relation to exactly 0 (for all x); falsy if it could not.
 
     ``thorough=False`` skips the last, slow resort (``simplify``). The whole proof, building the
@@ -87,7 +88,10 @@ def prove_relation(term_set: TermSet, derivatives: tuple, components, coefficien
     found there) rewrite the placeholders (:func:`apply_hypotheses`). If that abstract expression
     cancels to 0, the relation holds for every φ with those hypotheses, so for this one
     (substitution is a homomorphism): the expensive part — φ's own formula, nested exponentials
-    and all — never reaches sympy. Only then is the concrete φ substituted.
+    and all — never reaches sympy. Only then is the concrete φ substituted. For an ``ode``
+    relation (``family``) the abstract expression is first rewritten by each of φ's proved ODEs
+    (:func:`reduces_by_ode`; :func:`~identcheck.ode.phi_odes`): the relation is built from one
+    of them, and what is left are polynomial identities in x.
     """
     properties = phi_properties(tuple(derivatives))
     hypotheses = Hypotheses(
@@ -98,6 +102,10 @@ def prove_relation(term_set: TermSet, derivatives: tuple, components, coefficien
     )
 
     def attempt():
+        if family == ODE:
+            plain = relation_expression(term_set, None, components, coefficients)
+            if any(reduces_by_ode(plain, operator) for _, operator in phi_odes(tuple(derivatives), term_set.dim)[0]):
+                return True
         abstract, rewritten = apply_hypotheses(relation_expression(term_set, None, components, coefficients), hypotheses)
         if rewritten and _exact_zero(abstract, term_set.x, False, False):
             return True
@@ -149,6 +157,39 @@ def apply_hypotheses(expr: sp.Expr, hypotheses: Hypotheses) -> tuple[sp.Expr, bo
         if rule:
             expr, rewritten = expr.xreplace(rule), True
     return expr, rewritten
+
+
+def reduces_by_ode(expr: sp.Expr, operator) -> bool:
+    """Whether ``expr`` — linear in the placeholders Φ_k(w), polynomial in x — is 0 once Lφ = 0 is
+    used (L = Σ_k P_k(z)∂^k of order r, :class:`~identcheck.ode.Operator`, proved for φ).
+
+    Group the terms by argument w: Σ_k Q_k(x)·Φ_k(w). Solving the ODE for the top derivative,
+    Φ_r(w) = −Σ_{k<r} P_k(w)Φ_k(w)/P_r(w) (wherever P_r(w) ≠ 0, a dense set), turns the group into
+    Σ_{k<r} (Q_k − Q_r·P_k(w)/P_r(w))·Φ_k(w); it is 0 as a formal expression exactly when
+    Q_k·P_r(w) − Q_r·P_k(w) ≡ 0 for every k < r and Q_k ≡ 0 for k > r — polynomial identities that
+    ``expand`` settles. Each group 0 ⇒ ``expr`` ≡ 0 (by continuity where P_r(w) = 0).
+    """
+    parts: dict = {}
+    for term in sp.Add.make_args(sp.expand(expr)):
+        atoms = term.atoms(_PhiDerivative)
+        if len(atoms) != 1:
+            return term == 0
+        (atom,) = atoms
+        coefficient, rest = term.as_independent(atom, as_Add=False)
+        if rest != atom:
+            return False  # not linear in the placeholders
+        parts.setdefault(atom, []).append(coefficient)
+    groups = {atom: sp.Add(*coefficients) for atom, coefficients in parts.items()}
+    r = operator.order
+    for w in {atom.args[0] for atom in groups}:
+        q = {k: groups.get(phi_placeholder(k)(w), sp.Integer(0)) for k in range(3)}
+        if any(sp.expand(q[k]) != 0 for k in q if k > r):
+            return False
+        lead = operator.polynomial(r).subs(Z, w)
+        for k in range(r):
+            if sp.expand(q[k] * lead - q[r] * operator.polynomial(k).subs(Z, w)) != 0:
+                return False
+    return True
 
 
 def apply_symmetry(expr: sp.Expr, symmetry: tuple) -> tuple[sp.Expr, bool]:

@@ -19,6 +19,13 @@ the templates that lie in it; what is left is reported raw.
 - **polynomial**, φ of degree k ≤ 2: with one M, the Taylor expansion in a terminates:
   ∂^t ū(M, a₂) = Σ_{|s| ≤ k−m} (a₂ − a₁)^s / s! ∂^{t+s} ū(M, a₁), when every term is in the set.
 - **a = 0**, for every φ: φ''(0)·∂ū/∂M_jk − w_jk φ(0)·∂²ū/∂a_j∂a_k = 0.
+- **ode**, Lφ = 0 for an operator L = Σ c_{i,m} z^i ∂^m (m ≤ 2, rational c) of a shape S_s whose
+  terms the set has (:mod:`ode`: guessed, then proved by sympy): x^β·(Lφ)(aᵀx)·e = 0, |β| = s,
+  z^i = (aᵀx)^i expanded, each e·x^α·φ^(m) read as a term (:func:`_monomial_term`). An operator
+  outside the shapes (exp's φ' − φ) needs monomials the set lacks: skipped (φ'' − φ is found).
+  Apart (:func:`ode_templates_for`), tried only after every named family and only where they
+  leave a relation unexplained: zφ' = φ, φ'' = cφ, … are operators of the shapes too, and an
+  ODE must not hide their names.
 """
 
 from __future__ import annotations
@@ -31,10 +38,11 @@ import sympy as sp
 
 from .activation import Z
 from .budget import PROPERTIES_SECONDS, SIMPLIFY_SECONDS, clock, current_pool, run
+from .ode import phi_odes
 from .probes import Probe
 from .terms import TermSet
 
-__all__ = ["PhiProperties", "Template", "phi_properties", "templates_for"]
+__all__ = ["ODE", "PhiProperties", "Template", "ode_templates_for", "phi_properties", "templates_for"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -323,3 +331,58 @@ def _ratio(a2, a1):
         return None
     lam = a2[pivot] / a1[pivot]
     return lam if all(y == lam * x for x, y in zip(a1, a2)) else None
+
+
+ODE = "ode"  # the family name of the relations an ODE of φ implies (its hypothesis: the equation)
+def _monomial_term(b: _Builder, alpha: tuple, m: int):
+    """(derivative key, factor) with e·x^α·φ^(m) = factor·∂^key ū (module docstring), or None
+    when no term of the set has that form."""
+    idx = [j for j, power in enumerate(alpha) for _ in range(power)]
+    if m == 0 and len(idx) == 0:
+        return (), sp.Integer(1)
+    if m == 0 and len(idx) == 2:
+        j, k = idx
+        return (_m(j, k),), sp.Rational(1, _w(j, k))
+    if m == 0 and len(idx) == 4:
+        j, k, l, n = idx
+        return b.key((_m(j, k), _m(l, n))), sp.Rational(1, _w(j, k) * _w(l, n))
+    if m == 1 and len(idx) == 1:
+        return (f"a{idx[0] + 1}",), sp.Integer(1)
+    if m == 1 and len(idx) == 3:
+        j, k, l = idx
+        return b.key((_m(j, k), f"a{l + 1}")), sp.Rational(1, _w(j, k))
+    if m == 2 and len(idx) == 2:
+        j, k = idx
+        return (f"a{j + 1}", f"a{k + 1}"), sp.Integer(1)
+    return None
+
+
+def ode_templates_for(term_set: TermSet, derivatives: tuple, probe: Probe, timed_out: list | None = None) -> list[Template]:
+    """The ``ode`` family's templates on this probe (module docstring): for every proved
+    annihilator L of shape S_s (:func:`phi_odes`), every component and every x^β with |β| = s,
+    the relation x^β·(Lφ)(aᵀx)·e = 0 on that component's columns. ``timed_out`` (a list) gets
+    ``"ode"`` when a proof ran out of time."""
+    odes, late = phi_odes(tuple(derivatives), term_set.dim)
+    if timed_out is not None:
+        timed_out.extend(late)
+    b = _Builder(term_set, probe)
+    x, a = term_set.x, term_set.a_symbols()
+    z = sum(aj * xj for aj, xj in zip(a, x))
+    for c in range(len(probe.components)):
+        for s, operator in odes:
+            for beta in itertools.combinations_with_replacement(range(term_set.dim), s):
+                multiplier = sp.Mul(*(x[j] for j in beta))
+                relation: dict = {}
+                for i, m, coeff in operator.coefficients:
+                    for alpha, value in sp.Poly(sp.expand(multiplier * z**i), *x).terms():
+                        term = _monomial_term(b, alpha, m)
+                        if term is None:
+                            relation = None  # a monomial the term set does not have
+                            break
+                        key, factor = term
+                        relation[key] = relation.get(key, 0) + coeff * value * factor
+                    if relation is None:
+                        break
+                if relation:
+                    b.add(ODE, operator.text(), [(c, relation)])
+    return [Template(t.family, t.hypothesis, tuple(sorted(t.coefficients, key=lambda cv: cv[0]))) for t in b.templates]  # in term order

@@ -34,7 +34,7 @@ from .echelon import echelon_basis
 from .evidence import Tolerance
 from .report import Relation
 
-__all__ = ["explain_null_space", "IN_NULL_SPACE", "NULL_SPACE_TOLERANCE"]
+__all__ = ["explain_null_space", "tied_components", "IN_NULL_SPACE", "NULL_SPACE_TOLERANCE"]
 
 IN_NULL_SPACE = 1e-6
 ADDS_RANK = 1e-8  # a template adds rank when the kept unit vectors' singular values stay above this
@@ -46,7 +46,7 @@ NULL_SPACE_TOLERANCE = Tolerance(
 )
 
 
-def explain_null_space(decision, matrix, templates, labels, keys, prove=None, hypotheses_timed_out=()) -> tuple:
+def explain_null_space(decision, matrix, templates, labels, keys, prove=None, hypotheses_timed_out=(), more=None) -> tuple:
     """Relations explaining ``decision.null_space`` (a tuple of :class:`Relation`).
 
     ``labels`` and ``keys`` name each column, for people and for code (a structural key,
@@ -61,6 +61,11 @@ def explain_null_space(decision, matrix, templates, labels, keys, prove=None, hy
     ``hypotheses_timed_out`` names φ's family hypotheses whose check ran out of its budget
     (:func:`~identcheck.families.phi_properties`): an unrecognised relation might have been a
     family's, so it is reported ``timed_out`` with those names as its hypothesis.
+    ``more()``, when given, returns further templates, tried after ``templates`` and only when
+    those leave part of the null space unexplained (the ``ode`` family: guessing φ's ODEs costs
+    time, and a named family always comes first — an ODE never hides one). A raw relation whose
+    terms belong to several components (keys ``(c, …)``, c an int: type-1) says which it ties
+    (:attr:`~identcheck.report.Relation.ties`).
     """
     norms = np.linalg.norm(matrix, axis=0)
     norms = np.where(norms > 0, norms, 1.0)
@@ -69,7 +74,7 @@ def explain_null_space(decision, matrix, templates, labels, keys, prove=None, hy
     kept_vectors = []
     relations = []
     out_of_time = False
-    for template in templates:
+    for template in _then(templates, more, lambda: len(kept_vectors) < decision.nullity):
         vector = np.zeros(matrix.shape[1])
         for column, coeff in template.coefficients:
             vector[column] = float(coeff)
@@ -108,6 +113,7 @@ def explain_null_space(decision, matrix, templates, labels, keys, prove=None, hy
         )
         for coeffs, exact in _raw_directions(q, norms, kept_vectors, missing):
             keep = np.flatnonzero(np.abs(coeffs) > RAW_CUTOFF * np.max(np.abs(coeffs)))
+            columns = keep if exact is None else [c for c, _ in exact]
             relations.append(
                 Relation(
                     terms=tuple((labels[c], float(coeffs[c])) for c in keep) if exact is None
@@ -118,9 +124,27 @@ def explain_null_space(decision, matrix, templates, labels, keys, prove=None, hy
                     hypothesis=hypothesis,
                     proved=False,  # proved with --certify (the certificate's recovered relations are these)
                     timed_out=bool(hypotheses_timed_out),
+                    ties=tied_components(keys[c] for c in columns),
                 )
             )
     return tuple(relations)
+
+
+def _then(templates, more, needed):
+    """``templates``, then — while ``needed()`` — those ``more()`` returns (called at most once)."""
+    yield from templates
+    if more is not None and needed():
+        yield from more()
+
+
+def tied_components(keys) -> tuple:
+    """The components (1-based) a relation's terms belong to, when it ties two or more: type-1 keys
+    are ``(c, derivative)`` with c the 0-based component; () for one component or other keys."""
+    keys = list(keys)
+    if not keys or not all(isinstance(k, tuple) and k and isinstance(k[0], int) for k in keys):
+        return ()
+    components = sorted({k[0] + 1 for k in keys})
+    return tuple(components) if len(components) > 1 else ()
 
 
 def _raw_directions(q, norms, kept_vectors, missing) -> list:

@@ -133,6 +133,10 @@ class Relation:
         condition's column keys (:attr:`~identcheck.conditions.base.ProbeMatrix.keys`), so code
         that acts on a relation (numeric's witness paths) never parses a display label. Empty for
         a relation read back from JSON (not serialised: the labels say the same for a reader).
+    ties : tuple of int
+        For a relation no family explains whose terms belong to several components: those
+        components (1-based, the ``[k]`` of the labels), e.g. ``(1, 2)``; () otherwise. In the JSON
+        (``"ties"``) and the tag (``ties experts [1], [2]``) only when non-empty.
     """
 
     terms: tuple
@@ -142,6 +146,7 @@ class Relation:
     proved: bool
     timed_out: bool = False
     keys: tuple = field(default=(), compare=False, repr=False)
+    ties: tuple = ()
 
     def __str__(self) -> str:
         return format_relation(self.exact if self.exact is not None else self.terms)
@@ -150,6 +155,8 @@ class Relation:
     def tag(self) -> str:
         """``'Euler/homogeneity: z*phi' = 1*phi, proved by sympy'``: family, hypothesis, proof."""
         tag = f"{self.family or 'unrecognised'}" + (f": {hypothesis_text(self.hypothesis)}" if self.hypothesis else "")
+        if self.ties:
+            tag += ", ties experts " + ", ".join(f"[{k}]" for k in self.ties)
         return tag + (", proved by sympy" if self.proved else (", exact proof timed out: numeric evidence" if self.timed_out else ""))
 
     def to_dict(self) -> dict:
@@ -160,7 +167,7 @@ class Relation:
             "hypothesis": self.hypothesis,
             "proved": self.proved,
             "text": str(self),
-        } | ({"timed_out": True} if self.timed_out else {})
+        } | ({"timed_out": True} if self.timed_out else {}) | ({"ties": list(self.ties)} if self.ties else {})
 
 
 @dataclass(frozen=True, slots=True)

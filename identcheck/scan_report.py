@@ -215,6 +215,7 @@ class ExceptionalPoint:
     relation: str | None
     proved: bool
     summary: str
+    hypothesis: str | None = None  # the property of φ behind the family (an ODE: its equation)
 
     def label(self) -> str:
         return ", ".join(f"{k} = {number(v)}" for k, v in self.values)
@@ -223,17 +224,15 @@ class ExceptionalPoint:
         return {
             "values": {k: number(v) for k, v in self.values},
             "verdict": str(self.verdict),
-            "evidence": self.evidence,
-            "family": self.family,
-            "relation": self.relation,
-            "proved": self.proved,
-            "summary": self.summary,
+            "evidence": self.evidence, "family": self.family, "hypothesis": self.hypothesis,
+            "relation": self.relation, "proved": self.proved, "summary": self.summary,
         }
 
     def why(self) -> str:
         if self.verdict != Verdict.NOT_IDENTIFIABLE:
             return f"{self.verdict} ({self.evidence} evidence)"
-        return f"{self.family or 'a relation not in the known families'}, {'proved' if self.proved else 'numeric: confirmed at two precisions, not proved'}"
+        which = ": ".join(t for t in (self.family or "a relation not in the known families", self.hypothesis if self.family else self.relation) if t)
+        return f"{which}, {'proved' if self.proved else 'numeric: confirmed at two precisions, not proved'}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,7 +4,8 @@ One component θ = (M, a) contributes the terms ∂^t ū, |t| ≤ 2, of ū(x; M,
 (:mod:`~identcheck.terms`, 18 distinct at d = 2). A probe with C components has C × 18 columns,
 component by component, labelled ``label[c]`` when C > 1 and keyed ``(c, derivative)`` (c 0-based,
 ``derivative`` the term's tuple of parameter names, in parameter order, e.g. ``("M11", "a1")``; ``()`` for ū). A null space is read against the
-relation families φ satisfies (:mod:`~identcheck.families`); relations are proved with sympy
+relation families φ satisfies (:mod:`~identcheck.families`; the ``ode`` family only where the named ones leave
+some of it unexplained); relations are proved with sympy
 (:mod:`~identcheck.certify`).
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 from ..certify import prove_relation
 from ..compile import compile_terms
-from ..families import phi_properties, templates_for
+from ..families import ode_templates_for, phi_properties, templates_for
 from ..probes import default_probes
 from ..rank import DEFAULT_LADDER
 from ..relations import explain_null_space
@@ -55,14 +56,15 @@ class Type1(Condition):
 
     def explain(self, probe, matrix, decision):
         templates = templates_for(self.term_set, self.activation.derivatives, probe)
-        late = phi_properties(tuple(self.activation.derivatives)).timed_out
-        return explain_null_space(decision, matrix.float64(), templates, matrix.labels, matrix.keys, self.prover(probe, matrix), late)
+        late = list(phi_properties(tuple(self.activation.derivatives)).timed_out)  # ode_templates_for may add "ode"
+        return explain_null_space(decision, matrix.float64(), templates, matrix.labels, matrix.keys, self.prover(probe, matrix), late,
+                                  more=lambda: ode_templates_for(self.term_set, self.activation.derivatives, probe, late))
 
     def prover(self, probe, matrix):
 
         def prove(coefficients, thorough=False, family=None):
             return prove_relation(
-                self.term_set, self.activation.derivatives, probe.components, coefficients, thorough=thorough
+                self.term_set, self.activation.derivatives, probe.components, coefficients, thorough=thorough, family=family
             )
 
         return prove

@@ -50,7 +50,7 @@ import sympy as sp
 from ..budget import Outcome
 from ..certify import prove_relation
 from ..compile import CompiledTerms
-from ..families import phi_properties, templates_for
+from ..families import ode_templates_for, phi_properties, templates_for
 from ..merge import merge_proportional
 from ..probes import Probe, default_probes, head_experts, type1_head
 from ..rank import DEFAULT_LADDER
@@ -217,8 +217,9 @@ class Type1Full(Condition):
     def explain(self, probe, matrix, decision):
         experts = self._experts(probe)
         templates = templates_for(self.t1, self.activation.derivatives, experts)
-        late = phi_properties(tuple(self.activation.derivatives)).timed_out
-        return explain_null_space(decision, matrix.float64(), templates, matrix.labels, matrix.keys, self.prover(probe, matrix), late)
+        late = list(phi_properties(tuple(self.activation.derivatives)).timed_out)  # ode_templates_for may add "ode"
+        return explain_null_space(decision, matrix.float64(), templates, matrix.labels, matrix.keys, self.prover(probe, matrix), late,
+                                  more=lambda: ode_templates_for(self.t1, self.activation.derivatives, experts, late))
 
     def prover(self, probe, matrix):
         experts = self._experts(probe)
@@ -228,7 +229,7 @@ class Type1Full(Condition):
             if any(int(c) >= n_t1 for c, _ in coefficients):
                 return Outcome(False)  # a v̄-column: no exact prover (numeric evidence only)
             return prove_relation(
-                self.t1, self.activation.derivatives, experts.components, coefficients, thorough=thorough
+                self.t1, self.activation.derivatives, experts.components, coefficients, thorough=thorough, family=family
             )
 
         return prove
