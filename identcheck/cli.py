@@ -64,6 +64,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--include-zero to type1, --gates/--channels/--mixed-products to type2), mha (no gate: the linear expert; "
         "takes no PHI but z, the expert itself), or type1-full (Theorem 2's full decomposition). Default type1",
     )
+    c.add_argument(
+        "--expert",
+        action="append",
+        default=[],
+        metavar="EXPR",
+        help="deepseek-shared/-routed/-weak: an expert h in x (x1..xd) and parameters, dot(p, x) for a vector p, "
+        "e.g. 'e2*gelu(dot(e1, x))' (repeatable; --param fixes a scalar parameter)",
+    )
     c.add_argument("--dim", type=_int("--dim"), default=2, help=f"input dimension d, 1..{MAX_DIM} (default 2)")
     c.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="value of a named constant in phi (repeatable)")
     c.add_argument("--seed", type=_int("--seed"), default=0, help="seed for probes and sample points (default 0)")
@@ -197,6 +205,13 @@ def _check(args) -> int:
     conditions = ("type1", "type2") if args.condition == "both" else (args.condition,)
     params = {parse_param(p)[0]: p.partition("=")[2].strip() for p in args.param}  # as written: check() reads them exactly, shows them so
     phis = (args.phi or [None]) if args.condition == "mha" else (args.phi or PAPER_EXAMPLES)
+    experts = args.condition.startswith("deepseek-")  # conditions on an expert h(x; θ), not on φ
+    if args.expert and not experts:
+        raise IdentcheckError(f"--expert: condition {args.condition!r} takes PHI, not an expert; --expert goes with deepseek-shared, deepseek-routed or deepseek-weak")
+    if experts:
+        if args.phi or not args.expert:
+            raise IdentcheckError(f"--condition {args.condition}: give the expert as --expert EXPR (e.g. --expert 'e2*gelu(dot(e1, x))'), not as PHI")
+        phis = args.expert
     jobs = []
     for phi in phis:  # validate every input before any output: the library's checks, its errors
         for condition in conditions:

@@ -23,7 +23,7 @@ from identcheck.probes import head_probes
 
 
 def test_the_registry_names_every_condition():
-    assert list(CONDITIONS) == ["type1", "type2", "mha", "type1-full"]
+    assert list(CONDITIONS) == ["type1", "type2", "mha", "type1-full", "deepseek-shared", "deepseek-routed", "deepseek-weak"]
     assert all(cls.name == name for name, cls in CONDITIONS.items())
 
 

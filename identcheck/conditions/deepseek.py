@@ -1,0 +1,170 @@
+"""The expert conditions of arXiv 2505.10860 (DeepSeekMoE): Definitions 1 and 2 for an expert h(x; θ).
+
+- ``deepseek-shared``: S1 and S2 of Definition 1 for the shared expert h1(x, κ) (twice differentiable);
+- ``deepseek-routed``: S3 of Definition 1 for the routed expert h2(x, η) (twice differentiable);
+- ``deepseek-weak``: Definition 2, {∂h2/∂η⁽ᵘ⁾(x, η_j)} (differentiable once).
+
+``phi`` is the expert's text (:mod:`~identcheck.expert`: ``e2*gelu(dot(e1, x))``; the command
+line's ``--expert``). Each probe is one set on a family of atoms (:mod:`~identcheck.expert_sets`),
+keyed ``(atom, member key)`` (atom 0-based; S2's constant: ``("1",)``); its null space is read,
+proved and classified by reach in :mod:`~identcheck.expert_relations`. The verdict is the family
+reading (any dependent probe ⇒ not identifiable); the summary says whether every relation found
+is shared by every expert of its template — the condition then fails for the set's reasons, not
+the expert's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import IdentcheckError
+from ..expert import parse_expert
+from ..expert_relations import REACH_EXPERT, REACH_TEMPLATE, ProbeAlgebra
+from ..expert_sets import SETS, ExpertProbe, SetEvaluator, check_members_finite, expert_probes, member_set
+from ..rank import DEFAULT_LADDER
+from ..scope import Scope
+from .base import Condition, ProbeMatrix, unresolved_summary
+
+__all__ = ["DeepSeekRouted", "DeepSeekShared", "DeepSeekWeak"]
+
+_MODEL = "DeepSeekMoE (arXiv 2505.10860): shared experts h1(x, κ) and routed experts h2(x, η), Gaussian regression"
+_NOT = (
+    "The paper's sufficient condition fails on these atoms (the witness relation); {theorem}'s rates are not implied "
+    "by it. If every relation is shared by the expert's template, the set as written fails for every such expert."
+)
+
+
+def _scope(theorem: str, sets: str) -> Scope:
+    return Scope(
+        model=_MODEL,
+        theorem=theorem,
+        identifiable=f"{sets} independent on every probed family of atoms: numeric evidence (or proofs at these atoms with "
+        f"--certify) that {theorem}'s condition holds — parameter values not probed are not covered.",
+        not_identifiable=_NOT.format(theorem=theorem),
+    )
+
+
+class _Expert(Condition):
+    """An expert condition: ``sets`` (names in :data:`~identcheck.expert_sets.SETS`), ``order``
+    (derivatives needed), ``h`` (the expert's name in labels)."""
+
+    sets: tuple = ()
+    order = 2
+    h = "h"
+    stream = 25
+
+    def __init__(self, activation, dim=2, seed=0, points_per_term=4, ladder=DEFAULT_LADDER):
+        if isinstance(activation, _Text):  # parsed here: the expert's vectors need d
+            activation = parse_expert(activation.text, dim, activation.params, self.order)
+        super().__init__(activation, dim, seed, points_per_term, ladder)
+        self.expert = activation
+        self.member_sets = {name: member_set(activation, name, self.h) for name in self.sets}
+        self.evaluators = {name: SetEvaluator(s, activation) for name, s in self.member_sets.items()}
+        self.term_set = self.member_sets[self.sets[0]]
+        self._probes = []
+        for probe in expert_probes(activation, seed):  # family by family, each set in turn
+            self._probes.extend(ExpertProbe(f"{name}: {probe.name}", probe.components) for name in self.sets)
+        for index, probe in enumerate(self._probes):  # refuse an expert not finite where it is probed
+            name = self._set_of(probe)
+            check_members_finite(activation, self.evaluators[name], self.member_sets[name],
+                                 self.sample_points(index, self._n_columns(probe)), probe, self.order)
+
+    @classmethod
+    def activation_for(cls, phi, params=None):
+        if phi is None:
+            raise IdentcheckError(f"condition {cls.name!r} needs an expert (phi / --expert), e.g. 'e2*gelu(dot(e1, x))'")
+        if not isinstance(phi, str):
+            raise IdentcheckError(f"condition {cls.name!r}: the expert must be text, e.g. 'e2*gelu(dot(e1, x))'")
+        return _Text(phi, dict(params or {}))
+
+    @classmethod
+    def from_json(cls, result):
+        return cls(parse_expert(result["expression"], int(result["dim"]), order=cls.order), int(result["dim"]), int(result["seed"]))
+
+    def _set_of(self, probe) -> str:
+        return probe.name.split(":")[0]
+
+    def _n_columns(self, probe) -> int:
+        s = self.member_sets[self._set_of(probe)]
+        return len(probe.components) * len(s.members) + s.constants
+
+    def probes(self):
+        return list(self._probes)
+
+    def matrix(self, probe, index):
+        return self.full_matrix(probe, self.sample_points(index, self._n_columns(probe)))
+
+    def full_matrix(self, probe, points):
+        s = self.member_sets[self._set_of(probe)]
+        k = len(probe.components)
+        labels = [m.label + (f"[{j + 1}]" if k > 1 else "") for j in range(k) for m in s.members] + ["1"] * s.constants
+        keys = [(j, m.key) for j in range(k) for m in s.members] + [("1",)] * s.constants
+        matrix = ProbeMatrix(self.evaluators[s.name], points, [c.values for c in probe.components], self.expert, labels, keys)
+        matrix.algebra = ProbeAlgebra(self.expert, s, probe)
+        return matrix
+
+    def explain(self, probe, matrix, decision):
+        return matrix.algebra.explain(decision, matrix)
+
+    def prover(self, probe, matrix):
+        return matrix.algebra.prover()
+
+    def describe_terms(self) -> str:
+        parts = []
+        for name, s in self.member_sets.items():
+            extra = f" + the constant 1" if s.constants else ""
+            parts.append(f"{name}: {len(s.members)} members per atom{extra} ({SETS[name]})")
+        params = ", ".join(self.expert.labels)
+        return f"h = {self.expert.text}, θ = ({params}); " + "; ".join(parts)
+
+    def finish(self, results):
+        relations = [r for p in results if p.counts_for_verdict and p.dependent for r in p.relations]
+        suffix = unresolved_summary(results)
+        if not relations:
+            return suffix, {}
+        template = [r for r in relations if getattr(r, "reach", None) == REACH_TEMPLATE]
+        specific = [r for r in relations if getattr(r, "reach", None) == REACH_EXPERT]
+        unknown = len(relations) - len(template) - len(specific)
+        if len(template) == len(relations):
+            reach = f"; the condition fails only through relations shared by every expert of its template ({template[0].template}: e.g. {template[0]})"
+        else:
+            reach = f"; {len(specific)} relation(s) specific to this expert (e.g. {specific[0]})" if specific else ""
+            reach += f"; {len(template)} shared by its template" if template else ""
+            reach += f"; {unknown} not proved (reach unknown)" if unknown else ""
+        return reach + suffix, {}
+
+
+@dataclass(frozen=True)
+class _Text:
+    """The expert as given, until the condition knows d (``activation_for`` does not)."""
+
+    text: str
+    params: dict
+
+
+class DeepSeekShared(_Expert):
+    """Definition 1, S1 and S2, for the shared expert h1(x, κ)."""
+
+    name = "deepseek-shared"
+    sets = ("S1", "S2")
+    h = "h1"
+    scope = _scope("Theorem 1 (shared experts)", "S1 and S2 are")
+
+
+class DeepSeekRouted(_Expert):
+    """Definition 1, S3, for the routed expert h2(x, η)."""
+
+    name = "deepseek-routed"
+    sets = ("S3",)
+    h = "h2"
+    scope = _scope("Theorem 1 (routed experts)", "S3 is")
+
+
+class DeepSeekWeak(_Expert):
+    """Definition 2 (weak identifiability), for the routed expert h2(x, η) under normalised sigmoid gating."""
+
+    name = "deepseek-weak"
+    sets = ("D2",)
+    order = 1
+    h = "h2"
+    scope = _scope("Theorem 4 (dense normalised sigmoid gating)", "The first derivatives are")

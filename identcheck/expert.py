@@ -1,0 +1,249 @@
+"""Parse an expert h(x; θ) of a mixture of experts, without executing it (issue 25 §1).
+
+An expert is text in the input vector ``x`` (components ``x1 .. xd``) and named parameters,
+read with the whitelist of :mod:`~identcheck.grammar` (numbers, ``+ - * / **``, the unary
+functions of :data:`~identcheck.grammar.FUNCTIONS`, constants ``pi``, ``e``) plus one binary
+form, ``dot(p, x)`` = Σ_i p⁽ⁱ⁾ x_i:
+
+- a parameter used as ``dot(p, x)`` is a d-vector p = (p⁽¹⁾, …, p⁽ᵈ⁾), every other free name a
+  scalar; every free name is a parameter, and ``params`` (``--param NAME=VALUE``) fixes a scalar
+  one to an exact constant;
+- refused, with one line naming the expert: a vector parameter used outside ``dot``, ``x``
+  outside ``dot`` (its components are ``x1 .. xd``), an expert without parameters, functions
+  that are not differentiable as often as the condition needs (``order``: 2 for Definition 1
+  of arXiv 2505.10860, 1 for its Definition 2), complex values, and every refusal of φ's grammar.
+
+Whether h and its derivatives are finite and real where the probes evaluate them is checked by
+the condition on its probes (:mod:`~identcheck.expert_sets`).
+
+Besides h itself the parser builds its **template**: h with every function call f(s) replaced by
+an arbitrary function F_k(s) (a sympy ``Function``; ``e2*gelu(dot(e1, x))`` → e2·F1(e1ᵀx)). A
+relation that still holds there is shared by every expert of that template (:mod:`expert_sets`).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from typing import Mapping
+
+import sympy as sp
+
+from .errors import IdentcheckError
+from .grammar import CONSTANTS, FUNCTIONS, MAX_NESTING, MAX_NODES, MAX_TEXT_LENGTH, NOT_SMOOTH, _Builder, parse_param
+
+__all__ = ["Expert", "parse_expert", "ORDER_WORDS"]
+
+ORDER_WORDS = {1: "differentiable", 2: "twice differentiable"}
+_NON_SMOOTH = (sp.Abs, sp.sign, sp.Heaviside, sp.Piecewise, sp.Max, sp.Min, sp.floor, sp.ceiling, sp.DiracDelta)
+_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+@dataclass(frozen=True)
+class Expert:
+    """A parsed expert h(x; θ).
+
+    Attributes
+    ----------
+    text : str
+        As the reports show it (fixed parameters appended, ``[k0=1/2]``).
+    expression : str
+        The text with fixed parameters written in as exact numbers: parsing it again gives the
+        same expert (the JSON's ``expression``).
+    dim : int
+    x : tuple of sympy.Symbol
+        x1 .. xd.
+    h : sympy.Expr
+        h, in ``x`` and ``params``.
+    template : sympy.Expr
+        h with each function call replaced by an arbitrary function (equal to ``h`` when h
+        calls no function).
+    names : tuple of str
+        The parameters, in order of first appearance.
+    vectors : frozenset of str
+        Those used as ``dot(p, x)``.
+    params : tuple of sympy.Symbol
+        The flat parameter vector θ: a scalar's symbol, or a vector's d symbols, in ``names`` order.
+    labels : tuple of str
+        One per entry of ``params``: ``e2``, ``e1⁽¹⁾``.
+    """
+
+    text: str
+    expression: str
+    dim: int
+    x: tuple
+    h: sp.Expr
+    template: sp.Expr
+    names: tuple
+    vectors: frozenset
+    params: tuple
+    labels: tuple
+    as_written: str | None = field(default=None, compare=False)
+    derivatives: tuple = field(default=(), repr=False, compare=False)  # no φ placeholders (compile.py)
+    written_numbers: tuple = field(default=(), repr=False, compare=False)  # the reports' interface of an Activation
+
+    @property
+    def expr(self) -> str:
+        """What the check driver records as the result's ``expression``: :attr:`expression`, which
+        parses back to this expert (a φ's is its sympy form; an expert's sympy form would lose dot)."""
+        return self.expression
+
+    def check_domain(self, bound: float) -> None:
+        """Nothing to do here: the conditions check h's derivatives on their probes when built."""
+
+    def numpy_derivative(self, m):  # pragma: no cover - no φ placeholders are ever compiled
+        raise NotImplementedError("an expert has no activation placeholders")
+
+    @property
+    def template_text(self) -> str:
+        """The template as text: each function call's name replaced by F1, F2, … (``e2*F1(dot(e1, x))``)."""
+        counter = iter(range(1, 1 + len(self.expression)))
+        names = "|".join(sorted(map(re.escape, FUNCTIONS), key=len, reverse=True))
+        return re.sub(rf"\b({names})\s*\(", lambda m: f"F{next(counter)}(", self.expression)
+
+
+def parse_expert(text, dim: int = 2, params: Mapping[str, object] | None = None, order: int = 2) -> Expert:
+    """Parse ``text`` into an :class:`Expert` in dimension ``dim``; ``order``: the derivatives the
+    condition takes (its refusals name it).
+
+    >>> parse_expert("e2*tanh(dot(e1, x))", 2).labels
+    ('e2', 'e1⁽¹⁾', 'e1⁽²⁾')
+    """
+    if not isinstance(text, str):
+        raise IdentcheckError(f"expert={text!r}: expected a string such as 'e2*gelu(dot(e1, x))'")
+    text = text.strip()
+    values = {}
+    for name, value in (params or {}).items():
+        values[name] = value if isinstance(value, sp.Rational) else parse_param(f"{name}={value}")[1]
+    if not text:
+        raise IdentcheckError("expert='': empty expression")
+    if len(text) > MAX_TEXT_LENGTH:
+        raise IdentcheckError(f"expert={text[:40]!r}...: longer than {MAX_TEXT_LENGTH} characters")
+    if max((text[: i + 1].count("(") - text[: i + 1].count(")") for i in range(len(text))), default=0) > MAX_NESTING:
+        raise IdentcheckError(f"expert={text!r}: nested deeper than {MAX_NESTING} brackets")
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError as exc:
+        raise IdentcheckError(f"expert={text!r} is not a valid expression ({exc.msg})") from None
+    if sum(1 for _ in ast.walk(tree)) > MAX_NODES:
+        raise IdentcheckError(f"expert={text!r}: too large (more than {MAX_NODES} syntax nodes)")
+    concrete = _ExpertBuilder(text, values, dim, order, generic=False)
+    expr = concrete.build(tree.body)
+    template = _ExpertBuilder(text, values, dim, order, generic=True).build(tree.body)
+    unused = [name for name in values if name not in concrete.used]
+    if unused:
+        raise IdentcheckError(f"params={{{unused[0]!r}: VALUE}}: expert={text!r} does not use {unused[0]!r}")
+    _validate(text, expr, order)
+    names = tuple(concrete.order)
+    if not names:
+        raise IdentcheckError(f"expert={text!r} has no parameters: every free name is a parameter, and there is none left to identify")
+    symbols, labels = [], []
+    for name in names:
+        if name in concrete.vectors:
+            symbols.extend(concrete.vectors[name])
+            labels.extend(f"{name}⁽{str(i + 1).translate(_SUPERSCRIPT)}⁾" for i in range(dim))
+        else:
+            symbols.append(concrete.scalars[name])
+            labels.append(name)
+    if len({s.name for s in symbols}) < len(symbols):
+        raise IdentcheckError(f"expert={text!r}: a scalar parameter's name collides with a vector's component names (NAME_i); rename it")
+    used = [k for k in values if k in concrete.used]
+    shown, expression, as_written = text, text, None
+    if used:
+        shown += " [" + ", ".join(f"{k}={values[k]}" for k in used) + "]"
+        written = " [" + ", ".join(f"{k}={str(params[k]).strip()}" for k in used) + "]"
+        as_written = None if text + written == shown else text + written
+        for k in used:
+            expression = re.sub(rf"\b{re.escape(k)}\b", f"({values[k]})", expression)
+    return Expert(
+        text=shown, expression=expression, dim=dim, x=concrete.x, h=expr, template=template, names=names,
+        vectors=frozenset(concrete.vectors), params=tuple(symbols), labels=tuple(labels), as_written=as_written,
+    )
+
+
+def _validate(text: str, expr: sp.Expr, order: int) -> None:
+    if expr.has(sp.zoo, sp.oo, -sp.oo, sp.nan):
+        raise IdentcheckError(f"expert={text!r} is not finite (it contains an infinity or 0/0)")
+    bad = [type(a).__name__ for a in expr.atoms(*_NON_SMOOTH)]
+    if bad:
+        raise IdentcheckError(f"expert={text!r} contains {bad[0]}, which is not {ORDER_WORDS[order]} everywhere; the condition needs that")
+    if expr.has(sp.I):
+        raise IdentcheckError(f"expert={text!r} is complex-valued; the condition needs a real expert")
+
+
+class _ExpertBuilder(_Builder):
+    """φ's whitelist reader (:mod:`grammar`) with the expert's names: x1..xd, parameters, dot(p, x)."""
+
+    def __init__(self, text, params, dim, order, generic):
+        super().__init__(text, params)
+        self.dim, self.order_needed, self.generic = dim, order, generic
+        self.x = tuple(sp.Symbol(f"x{i + 1}", real=True) for i in range(dim))
+        self.scalars: dict = {}
+        self.vectors: dict = {}
+        self.order: list = []
+        self.functions: dict = {}
+
+    def fail(self, why: str):
+        raise IdentcheckError(f"expert={self.text!r}: {why}")
+
+    def name(self, name: str):
+        if name.startswith("__"):
+            self.fail(f"names starting with '__' are not allowed ({name!r})")
+        if name == "x":
+            self.fail(f"x is the input vector: use it as dot(p, x), or its components x1..x{self.dim}")
+        match = re.fullmatch(r"x(\d+)", name)
+        if match:
+            k = int(match.group(1))
+            if not 1 <= k <= self.dim:
+                self.fail(f"{name} is not a component of x in dimension d = {self.dim} (x1..x{self.dim})")
+            return self.x[k - 1]
+        if name in self.params:
+            self.used.add(name)
+            return self.params[name]
+        if name in CONSTANTS:
+            return CONSTANTS[name]
+        if name in FUNCTIONS or name in NOT_SMOOTH or name == "dot":
+            self.fail(f"{name!r} is a function; call it as {name}(...)")
+        if name == "z":
+            self.fail("z is not a variable of an expert: the input is x (x1..xd, dot(p, x))")
+        if not re.fullmatch(r"[A-Za-z_]\w*", name) or len(name) > 20:
+            self.fail(f"unknown name {name!r}")
+        if name in self.vectors:
+            self.fail(f"{name!r} is a vector parameter (used as dot({name}, x)) and is used outside dot")
+        if name not in self.scalars:
+            self.scalars[name] = sp.Symbol(name, real=True)
+            self.order.append(name)
+        return self.scalars[name]
+
+    def call(self, node: ast.Call):
+        if isinstance(node.func, ast.Name) and node.func.id == "dot":
+            return self.dot(node)
+        if isinstance(node.func, ast.Name):
+            name = node.func.id
+            if name.lower() in NOT_SMOOTH:
+                self.fail(f"{name} {NOT_SMOOTH[name.lower()]}; the condition needs an expert {ORDER_WORDS[self.order_needed]} in its parameters")
+        if not self.generic:
+            return super().call(node)
+        index = self.functions.setdefault(id(node), len(self.functions) + 1)  # pre-order: F1, F2, … left to right in the text
+        super().call(node)  # its checks
+        return sp.Function(f"F{index}", real=True)(self.build(node.args[0]))
+
+    def dot(self, node: ast.Call):
+        args = node.args
+        if node.keywords or len(args) != 2 or not all(isinstance(a, ast.Name) for a in args):
+            self.fail("dot takes two names: dot(p, x), p a parameter")
+        names = [a.id for a in args]
+        if names.count("x") != 1:
+            self.fail(f"dot({', '.join(names)}): one argument must be x, the other a parameter")
+        p = names[1 - names.index("x")]
+        if p in self.params:
+            self.fail(f"{p!r} is a vector in dot({p}, x); --param fixes scalar parameters only")
+        if p in self.scalars:
+            self.fail(f"{p!r} is used as a vector in dot({p}, x) and as a scalar elsewhere")
+        if re.fullmatch(r"x\d*", p) or p in CONSTANTS or p in FUNCTIONS or p == "z" or p.startswith("__"):
+            self.fail(f"dot({p}, x): {p!r} cannot be a parameter")
+        if p not in self.vectors:
+            self.vectors[p] = tuple(sp.Symbol(f"{p}_{i + 1}", real=True) for i in range(self.dim))
+            self.order.append(p)
+        return sp.Add(*(c * xi for c, xi in zip(self.vectors[p], self.x)))

@@ -1,0 +1,195 @@
+"""Relations among an expert's set members on one probe: found, proved, and classified by reach.
+
+A dependent probe's null space is read by :func:`~identcheck.relations.explain_null_space`: the
+members that coincide (a zero member; two members with a constant ratio, found from the float64
+columns and read as an exact rational) are offered as templates, the rest is reported in the
+canonical echelon form with exact rational coefficients where they exist. Every relation with
+exact coefficients Σ λ_c m_c = 0 is then **proved** by sympy on the probe's atoms (expand, then
+simplify, under the check's time budget) and classified by its **reach**:
+
+- *shared by every expert of its template*: the same coefficients still annihilate the members
+  built from the template — the expert with each function call replaced by an arbitrary function
+  (``e2*F1(dot(e1, x))``); an expert without function calls (a linear one) is its own argument:
+  F(h) — proved by sympy with F1, F undefined (refuted faster by a value at a rational point with
+  one concrete function in their place). Such a relation is the set's, not the expert's: any ridge expert F(η1ᵀx)
+  at d ≥ 2 has x1·∂h/∂η1⁽²⁾ = x2·∂h/∂η1⁽¹⁾; any c·F(…): ∂²h/∂c∂θ = ∂h/∂θ / c; any F(η1ᵀx + η0):
+  ∂h/∂η1⁽ᵘ⁾ = x_u·∂h/∂η0;
+- *specific to this expert*: proved for the expert, not for a template;
+- unknown: not proved (float coefficients, or the budget ran out).
+
+The reach of a basis does not depend on the basis chosen: combinations of template-wide
+relations are template-wide, so the null space is spanned by template-wide relations exactly when
+every relation of any basis is (a template-wide relation never hides a specific one).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from fractions import Fraction
+
+import numpy as np
+import sympy as sp
+
+from .budget import Outcome, run
+from .relations import explain_null_space
+from .report import Relation
+
+__all__ = ["ExpertRelation", "ProbeAlgebra", "REACH_TEMPLATE", "REACH_EXPERT"]
+
+REACH_TEMPLATE = "template"
+REACH_EXPERT = "expert"
+PROOF_SECONDS = 3.0  # one sympy proof of one relation on one probe (inside the check's pool)
+COINCIDE_TOL = 1e-10  # relative spread of a column ratio below which two members are proposed as coinciding
+RATIO_DENOMINATOR = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class ExpertRelation(Relation):
+    """A :class:`~identcheck.report.Relation` with its reach: ``reach`` is ``"template"`` (then
+    ``template`` says which: ``every expert e2*F1(dot(e1, x))``), ``"expert"`` or None (not proved)."""
+
+    reach: str | None = None
+    template: str | None = None
+
+    @property
+    def tag(self) -> str:
+        base = Relation.tag.fget(self)
+        if self.reach == REACH_TEMPLATE:
+            return base + f"; shared by {self.template}"
+        if self.reach == REACH_EXPERT:
+            return base + "; specific to this expert"
+        return base + "; reach unknown (not proved)"
+
+    def to_dict(self) -> dict:
+        return Relation.to_dict(self) | {"reach": self.reach, "reach_template": self.template}
+
+
+@dataclass(frozen=True)
+class _Proposal:
+    family: str
+    hypothesis: str | None
+    coefficients: tuple  # ((column, sympy.Rational), ...)
+
+
+_T = sp.Dummy("t")
+#: stands in for an arbitrary function when refuting numerically: no parity, no homogeneity, no simple ODE
+_GENERIC = sp.Lambda(_T, sp.exp(_T / 3) + sp.sin(2 * _T + 1) / 2 + _T**3 / 5)
+_REFUTE_POINTS = ((sp.Rational(3, 7), sp.Rational(-5, 11)), (sp.Rational(-2, 9), sp.Rational(7, 13)))
+REFUTED = 1e-15  # |value| at 30 digits above this (relative to the terms' size) refutes a relation
+
+
+def _is_zero(expr, x) -> bool:
+    """Σ λ_c m_c ≡ 0 in x? ``expand`` proves most; a nonzero value at a rational point (arbitrary
+    functions replaced by one concrete function, which is among them) refutes; else ``simplify``."""
+    expr = sp.expand(expr)
+    if expr == 0:
+        return True
+    concrete = expr
+    undefined = {f.func for f in expr.atoms(sp.core.function.AppliedUndef)}
+    if undefined:
+        concrete = expr.subs({f: _GENERIC for f in undefined}).doit()
+    for point in _REFUTE_POINTS:
+        at = {xi: point[i % len(point)] * (1 + i) / (1 + len(x)) for i, xi in enumerate(x)}
+        value = concrete.xreplace(at).evalf(30)
+        scale = max([abs(t.xreplace(at).evalf(30)) for t in sp.Add.make_args(concrete)] + [1])
+        if not value.is_number or value.has(sp.nan, sp.zoo):
+            break
+        if abs(complex(value)) > REFUTED * float(scale):
+            return False
+    return sp.simplify(expr) == 0
+
+
+class ProbeAlgebra:
+    """The symbolic side of one probe: each column's member at its atom, for h and its templates.
+
+    Columns are atom by atom (``len(members)`` each), then the set's constant columns.
+    """
+
+    def __init__(self, expert, member_set, probe):
+        self.expert, self.set, self.probe = expert, member_set, probe
+        self.per_atom = len(member_set.members)
+        self._cache: dict = {}
+        g = sp.Function("F", real=True)
+        self.templates = []  # (description, expression), most specific first
+        if expert.template != expert.h:  # the function calls become arbitrary functions
+            self.templates.append((f"every expert {expert.template_text} (F arbitrary)", expert.template))
+        else:  # no function call: the identity is the outer function (a linear expert → any F(η1ᵀx + η0))
+            self.templates.append((f"every expert F({expert.expression}) (F arbitrary)", g(expert.h)))
+
+    def column(self, c: int, which: int = -1) -> sp.Expr:
+        """Column ``c``'s member at its atom, for h (``which`` = −1) or template ``which``."""
+        if c >= self.per_atom * len(self.probe.components):
+            return sp.Integer(1)
+        key = (c, which)
+        if key not in self._cache:
+            atom = self.probe.components[c // self.per_atom]
+            member = self.set.members[c % self.per_atom]
+            if which < 0:
+                expr = self.set.exprs[c % self.per_atom]
+            else:
+                expr = member.build(self.templates[which][1], self.expert.params, self.expert.x)
+            self._cache[key] = expr.xreplace(atom.subs(self.expert.params))
+        return self._cache[key]
+
+    def prove(self, coefficients, which: int = -1) -> Outcome:
+        """Whether Σ λ_c column_c ≡ 0 (in x) for h or template ``which``, proved by sympy."""
+        total = sp.Add(*(sp.Rational(v) * self.column(c, which) for c, v in coefficients))
+        proved, timed_out = run(_is_zero, total, self.expert.x, seconds=PROOF_SECONDS, default=False)
+        return Outcome(bool(proved), timed_out)
+
+    def prover(self):
+        def prove(coefficients, thorough=False, family=None):
+            return self.prove(coefficients)
+
+        return prove
+
+    def proposals(self, values: np.ndarray) -> list:
+        """Zero members and coinciding pairs (constant exact ratio) among the float64 columns."""
+        norms = np.linalg.norm(values, axis=0)
+        found = []
+        live = np.flatnonzero(norms > 0)
+        for i, a in enumerate(live):
+            for b in live[i + 1:]:
+                ratio = _ratio(values[:, a], values[:, b])
+                if ratio is not None:
+                    found.append(_Proposal("coinciding members", None, ((int(a), sp.Integer(1)), (int(b), -ratio))))
+        return found + [_Proposal("zero member", None, ((int(c), sp.Integer(1)),)) for c in np.flatnonzero(norms == 0)]
+
+    def explain(self, decision, matrix) -> tuple:
+        """The relations of a dependent probe, proved and classified (:class:`ExpertRelation` s)."""
+        values = matrix.float64()
+        relations = explain_null_space(decision, values, self.proposals(values), matrix.labels, matrix.keys, self.prover())
+        return tuple(self.classify(r, matrix) for r in relations)
+
+    def classify(self, relation: Relation, matrix) -> ExpertRelation:
+        fields_ = {f.name: getattr(relation, f.name) for f in fields(relation)}
+        if relation.exact is None or not relation.keys:
+            return ExpertRelation(**fields_)
+        coefficients = [(matrix.keys.index(k), sp.Rational(v)) for k, (_, v) in zip(relation.keys, relation.exact)]
+        proved, timed_out = relation.proved, relation.timed_out
+        if not proved:
+            outcome = self.prove(coefficients)
+            proved, timed_out = bool(outcome), outcome.timed_out
+        fields_ |= {"proved": proved, "timed_out": timed_out}
+        if len(coefficients) <= 2 and fields_["family"] is None:
+            fields_["family"] = "zero member" if len(coefficients) == 1 else "coinciding members"
+        if not proved:
+            return ExpertRelation(**fields_)
+        for which, (description, _) in enumerate(self.templates):
+            if self.prove(coefficients, which):
+                return ExpertRelation(**fields_, reach=REACH_TEMPLATE, template=description)
+        return ExpertRelation(**fields_, reach=REACH_EXPERT)
+
+
+def _ratio(a: np.ndarray, b: np.ndarray):
+    """The exact rational r with a = r·b, when the float columns say so, else None."""
+    if np.any((a == 0) != (b == 0)):
+        return None
+    mask = b != 0
+    ratios = a[mask] / b[mask]
+    if ratios.size == 0 or np.ptp(ratios) > COINCIDE_TOL * max(1.0, float(np.max(np.abs(ratios)))):
+        return None
+    guess = Fraction(float(np.median(ratios))).limit_denominator(RATIO_DENOMINATOR)
+    if guess == 0 or abs(float(guess) - float(np.median(ratios))) > COINCIDE_TOL * max(1.0, abs(float(guess))):
+        return None
+    return sp.Rational(guess.numerator, guess.denominator)

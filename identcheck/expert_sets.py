@@ -1,0 +1,219 @@
+"""The function sets of arXiv 2505.10860 (DeepSeekMoE) for an expert h(x; θ), and their probes.
+
+Definition 1 (strong identifiability), for atoms θ_1..θ_k (parameters p = 1..P):
+
+    S1 = {∂h/∂θ⁽ᵘ⁾(x, θ_i)}
+    S2 = {∂h/∂θ⁽ᵘ⁾(x, θ_i) · ∂h/∂θ⁽ᵛ⁾(x, θ_i) : u ≤ v} ∪ {1}
+    S3 = {∂h/∂θ⁽ᵘ⁾(x, θ_j), ∂²h/∂θ⁽ᵘ⁾∂θ⁽ᵛ⁾(x, θ_j) (u ≤ v), x⁽ʷ⁾ · ∂h/∂θ⁽ᵛ⁾(x, θ_j)}
+
+Definition 2 (weak identifiability): {∂h/∂θ⁽ᵘ⁾(x, θ_j)}. Each set is read **as a family**: every
+member of every atom is a column, so members that coincide — across atoms or within one — make
+the columns dependent, as the paper reads (∂h1/∂κ0)² = 1 against S2's 1. Only the symbolically
+identical members (∂²/∂u∂v = ∂²/∂v∂u, products u·v = v·u) are listed once: u ≤ v. S2's constant
+1 is one column, shared by all atoms.
+
+A probe is k atoms with exact dyadic parameters k/8 (exact in float64, arb and sympy), distinct
+across atoms (the paper's sets are for distinct atoms): random atoms (k = 1, 2, 3), a sign pair
+θ₂ = −θ₁, a sign pair of the vector parameters (scalars drawn afresh), and for each parameter two
+atoms sharing it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import flint
+import numpy as np
+import sympy as sp
+
+from .compile import CompiledTerms, _arb_number, arb_precision
+from .errors import IdentcheckError
+from .expert import ORDER_WORDS, Expert
+
+__all__ = ["SETS", "Atom", "ExpertProbe", "Member", "MemberSet", "SetEvaluator", "expert_probes", "member_set"]
+
+#: set name → what it holds (for reports)
+SETS = {
+    "S1": "first derivatives (Definition 1, S1)",
+    "S2": "products of first derivatives and the constant 1 (Definition 1, S2)",
+    "S3": "first and second derivatives and x-multiplied first derivatives (Definition 1, S3)",
+    "D2": "first derivatives (Definition 2)",
+}
+DENOMINATOR = 8
+
+
+@dataclass(frozen=True)
+class Member:
+    """One member of a set, per atom: its label, its structural key, how to build it from h."""
+
+    label: str
+    key: tuple  # ("d", (u,)), ("dd", (u, v)), ("prod", (u, v)), ("x", w, (v,)); u, v: parameter symbol names
+
+    def build(self, h: sp.Expr, params: tuple, x: tuple) -> sp.Expr:
+        """The member for the expert (or template) ``h``."""
+        names = {p.name: p for p in params}
+        kind = self.key[0]
+        if kind == "d":
+            return sp.diff(h, names[self.key[1][0]])
+        if kind == "dd":
+            u, v = self.key[1]
+            return sp.diff(h, names[u], names[v])
+        if kind == "prod":
+            u, v = self.key[1]
+            return sp.diff(h, names[u]) * sp.diff(h, names[v])
+        return x[self.key[1] - 1] * sp.diff(h, names[self.key[2][0]])
+
+
+@dataclass(frozen=True)
+class MemberSet:
+    """A set's per-atom members (``members``) and its shared constant columns (``constants``:
+    S2's 1). ``exprs``: the members of h, symbolic in x and θ."""
+
+    name: str
+    members: tuple
+    exprs: tuple = field(repr=False)
+    constants: int = 0
+
+    @property
+    def terms(self) -> tuple:  # the driver's ``term_set.terms`` (its count per atom)
+        return self.members
+
+    merges = ()  # no merges: coinciding members are dependences here
+
+    @property
+    def n_derivatives(self) -> int:
+        return len(self.members)
+
+
+def member_set(expert: Expert, name: str, h: str = "h") -> MemberSet:
+    """The members of set ``name`` ("S1", "S2", "S3", "D2") for ``expert``; ``h``: its name in labels."""
+    symbols, labels = expert.params, expert.labels
+    n = len(symbols)
+    d1 = [Member(f"∂{h}/∂{labels[u]}", ("d", (symbols[u].name,))) for u in range(n)]
+    members: list = []
+    if name in ("S1", "D2"):
+        members = d1
+    elif name == "S2":
+        for u in range(n):
+            for v in range(u, n):
+                text = f"(∂{h}/∂{labels[u]})²" if u == v else f"∂{h}/∂{labels[u]}·∂{h}/∂{labels[v]}"
+                members.append(Member(text, ("prod", (symbols[u].name, symbols[v].name))))
+    elif name == "S3":
+        members = list(d1)
+        for u in range(n):
+            for v in range(u, n):
+                text = f"∂²{h}/∂{labels[u]}²" if u == v else f"∂²{h}/∂{labels[u]}∂{labels[v]}"
+                members.append(Member(text, ("dd", (symbols[u].name, symbols[v].name))))
+        for w in range(1, expert.dim + 1):
+            members.extend(Member(f"x{w}·∂{h}/∂{labels[v]}", ("x", w, (symbols[v].name,))) for v in range(n))
+    else:
+        raise ValueError(f"set {name!r}: unknown")
+    exprs = tuple(m.build(expert.h, symbols, expert.x) for m in members)
+    return MemberSet(name, tuple(members), exprs, constants=1 if name == "S2" else 0)
+
+
+class SetEvaluator:
+    """A set's columns at points and atoms: the members compiled once (:class:`CompiledTerms`,
+    no φ placeholders), then the shared constant columns (value 1). The interface of
+    :class:`~identcheck.compile.CompiledTerms` that :class:`~identcheck.conditions.base.ProbeMatrix` uses."""
+
+    def __init__(self, member_set: MemberSet, expert: Expert):
+        self.inner = CompiledTerms(member_set.exprs, expert.x, expert.params)
+        self.constants = member_set.constants
+
+    def float64(self, points, components, activation=None) -> np.ndarray:
+        values = self.inner.float64(points, components, activation)
+        return np.hstack([values, np.ones((len(points), self.constants))]) if self.constants else values
+
+    def arb(self, points, components, activation, digits, keep=True):
+        values = self.inner.arb(points, components, activation, digits, keep)
+        if not self.constants:
+            return values
+        with arb_precision(digits):
+            rows = [[values[i, j] for j in range(values.ncols())] + [flint.arb(1)] * self.constants for i in range(values.nrows())]
+            return flint.arb_mat(rows)
+
+
+@dataclass(frozen=True)
+class Atom:
+    """One atom θ_i: exact values aligned with the expert's flat parameters (``labels``)."""
+
+    values: tuple
+    labels: tuple = field(repr=False)
+
+    def to_dict(self) -> dict:
+        return {"params": {label: str(v) for label, v in zip(self.labels, self.values)}}
+
+    @property
+    def l1(self) -> float:
+        return float(sum(abs(v) for v in self.values))
+
+    def subs(self, params) -> dict:
+        return dict(zip(params, self.values))
+
+
+@dataclass(frozen=True)
+class ExpertProbe:
+    """A family of atoms (the driver's probe interface: no (A.1)–(A.5) here, every probe counts)."""
+
+    name: str
+    components: tuple
+    counts: bool = True
+    note: str = ""
+    assumptions: tuple = ()
+    admissible: bool = True
+    violation_note: str = ""
+
+    def to_dict(self) -> dict:
+        return {"components": [c.to_dict() for c in self.components]}
+
+
+def _values(rng, count, avoid=()) -> list:
+    """``count`` distinct nonzero dyadic rationals k/8, |k| ≤ 8, none in ``avoid``."""
+    pool = [k for k in range(-DENOMINATOR, DENOMINATOR + 1) if k != 0 and sp.Rational(k, DENOMINATOR) not in avoid]
+    return [sp.Rational(int(k), DENOMINATOR) for k in rng.choice(pool, size=count, replace=False)]
+
+
+def expert_probes(expert: Expert, seed: int = 0) -> list[ExpertProbe]:
+    """Random atoms (k = 1, 2, 3), sign pairs, and shared parameters, every atom distinct."""
+    rng = np.random.default_rng([seed, expert.dim, 2505])
+    n = len(expert.params)
+    owners = [label.split("⁽")[0] for label in expert.labels]
+
+    def atoms(k):
+        columns = [_values(rng, k) for _ in range(n)]  # distinct across atoms, entry by entry
+        return [Atom(tuple(col[i] for col in columns), expert.labels) for i in range(k)]
+
+    probes = [ExpertProbe(f"random, k = {k}", tuple(atoms(k))) for k in (1, 2, 3)]
+    first = atoms(1)[0]
+    probes.append(ExpertProbe("sign pair θ2 = −θ1", (first, Atom(tuple(-v for v in first.values), expert.labels))))
+    vectors = [i for i in range(n) if owners[i] in expert.vectors]
+    if vectors and len(vectors) < n:
+        second = [-v if i in vectors else _values(rng, 1, avoid=(v, -v))[0] for i, v in enumerate(first.values)]
+        probes.append(ExpertProbe("sign pair of the vectors, scalars distinct", (first, Atom(tuple(second), expert.labels))))
+    if len(expert.names) > 1:
+        for name in expert.names:
+            a, b = atoms(2)
+            shared = tuple(a.values[i] if owners[i] == name else b.values[i] for i in range(n))
+            probes.append(ExpertProbe(f"shared {name}, the rest distinct", (a, Atom(shared, expert.labels))))
+    for probe in probes:
+        if len({c.values for c in probe.components}) < len(probe.components):  # pragma: no cover - by construction
+            raise AssertionError(f"probe {probe.name!r}: atoms not distinct")
+    return probes
+
+
+def check_members_finite(expert: Expert, evaluator: SetEvaluator, members: MemberSet, points, probe, order: int) -> None:
+    """Refuse the expert when a member is not finite and real at a probe's points (one line)."""
+    with np.errstate(all="ignore"):
+        values = evaluator.float64(points, [c.values for c in probe.components])
+    bad = ~np.isfinite(values)
+    if bad.any():
+        row, column = (int(i) for i in np.argwhere(bad)[0])
+        member = members.members[column % len(members.members)] if column < len(members.members) * len(probe.components) else None
+        at = ", ".join(f"x{i + 1}={v:.3g}" for i, v in enumerate(points[row]))
+        atom = probe.components[column // len(members.members)] if member is not None else probe.components[0]
+        raise IdentcheckError(
+            f"expert={expert.text!r}: {member.label if member else 'a member'} is not finite and real at {at}, "
+            f"{', '.join(f'{k}={v}' for k, v in atom.to_dict()['params'].items())} (probe {probe.name!r}); "
+            f"the condition needs an expert {ORDER_WORDS[order]} in its parameters on the probed domain x in [-1, 1]^{expert.dim}"
+        )

@@ -1,0 +1,96 @@
+"""The DeepSeekMoE conditions (identcheck/conditions/deepseek.py): verdicts, the paper's relations
+for linear experts, reach, and the command line. Relations are checked against sympy directly."""
+
+import json
+
+import pytest
+import sympy as sp
+
+from identcheck.check import check
+from identcheck.cli import main
+from identcheck.errors import IdentcheckError
+from identcheck.expert_relations import REACH_EXPERT, REACH_TEMPLATE
+
+x1, x2 = sp.symbols("x1 x2", real=True)
+F = sp.Function("F")
+
+
+def test_linear_routed_expert_fails_through_the_papers_relation_shared_by_its_template():
+    result = check("dot(e1, x) + e0", condition="deepseek-routed")
+    assert str(result.verdict) == "not identifiable" and str(result.evidence) == "proof"
+    first = result.witness_probe.relation
+    assert str(first) == "∂h2/∂e1⁽¹⁾ − x1·∂h2/∂e0 = 0"
+    assert first.proved and first.reach == REACH_TEMPLATE and "F(dot(e1, x) + e0)" in first.template
+    # by hand: h = e0 + e1ᵀx and any F(e0 + e1ᵀx) satisfy ∂h/∂e1⁽¹⁾ = x1·∂h/∂e0
+    e0, a, b = sp.symbols("e0 a b")
+    for h in (e0 + a * x1 + b * x2, F(e0 + a * x1 + b * x2)):
+        assert sp.simplify(sp.diff(h, a) - x1 * sp.diff(h, e0)) == 0
+    assert result.seconds < 30
+
+
+def test_linear_shared_expert_fails_through_the_square_that_is_the_sets_1():
+    result = check("dot(k1, x) + k0", condition="deepseek-shared")
+    assert str(result.verdict) == "not identifiable"
+    assert result.witness == "S2: random, k = 1"
+    relation = result.witness_probe.relation
+    assert str(relation) == "(∂h1/∂k0)² − 1 = 0" and relation.proved
+    assert relation.reach == REACH_EXPERT  # F(k0 + k1ᵀx) has (∂h/∂k0)² = F'² ≠ 1
+    k0 = sp.Symbol("k0")
+    assert sp.diff(k0 + x1, k0) ** 2 == 1 and sp.simplify(sp.diff(F(k0 + x1), k0) ** 2 - 1) != 0
+
+
+def test_gelu_routed_single_atom_fails_only_through_its_template():
+    result = check("e2*gelu(dot(e1, x))", condition="deepseek-routed")
+    assert str(result.verdict) == "not identifiable"
+    single = next(p for p in result.probes if p.name == "S3: random, k = 1")
+    assert single.nullity == 4
+    assert all(r.proved and r.reach == REACH_TEMPLATE for r in single.relations)
+    texts = {str(r) for r in single.relations}
+    assert "x1·∂h2/∂e1⁽²⁾ − x2·∂h2/∂e1⁽¹⁾ = 0" in texts  # any ridge expert at d ≥ 2
+    assert "∂²h2/∂e2² = 0" in texts  # linear in the scale
+    # the sign pair ties the atoms through gelu(z) − gelu(−z) = z: specific to GELU
+    sign = next(p for p in result.probes if p.name == "S3: sign pair θ2 = −θ1")
+    assert any(r.reach == REACH_EXPERT for r in sign.relations)
+    z = sp.Symbol("z")
+    gelu = z / 2 * (1 + sp.erf(z / sp.sqrt(2)))
+    assert sp.simplify(gelu - gelu.subs(z, -z) - z) == 0
+    assert "specific to this expert" in result.summary
+
+
+def test_weak_identifiable_expert_and_template_wide_failure():
+    good = check("softplus(dot(e1, x) + e0)", condition="deepseek-weak")
+    assert str(good.verdict) == "identifiable"
+    scaled = check("k2*sigmoid(dot(k1, x) + k0)", condition="deepseek-weak", params={"k0": "1/2"})
+    assert str(scaled.verdict) == "not identifiable"
+    assert scaled.witness == "D2: shared k1, the rest distinct"
+    assert "fails only through relations shared by every expert of its template" in scaled.summary
+
+
+def test_json_carries_reach_and_the_expression_parses_back(capsys):
+    assert main(["check", "--condition", "deepseek-weak", "--expert", "dot(e1, x) + e0", "--json"]) == 0
+    [result] = json.loads(capsys.readouterr().out)
+    assert result["condition"] == "deepseek-weak" and result["expression"] == "dot(e1, x) + e0"
+    relation = result["probes"][1]["relations"][0]
+    assert relation["reach"] in (REACH_EXPERT, REACH_TEMPLATE) and "reach_template" in relation
+    assert list(result["probes"][0]["components"][0]["params"]) == ["e1⁽¹⁾", "e1⁽²⁾", "e0"]
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["check", "--condition", "deepseek-routed", "--expert", "e2*relu(dot(e1, x))"], "relu is not differentiable"),
+        (["check", "--condition", "deepseek-routed", "z"], "give the expert as --expert"),
+        (["check", "--expert", "a*x1"], "takes PHI, not an expert"),
+        (["check", "--condition", "deepseek-shared", "--expert", "a*dot(p, x) + p"], "used outside dot"),
+        (["check", "--condition", "deepseek-weak", "--expert", "a*log(dot(p, x))"], "not finite and real"),
+    ],
+)
+def test_cli_refusals_exit_2_with_one_line(argv, message, capsys):
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and message in captured.err and captured.err.count("\n") == 1
+
+
+def test_library_refuses_a_missing_expert():
+    with pytest.raises(IdentcheckError, match="needs an expert"):
+        check(None, condition="deepseek-weak")
