@@ -114,8 +114,8 @@ def test_rate_fit_refuses_bad_losses():
         (["reproduce", "--sizes", "10", "20", "--out", "X"], "from 100"),
         (["reproduce", "--K", "1", "--sizes", "300", "600", "--out", "X"], "K=1: below K* = 2"),
         (["reproduce", "--K", "17", "--out", "X"], "K=17"),
-        (["reproduce", "--reps", "0", "--out", "X"], "--reps='0' must be a positive integer"),
-        (["reproduce", "--jobs", "0", "--sizes", "300", "600", "--out", "X"], "--jobs='0' must be a positive integer"),
+        (["reproduce", "--reps", "0", "--out", "X"], "--reps=0 must be a positive integer"),
+        (["reproduce", "--jobs", "0", "--sizes", "300", "600", "--out", "X"], "--jobs=0 must be a positive integer"),
         (["reproduce", "--preset", "locl", "--out", "X"], "did you mean 'local'"),
         (["reproduce", "--phi", "relu(z)", "--sizes", "300", "600", "--out", "X"], "relu"),
         (["reproduce", "--param", "b=1", "--sizes", "300", "600", "--out", "X"], "--param needs --phi"),
@@ -267,7 +267,11 @@ def _alive(pid: int) -> bool:
 def test_plot_writes_png_and_pdf(tmp_path, capsys):
     run_grid(SMALL, tmp_path, jobs=1, progress=False)
     assert main(["plot", str(tmp_path)]) == 0
-    assert (tmp_path / "rates.png").stat().st_size > 1000 and (tmp_path / "rates.pdf").stat().st_size > 1000
+    # every quantity's figure is rates_<quantity> (issue 24 §5: it was rates.png for voronoi, rates_<q>.png for the others)
+    assert main(["plot", str(tmp_path), "--quantity", "regression"]) == 0
+    written = sorted(p.name for p in tmp_path.iterdir() if p.suffix in (".png", ".pdf"))
+    assert written == ["rates_regression.pdf", "rates_regression.png", "rates_voronoi.pdf", "rates_voronoi.png"]
+    assert all((tmp_path / name).stat().st_size > 1000 for name in written)
 
 
 def test_theorem1_ratio_vanishes_for_mha_and_stays_for_gated():
