@@ -7,12 +7,10 @@ numbers (exact relations, or the labels of a numerical one), so it is the same o
 
 from __future__ import annotations
 
-from concurrent.futures import ProcessPoolExecutor, as_completed
-
-
 from .check import check
 from .errors import IdentcheckError
 from .families import ODE
+from .pool import WorkerPool
 
 __all__ = ["CATALOG", "catalog_rows", "to_markdown"]
 
@@ -80,6 +78,11 @@ def _cell(phi: str, condition: str) -> dict:
     return cell
 
 
+def _cell_task(task) -> dict:
+    """A worker's task: ``(phi, condition)`` → :func:`_cell`."""
+    return _cell(*task)
+
+
 def _row(entry, cells: dict) -> dict:
     """One table row: the entry and its cells, in condition order."""
     phi, note = entry
@@ -107,12 +110,11 @@ def catalog_rows(progress=None, jobs: int = 1, entries=None) -> list[dict]:
         return rows
     cells: list[dict] = [{} for _ in entries]
     tasks = [(i, condition) for condition in reversed(CONDITIONS) for i in range(len(entries))]
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        futures = {pool.submit(_cell, entries[i][0], condition): (i, condition) for i, condition in tasks}
+    with WorkerPool(jobs) as pool:  # an interrupt kills the workers at once (identcheck.pool)
         done = 0
-        for future in as_completed(futures):
-            i, condition = futures[future]
-            cells[i][condition] = future.result()
+        for k, cell in pool.imap_unordered(_cell_task, [(entries[i][0], condition) for i, condition in tasks]):
+            i, condition = tasks[k]
+            cells[i][condition] = cell
             if len(cells[i]) == len(CONDITIONS):
                 done += 1
                 if progress is not None:

@@ -4,7 +4,8 @@ Each subcommand is a function ``_name(args)`` (``set_defaults(func=...)``). Libr
 the API's parameters; :func:`_flags` rewrites them into the CLI's flags.
 
 Exit codes: 0 the checks ran (whatever the verdicts), 2 bad input (one line on stderr, nothing
-on stdout), 1 internal error, 130 interrupted.
+on stdout), 1 internal error, 130 interrupted by SIGINT (Ctrl-C), 143 by SIGTERM: the worker
+processes are killed at once (:mod:`identcheck.pool`) and one line says what was written.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import tempfile
 from .cli_common import SuggestingParser, check_output_path
 from .errors import IdentcheckError
 from .limits import MAX_COUNT, MAX_DIM
+from .pool import Interrupted, answer_interrupt, ignore_interrupts, interrupts, signal_of
 from .progress import StatusLine
 
 # Each command imports what it needs when it runs (below, in its function): sympy, numpy, scipy and
@@ -28,6 +30,13 @@ from .progress import StatusLine
 # answer at once (issue 23 §5; tests/identcheck/test_startup.py).
 
 PAPER_EXAMPLES = ["z", "sigmoid(z + 1)"]
+
+#: What an interrupted command leaves behind, for the interrupt's message.
+KEPT = {
+    "check": "only complete reports were printed (each activation's when its check ended); nothing else written",
+    "scan": "nothing written: a scan prints its result and writes --plot only when it completes",
+    "catalog": "nothing written: the catalog is printed, or written to --out, only when complete",
+}
 
 #: How library errors spell an argument → how the CLI spells it.
 FLAGS = (
@@ -165,17 +174,17 @@ def program() -> int:
 
 
 def main(argv=None) -> int:
-    try:
-        return _run(argv)
-    except IdentcheckError as exc:
-        print(f"identcheck: error: {_flags(str(exc))}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("identcheck: interrupted", file=sys.stderr)
-        return 130
-    except Exception as exc:  # a bug: say so in one line, keep the exit code distinct
-        print(f"identcheck: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return 1
+    with interrupts():  # SIGINT and SIGTERM raise Interrupted (exit 130, 143)
+        try:
+            return _run(argv)
+        except IdentcheckError as exc:
+            print(f"identcheck: error: {_flags(str(exc))}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt as exc:
+            return answer_interrupt(exc, "identcheck")
+        except Exception as exc:  # a bug: say so in one line, keep the exit code distinct
+            print(f"identcheck: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+            return 1
 
 
 def _flags(message: str) -> str:
@@ -189,7 +198,11 @@ def _run(argv) -> int:
     if args.func is None:
         build_parser().print_help()
         return 2 if argv else 0
-    return args.func(args)
+    try:
+        return args.func(args)
+    except KeyboardInterrupt as exc:
+        ignore_interrupts()
+        raise Interrupted(signal_of(exc), KEPT.get(args.command, "nothing written: the result is printed only when complete")) from None
 
 
 def _check(args) -> int:

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from .catalog import CATALOG
 from .check import check, make_condition
 from .conditions.type1_full import head_terms
+from .families import ODE
+from .pool import Interrupted, WorkerPool, answer_interrupt, interrupts, signal_of
 from .rank import decide_rank
 from .reduce import sub_gram
 
@@ -39,7 +40,10 @@ def _relation_text(probe, relation) -> str:
     else:  # numerical coefficients: the labels only, v̄-terms first
         labels = [label for (label, _), key in sorted(zip(relation.terms, relation.keys), key=lambda term: not _is_v(term[1]))]
         text = "relation among " + ", ".join(labels[:SHOWN]) + (", …" if len(labels) > SHOWN else "")
-    return f"{probe.name} — {relation.family or 'unrecognised'}: {text}"
+    family = relation.family or "unrecognised"
+    if relation.family == ODE:  # the family is the equation: name it
+        family += f" ({relation.hypothesis})"
+    return f"{probe.name} — {family}: {text}"
 
 
 def _t1_nullities(phi, result) -> dict:
@@ -111,8 +115,8 @@ def findings(jobs: int = 1) -> list[dict]:
     """One row per catalog activation (order kept), in ``jobs`` processes."""
     if jobs == 1:
         return [finding(entry) for entry in CATALOG]
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        return list(pool.map(finding, CATALOG))
+    with WorkerPool(jobs) as pool:  # an interrupt kills the workers at once (identcheck.pool)
+        return list(pool.imap(finding, CATALOG))
 
 
 def findings_markdown(rows) -> str:
@@ -150,7 +154,11 @@ def main(argv=None) -> int:
     parser.add_argument("--out", type=Path, help="write the markdown here (default: print it)")
     parser.add_argument("--jobs", type=int, default=1, choices=range(1, 9), metavar="1..8", help="processes (default 1)")
     args = parser.parse_args(argv)
-    text = findings_markdown(findings(args.jobs))
+    with interrupts():
+        try:
+            text = findings_markdown(findings(args.jobs))
+        except KeyboardInterrupt as exc:  # SIGINT or SIGTERM: the workers are gone already (identcheck.pool)
+            return answer_interrupt(Interrupted(signal_of(exc), "nothing written (--out is written only when complete)"), parser.prog)
     if args.out is None:
         sys.stdout.write(text)
     else:

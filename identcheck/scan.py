@@ -33,10 +33,8 @@ family as its witness.
 from __future__ import annotations
 
 import copy
-import multiprocessing
 import re
 import time
-from concurrent.futures import ProcessPoolExecutor
 from typing import Callable, Mapping
 
 import numpy as np
@@ -49,6 +47,7 @@ from .check import decide_probe, make_condition, run, verdict_of
 from .errors import IdentcheckError
 from .evidence import Evidence, Verdict
 from .grammar import Z, parse_text
+from .pool import WorkerPool
 from .rank import DEFAULT_LADDER
 from .scan_report import MAX_COUNT, Bracket, ExceptionalPoint, ForAll, GridValue, ProbeMargin, ScanResult, exact, number
 from .scan_report import MAX_VALUES, parse_scan_param, split_params, summarize
@@ -118,8 +117,7 @@ def scan(
     report = progress or (lambda done, total, stage: None)
     global _FAMILY
     _FAMILY = family
-    context = multiprocessing.get_context("fork")
-    pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_one_thread) if jobs > 1 else None
+    pool = WorkerPool(jobs, initializer=_one_thread, depth=2) if jobs > 1 else None  # forked: workers inherit _FAMILY
     limits = threadpool_limits(limits=1)  # one BLAS thread per process: on a shared machine 2 threads cost 50x (SPEC §6)
     try:
         clock = [("setup", time.perf_counter() - started)]
@@ -130,15 +128,15 @@ def scan(
         brackets = list(_map(pool, _bisect, tasks, report, "bisection"))
         clock.append(("bisection", time.perf_counter() - started))
         if pool is not None:
-            pool.shutdown()
+            pool.close()
             pool = None
         report(0, 1, "exact checks")
         exceptional = family.exceptional(brackets, certify)
         for_all = family.for_all(grid)
         clock.append(("exact checks", time.perf_counter() - started))
     finally:
-        if pool is not None:
-            pool.shutdown()
+        if pool is not None:  # an interrupt or an error: the workers are killed at once (identcheck.pool)
+            pool.kill()
         limits.restore_original_limits()
         _FAMILY = None
     summary = summarize(family.axes, grid, exceptional, for_all)
@@ -153,7 +151,7 @@ def scan(
 
 def _map(pool, function, items, report, stage):
     report(0, len(items), stage)
-    results = map(function, items) if pool is None else pool.map(function, items, chunksize=max(1, len(items) // 64))
+    results = map(function, items) if pool is None else pool.imap(function, items)
     for done, result in enumerate(results, 1):
         report(done, len(items), stage)
         yield result

@@ -4,19 +4,21 @@ Each subcommand is a function ``_name(args)`` (``set_defaults(func=...)``). Libr
 the API's parameters; :func:`numeric.flags.to_flags` rewrites them into the command's flags.
 
 Exit codes: 0 ran, 2 bad input (one line on stderr, nothing on stdout), 1 internal error,
-130 interrupted.
+130 interrupted by SIGINT (Ctrl-C), 143 by SIGTERM (workers killed at once, :mod:`identcheck.pool`).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from threadpoolctl import threadpool_limits
 
 from identcheck import IdentcheckError
 from identcheck.cli_common import SuggestingParser, check_output_path
+from identcheck.pool import Interrupted, answer_interrupt, ignore_interrupts, interrupts, signal_of
 
 from . import confirm_cli
 from .choices import MODELS, OPTIMIZERS
@@ -165,17 +167,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    try:
-        return _run(argv)
-    except NumericError as exc:
-        print(f"numeric: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("numeric: interrupted", file=sys.stderr)
-        return 130
-    except Exception as exc:
-        print(f"numeric: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return 1
+    with interrupts():  # SIGINT and SIGTERM raise Interrupted (exit 130, 143)
+        try:
+            return _run(argv)
+        except NumericError as exc:
+            print(f"numeric: error: {exc}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt as exc:
+            return answer_interrupt(exc, "numeric")
+        except Exception as exc:
+            print(f"numeric: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+            return 1
 
 
 def _run(argv) -> int:
@@ -190,6 +192,21 @@ def _run(argv) -> int:
             return args.func(args)
     except NumericError as exc:  # the library names its parameters; the user typed flags
         raise NumericError(to_flags(str(exc), args.command)) from None
+    except KeyboardInterrupt as exc:
+        ignore_interrupts()  # the workers are gone; reading the store for the message is quick
+        raise Interrupted(signal_of(exc), _kept(args)) from None
+
+
+def _kept(args) -> str:
+    """What an interrupted command leaves: the fits its store holds and how to continue, or nothing."""
+    from .store import kept_fits
+    if args.command not in ("reproduce", "confirm"):
+        return "nothing written: the result is printed only when complete" if args.command in ("fit", "ratio", "rates") else ""
+    folder = args.out or confirm_cli._default_out(args.phi, args.condition)  # confirm's default, if not given
+    stores, fits = kept_fits(folder)
+    where = os.path.join(folder, "fits.sqlite") if args.command == "reproduce" else f"the stores under {os.path.join(folder, 'rates')}"
+    return (f"{fits} finished fit(s) kept in {where} (each is committed when it ends; those in flight are lost); run the "
+            "same command to continue where it stopped") if stores else "interrupted before the first fit: nothing saved"
 
 
 def _fit(args) -> int:

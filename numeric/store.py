@@ -31,7 +31,7 @@ from identcheck import parse_activation
 from .models import exact_constants
 from .params import HMoEParams, NumericError
 
-__all__ = ["FitRecord", "Settings", "open_for_writing", "read_records", "read_settings", "insert", "merge_stores", "STORE_FILE"]
+__all__ = ["FitRecord", "Settings", "open_for_writing", "read_records", "read_settings", "insert", "merge_stores", "kept_fits", "STORE_FILE"]
 
 STORE_FILE = "fits.sqlite"
 SCHEMA_VERSION = 2
@@ -168,11 +168,7 @@ def open_for_writing(folder) -> sqlite3.Connection:
         connection = sqlite3.connect(path)
         tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         if not tables:
-            connection.execute("PRAGMA synchronous=FULL")
-            for statement in _SCHEMA:
-                connection.execute(statement)
-            connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-            connection.commit()
+            _create_schema(connection)
         _check_version(connection, path)
         connection.execute("PRAGMA synchronous=FULL")
         # a write that is rolled back: a read-only file or folder fails here, not after the first fit
@@ -182,6 +178,22 @@ def open_for_writing(folder) -> sqlite3.Connection:
     except sqlite3.DatabaseError as exc:  # includes OperationalError: read-only, locked, not a database
         raise NumericError(f"{str(path)!r}: cannot be written as a fit store ({exc})") from None
     return connection
+
+
+def _create_schema(connection: sqlite3.Connection) -> None:
+    """The tables and the version in one transaction: an interrupt (Ctrl-C, kill -9) leaves the
+    schema whole or absent — an empty file, which the next run fills — never half a schema that no
+    later run accepts (each CREATE TABLE used to commit on its own)."""
+    connection.execute("PRAGMA synchronous=FULL")
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        for statement in _SCHEMA:
+            connection.execute(statement)
+        connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        connection.commit()
+    except BaseException:
+        connection.rollback()
+        raise
 
 
 def _open_read_only(folder) -> sqlite3.Connection:
@@ -226,6 +238,23 @@ def read_records(folder) -> list[FitRecord]:
         return _rows(connection)
     finally:
         connection.close()
+
+
+def kept_fits(folder) -> tuple[int, int]:
+    """(stores, finished fits) under ``folder``, at any depth (``numeric confirm`` keeps one store per
+    truth): what an interrupted run kept. A store interrupted while being created holds no fit."""
+    stores = sorted(Path(folder).rglob(STORE_FILE)) if Path(folder).is_dir() else []
+    fits = 0
+    for store in stores:
+        try:
+            connection = _open_read_only(store.parent)
+        except NumericError:
+            continue
+        try:
+            fits += connection.execute("SELECT COUNT(*) FROM fits").fetchone()[0]
+        finally:
+            connection.close()
+    return len(stores), fits
 
 
 def read_settings(folder) -> dict:

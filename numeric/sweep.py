@@ -10,7 +10,10 @@ records (bar the timing column).
 apart by its settings (the truth's content with φ, optimizer, gd objective, init, box, seed).
 Each row is committed when its fit finishes (``synchronous=FULL``), so an interrupted run —
 Ctrl-C or kill -9 — loses at most the fits in flight, and rerunning the same grid skips every
-finished fit. Worker processes die with their parent (``PR_SET_PDEATHSIG`` on Linux).
+finished fit. With ``jobs > 1`` the fits run in :class:`identcheck.pool.WorkerPool`: the
+workers ignore Ctrl-C, die with their parent (``PR_SET_PDEATHSIG`` on Linux), and an interrupt
+(SIGINT, SIGTERM) of the main process kills them at once; the fits in flight are lost, the store
+kept.
 
 **Presets** (``numeric reproduce --preset NAME``): ``figure1`` is the paper's grid above;
 ``local`` measures the theorems in their regime (:data:`PRESETS`, docs/theorems.md).
@@ -18,20 +21,17 @@ finished fit. Worker processes die with their parent (``PR_SET_PDEATHSIG`` on Li
 
 from __future__ import annotations
 
-import ctypes
 import difflib
 import importlib
 import json
-import os
-import signal
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from identcheck.pool import WorkerPool
 from identcheck.progress import StatusLine
 
 from .models import MODELS
@@ -100,18 +100,6 @@ class Grid:
 
     def settings(self, truth) -> Settings:
         return Settings(truth.to_dict(), self.optimizer, self.gd_objective, self.init, float(self.box), int(self.seed), self.experiment)
-
-
-def _die_with_parent(parent: int) -> None:
-    """Worker initializer: the kernel kills this process when its parent dies (Linux), so a
-    kill -9 of `numeric reproduce` leaves no worker blocked forever. A parent that died before the
-    signal was armed is caught by comparing the parent's pid."""
-    try:
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):  # not Linux: workers end when the pool's queue closes
-        return
-    if os.getppid() != parent:
-        os._exit(1)
 
 
 def _run_one(task) -> FitRecord:
@@ -195,15 +183,9 @@ def run_grid(grid: Grid, folder, jobs: int = 1, truth_path=None, progress=True, 
             for task in tasks:
                 record(_run_one(task))
         else:
-            with ProcessPoolExecutor(max_workers=jobs, initializer=_die_with_parent, initargs=(os.getpid(),)) as pool:
-                futures = [pool.submit(_run_one, task) for task in tasks]
-                try:
-                    for future in as_completed(futures):
-                        record(future.result())
-                except BaseException:
-                    for future in futures:
-                        future.cancel()
-                    raise
+            with WorkerPool(jobs) as pool:  # an interrupt kills the workers at once; the store keeps every recorded fit
+                for _, row in pool.imap_unordered(_run_one, tasks):
+                    record(row)
     finally:
         status.clear()
         connection.close()

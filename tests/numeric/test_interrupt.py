@@ -1,0 +1,57 @@
+"""Ctrl-C and SIGTERM end `numeric reproduce --jobs 2` within 2 s, workers included; the store
+keeps every finished fit and the message says how many and that the same command continues
+(issue 24; the pool: tests/identcheck/test_pool.py; every command: bench/bench_interrupt.py)."""
+
+import re
+import signal
+import sqlite3
+import sys
+
+import pytest
+
+from tests.identcheck.test_interrupt import interrupt_when_working
+from tests.identcheck.test_pool import _alive
+
+
+def _fits(folder) -> int:
+    try:
+        with sqlite3.connect(f"file:{folder / 'fits.sqlite'}?mode=ro", uri=True) as connection:
+            return connection.execute("SELECT COUNT(*) FROM fits").fetchone()[0]
+    except sqlite3.OperationalError:  # not created yet
+        return 0
+
+
+@pytest.mark.parametrize("signum, to_group", [(signal.SIGINT, True), (signal.SIGTERM, False)], ids=["SIGINT-group", "SIGTERM-main"])
+def test_an_interrupt_ends_reproduce_keeps_the_store_and_says_so(tmp_path, signum, to_group):
+    folder = tmp_path / "store"
+    argv = [sys.executable, "-m", "numeric", "reproduce", "--models", "gated2", "--K", "3", "--sizes", "20000", "40000",
+            "--reps", "4", "--jobs", "2", "--out", str(folder)]
+    code, seconds, workers, stdout, stderr = interrupt_when_working(argv, signum, to_group, tmp_path, ready=lambda: _fits(folder) >= 1)
+    assert code == 128 + signum, stderr
+    assert seconds < 2.0
+    assert not any(_alive(p) for p in workers)
+    message = stderr.strip().splitlines()[-1]
+    kept = re.fullmatch(rf"numeric: interrupted \({signal.Signals(signum).name}\): (\d+) finished fit\(s\) kept in "
+                        rf"{re.escape(str(folder / 'fits.sqlite'))} .*; run the same command to continue where it stopped", message)
+    assert kept, message
+    assert int(kept.group(1)) == _fits(folder) >= 1  # the store holds what the message says
+    with sqlite3.connect(folder / "fits.sqlite") as connection:
+        assert connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def test_an_interrupt_while_the_store_is_created_leaves_no_half_schema(tmp_path, monkeypatch):
+    """Each CREATE TABLE used to commit on its own: Ctrl-C between two left a file that every later
+    run refused ("not a fit store of this version"), seen by bench/bench_interrupt.py."""
+    from numeric import store
+
+    def interrupted_after_the_first(statements):
+        yield statements[0]
+        raise KeyboardInterrupt
+
+    schema = list(store._SCHEMA)
+    monkeypatch.setattr(store, "_SCHEMA", interrupted_after_the_first(schema))
+    with pytest.raises(KeyboardInterrupt):
+        store.open_for_writing(tmp_path)
+    monkeypatch.setattr(store, "_SCHEMA", schema)
+    store.open_for_writing(tmp_path).close()  # the same command again: the store is created whole
+    assert store.read_records(tmp_path) == []
