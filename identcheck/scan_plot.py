@@ -136,8 +136,8 @@ def _two(result):
     ax.set_xlabel(b.name)
     ax.set_ylabel(a.name)
     ax.set_title(_title(result), fontsize=10)
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize=8, loc="upper right", facecolor="0.6", framealpha=0.9)
+    if ax.get_legend_handles_labels()[0]:  # below the map, off the data
+        ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=3, facecolor="0.6", framealpha=0.9)
     figure.text(0.01, 0.005, _wrap(result.summary), fontsize=7, va="bottom")
     figure.tight_layout(rect=(0, 0.05, 1, 1))
     return figure

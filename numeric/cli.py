@@ -347,7 +347,7 @@ def _rates(args) -> int:
     if args.command == "plot":
         by_quantity = [(quantity, rates_from_records(records, settings, (quantity,))) for quantity in args.quantity]  # all before a file is written
         for quantity, rates in by_quantity:
-            name = "rates" if quantity == "voronoi" else f"rates_{quantity}"
+            name = f"rates_{quantity}"  # one pattern for every quantity (rates_voronoi.png)
             for path in plot_rates(rates, args.folder, name, QUANTITIES[quantity]):
                 print(path)
         return 0

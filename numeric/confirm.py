@@ -267,7 +267,8 @@ def confirm(phi: str, condition: str = "type1", quick: bool = False, jobs: int =
                              spare=K - generic.params.K)
             rates_seconds = time.perf_counter() - rates_started
         if figure:
-            figure_path = ratio_figure(sequences, out_path / "confirm.png", f"{phi} ({condition}, model {model_kind}): {OUTCOMES[consistent]}")
+            figure_path = ratio_figure(sequences, out_path / "confirm.png", f"{phi} ({condition}, model {model_kind}): {OUTCOMES[consistent]}"
+                                       f" — {'quick, ' if quick else ''}{mc} Monte Carlo points per ratio")
     result = ConfirmResult(
         phi=phi + (" [" + ", ".join(f"{k}={v}" for k, v in sorted(phi_params.items())) + "]" if phi_params else ""),
         condition=condition,

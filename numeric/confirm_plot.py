@@ -1,6 +1,7 @@
 """The figure of ``numeric confirm``: ρ(t) against t on log-log axes, one line per path.
 
-The witness path is drawn red and thick, probe paths grey, random paths blue; a path whose
+Legend to the right, off the data; the title (from :func:`numeric.confirm.confirm`) says φ, the
+model, the outcome, and the Monte Carlo points per ratio ("quick" for ``--quick``). The witness path is drawn red and thick, probe paths grey, random paths blue; a path whose
 function does not move (ρ ≡ 0) is drawn dashed at a floor a decade below the smallest positive
 ratio; a computed t → 0 limit ρ₀ is drawn dotted, left of the measured range.
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from identcheck.figures import new_figure
+from identcheck.figures import label_log_ticks, new_figure
 
 __all__ = ["confirm_figure", "ratio_figure"]
 
@@ -47,6 +48,7 @@ def confirm_figure(sequences, title: str = ""):
     ax.set_xlabel("t")
     ax.set_ylabel("‖g_t − g*‖ / L2(G_t, G*)")
     ax.set_title(title, fontsize=9)
+    label_log_ticks(ax)  # a ratio that hardly moves spans less than two decades: labelled ticks between
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), title="dotted: t → 0 limit", title_fontsize=7)
     fig.tight_layout()
     return fig

@@ -1,5 +1,12 @@
-"""Figure-1-style panels: rows K, columns models; log-log mean of a quantity against n with error
-bars and the fitted slope, one colour per experiment (settings) in the store.
+"""Figure-1-style panels: rows K, columns models; log-log mean of a quantity against n, one colour per
+experiment (settings) in the store.
+
+Per experiment: the means (points), the fitted slope (dashed: log mean loss = c + slope·log n,
+numeric.rates) and, where the theory gives a rate, a reference line of the theory slope (dotted,
+same colour) through the middle of the fitted line — so the eye compares slopes, not levels. The
+title says the grid: sizes, repetitions per size, and "quick" for the quick grids. Legends sit
+below their panels, off the data; a log axis spanning less than two decades gets labelled 1-2-5
+ticks (identcheck.figures.label_log_ticks).
 
 Drawn on a pyplot-free :class:`matplotlib.figure.Figure` (identcheck/figures.py): the caller's
 backend and pyplot's figures are left as they were; the figure shows inline in Jupyter.
@@ -7,11 +14,14 @@ backend and pyplot's figures are left as they were; the figure shows inline in J
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import numpy as np
 
-from identcheck.figures import new_figure
+from identcheck.figures import label_log_ticks, new_figure, tick_text
+
+from .sweep import QUICK, QUICK_LOCAL
 
 __all__ = ["plot_rates", "rates_figure"]
 
@@ -20,8 +30,11 @@ COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:purple", "tab:brown", "ta
 DPI = 130  # of the files and of the inline picture
 
 
-def plot_rates(rates, folder, name: str = "rates", ylabel: str = "Voronoi loss") -> list[Path]:
-    """Write NAME.png and NAME.pdf into ``folder`` from :class:`numeric.rates.Rate` objects; returns their paths."""
+def plot_rates(rates, folder, name: str = "rates_voronoi", ylabel: str = "Voronoi loss") -> list[Path]:
+    """Write NAME.png and NAME.pdf into ``folder`` from :class:`numeric.rates.Rate` objects; returns their paths.
+
+    ``numeric plot`` names them ``rates_<quantity>`` for every quantity (``rates_voronoi.png``).
+    """
     figure = rates_figure(rates, ylabel)
     folder = Path(folder)
     paths = [folder / f"{name}.png", folder / f"{name}.pdf"]
@@ -30,33 +43,57 @@ def plot_rates(rates, folder, name: str = "rates", ylabel: str = "Voronoi loss")
     return paths
 
 
-def rates_figure(rates, ylabel: str = "Voronoi loss"):
-    """The panels of :class:`numeric.rates.Rate` objects, as a :class:`matplotlib.figure.Figure`."""
-    import matplotlib.ticker
+def rates_figure(rates, ylabel: str = "Voronoi loss", title: str | None = None):
+    """The panels of :class:`numeric.rates.Rate` objects, as a :class:`matplotlib.figure.Figure`.
 
+    ``title`` defaults to :func:`grid_title` (the sizes and repetitions, "quick" for a quick grid).
+    """
     models = [m for m in ("mha", "gated1", "gated2") if any(r.model == m for r in rates)]
     Ks = sorted({r.K for r in rates})
     experiments = sorted({r.settings_id for r in rates})
-    fig = new_figure((4.4 * len(models), 3.6 * len(Ks)), DPI)
+    rows = max(1, len(experiments)) * 0.22 + 0.35  # inches of legend below each panel
+    fig = new_figure((max(4.6 * len(models), 6.4), (3.4 + rows) * len(Ks) + 0.4), DPI)
+    fig.set_layout_engine("constrained")
     axes = fig.subplots(len(Ks), len(models), squeeze=False)
+    theory_drawn: dict = {}  # panel → the theory slopes drawn in it
     for rate in rates:
         ax = axes[Ks.index(rate.K)][models.index(rate.model)]
         colour = COLOURS[experiments.index(rate.settings_id) % len(COLOURS)]
         sizes = np.array(rate.sizes, dtype=float)
         ax.plot(sizes, rate.means, "o", ms=4, color=colour)
         line = np.exp(rate.intercept) * sizes**rate.slope
-        label = f"{rate.settings.split(',')[1].strip() if ',' in rate.settings else rate.settings_id}: {rate.slope:.2f} [{rate.ci_low:.2f}, {rate.ci_high:.2f}]"
-        if rate.theory_slope is not None:
-            label += f" (theory {rate.theory_slope:.2f})"
+        label = f"{rate.settings.split(',')[1].strip() if ',' in rate.settings else rate.settings_id}: slope {rate.slope:.2f} [{rate.ci_low:.2f}, {rate.ci_high:.2f}]"
         if rate.paper is not None:
             label += f" (paper {rate.paper:.2f})"
         ax.plot(sizes, line, "--", color=colour, label=label)
+        if rate.theory_slope is not None:  # the theory's slope through the fitted line's middle
+            middle = np.sqrt(sizes[0] * sizes[-1])
+            level = np.exp(rate.intercept) * middle**rate.slope
+            ax.plot(sizes, level * (sizes / middle) ** rate.theory_slope, ":", color=colour, lw=1.6)
+            theory_drawn.setdefault(id(ax), set()).add(f"{rate.theory_slope:.2f}")
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         ax.set_title(f"{TITLES.get(rate.model, rate.model)}, K = {rate.K}", fontsize=10)
         ax.set_xlabel("n")
-        ax.set_ylabel(ylabel)
-        ax.legend(fontsize=7)
-    fig.tight_layout()
+        ax.set_ylabel(textwrap.fill(ylabel, 42))
+    for ax in axes.flat:
+        if ax.has_data():
+            label_log_ticks(ax)
+            if id(ax) in theory_drawn:  # one legend entry for the reference lines of every colour
+                ax.plot([], [], ":", color="0.3", lw=1.6, label=f"dotted: theory slope {' / '.join(sorted(theory_drawn[id(ax)]))}")
+            ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), frameon=False)
+        else:
+            ax.set_visible(False)
+    fig.suptitle(title if title is not None else grid_title(rates), fontsize=10)
     return fig
+
+
+def grid_title(rates) -> str:
+    """``'quick grid: n = 2000 … 16000 (4 sizes), 3 repetitions per size'``: what the points average."""
+    sizes = sorted({n for r in rates for n in r.sizes})
+    reps = sorted({r.n_reps for r in rates})
+    quick = any(tuple(r.sizes) == tuple(q["sizes"]) and r.n_reps == q["reps"] for r in rates for q in (QUICK, QUICK_LOCAL))
+    repetitions = f"{reps[0]}" if len(reps) == 1 else f"{reps[0]}–{reps[-1]}"
+    text = (f"n = {tick_text(sizes[0])} … {tick_text(sizes[-1])} ({len(sizes)} sizes), "
+            f"{repetitions} repetition{'s' if reps[-1] > 1 else ''} per size (points: means)") if sizes else "no complete sizes"
+    return ("quick grid: " if quick else "") + text
