@@ -16,9 +16,11 @@ form, ``dot(p, x)`` = Σ_i p⁽ⁱ⁾ x_i:
 Whether h and its derivatives are finite and real where the probes evaluate them is checked by
 the condition on its probes (:mod:`~identcheck.expert_sets`).
 
-Besides h itself the parser builds its **template**: h with every function call f(s) replaced by
-an arbitrary function F_k(s) (a sympy ``Function``; ``e2*gelu(dot(e1, x))`` → e2·F1(e1ᵀx)). A
-relation that still holds there is shared by every expert of that template (:mod:`expert_sets`).
+Besides h itself the parser builds its **template**: h with every function call f(s) — and every
+power s**n of an s that depends on x and on parameters — replaced by an arbitrary function F_k(s)
+(a sympy ``Function``; ``e2*gelu(dot(e1, x))`` → e2·F1(e1ᵀx), ``k2*(dot(k1, x) + k0)**3`` →
+k2·F1(k1ᵀx + k0)). A relation that still holds there is shared by every expert of that template
+(:mod:`expert_relations`).
 """
 
 from __future__ import annotations
@@ -80,6 +82,7 @@ class Expert:
     params: tuple
     labels: tuple
     as_written: str | None = field(default=None, compare=False)
+    template_powers: int = field(default=0, repr=False, compare=False)  # powers s**n the template made arbitrary
     derivatives: tuple = field(default=(), repr=False, compare=False)  # no φ placeholders (compile.py)
     written_numbers: tuple = field(default=(), repr=False, compare=False)  # the reports' interface of an Activation
 
@@ -100,7 +103,8 @@ class Expert:
         """The template as text: each function call's name replaced by F1, F2, … (``e2*F1(dot(e1, x))``)."""
         counter = iter(range(1, 1 + len(self.expression)))
         names = "|".join(sorted(map(re.escape, FUNCTIONS), key=len, reverse=True))
-        return re.sub(rf"\b({names})\s*\(", lambda m: f"F{next(counter)}(", self.expression)
+        text = re.sub(rf"\b({names})\s*\(", lambda m: f"F{next(counter)}(", self.expression)
+        return text if self.template_powers == 0 else f"{sp.sstr(self.template)} (dot written out)"
 
 
 def parse_expert(text, dim: int = 2, params: Mapping[str, object] | None = None, order: int = 2) -> Expert:
@@ -130,7 +134,8 @@ def parse_expert(text, dim: int = 2, params: Mapping[str, object] | None = None,
         raise IdentcheckError(f"expert={text!r}: too large (more than {MAX_NODES} syntax nodes)")
     concrete = _ExpertBuilder(text, values, dim, order, generic=False)
     expr = concrete.build(tree.body)
-    template = _ExpertBuilder(text, values, dim, order, generic=True).build(tree.body)
+    generic = _ExpertBuilder(text, values, dim, order, generic=True)
+    template = generic.build(tree.body)
     unused = [name for name in values if name not in concrete.used]
     if unused:
         raise IdentcheckError(f"params={{{unused[0]!r}: VALUE}}: expert={text!r} does not use {unused[0]!r}")
@@ -159,6 +164,7 @@ def parse_expert(text, dim: int = 2, params: Mapping[str, object] | None = None,
     return Expert(
         text=shown, expression=expression, dim=dim, x=concrete.x, h=expr, template=template, names=names,
         vectors=frozenset(concrete.vectors), params=tuple(symbols), labels=tuple(labels), as_written=as_written,
+        template_powers=generic.powers,
     )
 
 
@@ -183,6 +189,7 @@ class _ExpertBuilder(_Builder):
         self.vectors: dict = {}
         self.order: list = []
         self.functions: dict = {}
+        self.powers = 0  # powers s**n made arbitrary functions in the template
 
     def fail(self, why: str):
         raise IdentcheckError(f"expert={self.text!r}: {why}")
@@ -228,6 +235,20 @@ class _ExpertBuilder(_Builder):
         index = self.functions.setdefault(id(node), len(self.functions) + 1)  # pre-order: F1, F2, … left to right in the text
         super().call(node)  # its checks
         return sp.Function(f"F{index}", real=True)(self.build(node.args[0]))
+
+    def binop(self, node: ast.BinOp):
+        """A power s**n of an x-dependent, parameter-dependent s is a function call for the template."""
+        if not (self.generic and isinstance(node.op, ast.Pow)):
+            return super().binop(node)
+        index = self.functions.setdefault(id(node), len(self.functions) + 1)
+        expr = super().binop(node)
+        base = self.build(node.left)
+        inputs = base.free_symbols & set(self.x)
+        if expr.is_Pow and inputs and base.free_symbols - inputs and expr.exp.is_number:
+            self.powers += 1
+            return sp.Function(f"F{index}", real=True)(base)
+        del self.functions[id(node)]
+        return expr
 
     def dot(self, node: ast.Call):
         args = node.args

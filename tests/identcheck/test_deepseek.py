@@ -94,3 +94,19 @@ def test_cli_refusals_exit_2_with_one_line(argv, message, capsys):
 def test_library_refuses_a_missing_expert():
     with pytest.raises(IdentcheckError, match="needs an expert"):
         check(None, condition="deepseek-weak")
+
+
+def test_homogeneous_expert_fails_on_one_atom_through_euler_specific_to_it():
+    """The smooth analogue of ReLU's positive homogeneity (docs/conditions/deepseekmoe.md)."""
+    result = check("k2*(dot(k1, x) + k0)**3", condition="deepseek-weak")
+    single = next(p for p in result.probes if p.name == "D2: random, k = 1")
+    [relation] = single.relations
+    values = dict(zip(("k2", "k11", "k12", "k0"), (sp.Rational(v) for v in single.components[0].to_dict()["params"].values())))
+    # by hand: −3·k2·∂h/∂k2 + k1ᵀ∇_{k1}h + k0·∂h/∂k0 = 0, divided by k0
+    expected = [-3 * values["k2"] / values["k0"], values["k11"] / values["k0"], values["k12"] / values["k0"], 1]
+    assert [sp.Rational(c) for _, c in relation.exact] == expected
+    assert relation.proved and relation.reach == REACH_EXPERT
+    k2, a, b, k0 = sp.symbols("k2 a b k0")
+    for h, holds in (((k2 * (a * x1 + b * x2 + k0) ** 3), True), (k2 * F(a * x1 + b * x2 + k0), False)):
+        euler = -3 * k2 * sp.diff(h, k2) + a * sp.diff(h, a) + b * sp.diff(h, b) + k0 * sp.diff(h, k0)
+        assert (sp.simplify(euler) == 0) is holds

@@ -108,3 +108,10 @@ def test_probe_atoms_are_distinct_nonzero_dyadic():
         assert len({a.values[i] for a in random3}) == 3
     sign = probes[3].components
     assert sign[1].values == tuple(-v for v in sign[0].values)
+
+
+def test_a_power_of_a_parameter_dependent_base_is_arbitrary_in_the_template():
+    expert = parse_expert("k2*(dot(k1, x) + k0)**3", 2)
+    k2, k11, k12 = sp.symbols("k2 k1_1 k1_2", real=True)
+    assert expert.template == k2 * sp.Function("F1", real=True)(k0 + k11 * x1 + k12 * x2)
+    assert parse_expert("a*x1**2 + b", 2).template == parse_expert("a*x1**2 + b", 2).h  # x alone: not a parameter's power
