@@ -218,6 +218,9 @@ def _fit(args) -> int:
     )
     data = result.to_dict()
     data["truth"] = truth.source
+    if result.underdetermined:  # said on stderr whatever the format; the JSON has "underdetermined"
+        print(f"numeric: warning: --n {result.n} is below the {result.n_params} parameters of {result.model} K={result.K}: "
+              "the fit is underdetermined (it can interpolate the data; its losses say nothing about rates)", file=sys.stderr)
     if args.json:
         print(json.dumps(data, indent=2))
     else:

@@ -81,6 +81,12 @@ class FitResult:
     phi: str
     params: HMoEParams = field(repr=False)
     gd_objective: str = "mean"
+    n_params: int = 0  # the fitted model's free parameters (θ's length)
+
+    @property
+    def underdetermined(self) -> bool:
+        """Fewer data points than parameters: the fit can interpolate the data, its losses say nothing."""
+        return self.n < self.n_params
 
     def to_dict(self) -> dict:
         return {
@@ -105,6 +111,8 @@ class FitResult:
             "init": self.init,
             "phi": self.phi,
             "params": self.params.to_dict(),
+            "n_params": self.n_params,
+            "underdetermined": self.underdetermined,
         }
 
 
@@ -246,6 +254,7 @@ def fit(
         phi=truth.phi_text if model != "mha" else "identity",
         params=fitted,
         gd_objective=gd_objective,
+        n_params=int(fitted.size),
     )
 
 

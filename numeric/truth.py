@@ -55,8 +55,10 @@ class Truth:
     phi_params: dict = field(default_factory=dict)
 
     def with_phi(self, phi: str, params: dict | None = None) -> "Truth":
-        """The same parameters with another φ (and its constants)."""
+        """The same parameters with another φ (and its constants), checked as a truth file's φ is:
+        parsed, then real and C² on the range of aᵀx (the domain check every command shares)."""
         check_phi(phi, params or {}, "phi")
+        check_phi_range(phi, tuple(sorted((k, str(v)) for k, v in (params or {}).items())), phi_bound(self.params))
         return dataclasses.replace(self, phi=phi, phi_params=dict(params or {}), name=f"{self.name}")
 
     @property
@@ -83,6 +85,11 @@ class Truth:
         """Var f*(X) / ν² for X ~ Uniform([−1, 1]^d), by Monte Carlo with ``n`` points."""
         X = np.random.default_rng(seed).uniform(-1, 1, size=(n, self.params.dim))
         return float(model.value(self.params, X).var() / self.noise_std**2)
+
+
+def phi_bound(params) -> float:
+    """The range φ must be C² on for these parameters: max |aᵀx| over x in [−1, 1]^d (at least 1)."""
+    return round(max(float(np.abs(params.a).sum(axis=-1).max()), 1.0), 6)
 
 
 @lru_cache(maxsize=64)
@@ -146,9 +153,8 @@ def truth_from_dict(data, source: str, default_name: str = "truth") -> Truth:
         raise NumericError(f"truth {str(path)!r}: phi_params must map names to numbers, e.g. {{\"b\": 1}}")
     check_phi(phi, phi_params, f"truth {str(path)!r}")
     params = HMoEParams(arrays["omega"], arrays["M"], arrays["a"]).validate(f"truth {str(path)!r}")
-    bound = float(np.abs(params.a).sum(axis=-1).max())  # max |aᵀx| over x in [−1, 1]^d
     try:
-        check_phi_range(phi, tuple(sorted((k, str(v)) for k, v in phi_params.items())), round(max(bound, 1.0), 6))
+        check_phi_range(phi, tuple(sorted((k, str(v)) for k, v in phi_params.items())), phi_bound(params))
     except NumericError as exc:
         raise NumericError(f"truth {str(path)!r}: {exc}") from None
     return Truth(

@@ -141,3 +141,48 @@ def test_seed_0_is_valid_and_a_negative_seed_is_refused(command):
     assert build_parser().parse_args([*command, "--seed", "0"]).seed == 0
     with pytest.raises(NumericError, match=r"--seed=-1 must be >= 0"):
         build_parser().parse_args([*command, "--seed", "-1"])
+
+
+# --- issue 24 §5: inputs that slipped through ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["ratio", "--model", "gated1", "--phi", "log(z)"],
+     ["ratio", "--model", "gated1", "--path", "recombination", "--phi", "log(z)"],
+     ["fit", "--model", "gated1", "--n", "100", "--phi", "log(z)"],
+     ["reproduce", "--quick", "--phi", "sqrt(z)", "--out", "{tmp}/s"]],
+    ids=["ratio", "ratio recombination", "fit", "reproduce"],
+)
+def test_a_phi_not_smooth_on_the_data_is_refused_by_every_command(argv, capsys, tmp_path):
+    """`numeric ratio --phi 'log(z)'` printed numpy warnings and a table of nan (exit 0); every command
+    now runs the domain check `numeric confirm` and truth files use (Activation.check_domain)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a numpy RuntimeWarning would end the command as an internal error
+        assert main([a.format(tmp=tmp_path) for a in argv]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and "is not continuous and real on the probed domain" in lines[0] and "(it fails for z in [" in lines[0]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_with_phi_checks_the_range_as_a_truth_file_does():
+    with pytest.raises(NumericError, match=r"\|a\.x\| reaches"):
+        load_truth().with_phi("log(z)")
+    assert load_truth().with_phi("log(z + 5)").phi == "log(z + 5)"  # smooth on the data's range
+
+
+def test_a_fit_with_fewer_points_than_parameters_says_so(capsys):
+    result = fit("gated1", 3, 5)
+    assert result.n_params == 36 and result.underdetermined
+    data = result.to_dict()
+    assert data["n_params"] == 36 and data["underdetermined"] is True
+    assert fit("gated1", 3, 40).underdetermined is False
+    assert main(["fit", "--model", "gated1", "--n", "5", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert '"underdetermined": true' in captured.out
+    assert captured.err.strip() == ("numeric: warning: --n 5 is below the 36 parameters of gated1 K=3: the fit is "
+                                    "underdetermined (it can interpolate the data; its losses say nothing about rates)")
