@@ -218,7 +218,8 @@ def replay(result: dict, probe_name: str) -> dict:
     condition = CONDITIONS[result["condition"]].from_json(result)
     try:
         points = np.array([[float.fromhex(v) for v in row] for row in detail.points])
-        arb = condition.full_matrix(Probe(probe_name, _components(probe["components"])), points).arb(test.digits)
+        rebuilt = condition.probe_from_json(probe_name, probe["components"]) or Probe(probe_name, _components(probe["components"]))
+        arb = condition.full_matrix(rebuilt, points).arb(test.digits)
         arb = _columns(arb, detail.columns)
     except (ValueError, IndexError, TypeError) as exc:
         raise IdentcheckError(f"probe={probe_name!r}: the interval record does not fit its probe ({type(exc).__name__}: {exc})") from None

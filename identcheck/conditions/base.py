@@ -157,6 +157,11 @@ class Condition(ABC):
     def matrix(self, probe, index: int) -> ProbeMatrix:
         """The matrix whose column rank decides ``probe`` (``index``: its position, seeds its points)."""
 
+    def probe_from_json(self, name: str, components: list):
+        """The probe ``name`` rebuilt from its JSON ``components`` (to replay a certificate), or None:
+        the default reading, components θ = (M, a) or head configurations."""
+        return None
+
     def full_matrix(self, probe, points: np.ndarray) -> ProbeMatrix:
         """The probe's full column list at given points (:func:`~identcheck.certificates.replay`)."""
         raise NotImplementedError(f"condition {self.name!r} cannot replay certificates")

@@ -17,10 +17,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import sympy as sp
+
 from ..errors import IdentcheckError
 from ..expert import parse_expert
 from ..expert_relations import REACH_EXPERT, REACH_TEMPLATE, ProbeAlgebra
-from ..expert_sets import SETS, ExpertProbe, SetEvaluator, check_members_finite, expert_probes, member_set
+from ..expert_sets import SETS, Atom, ExpertProbe, SetEvaluator, check_members_finite, expert_probes, member_set
 from ..rank import DEFAULT_LADDER
 from ..scope import Scope
 from .base import Condition, ProbeMatrix, unresolved_summary
@@ -93,6 +95,16 @@ class _Expert(Condition):
 
     def matrix(self, probe, index):
         return self.full_matrix(probe, self.sample_points(index, self._n_columns(probe)))
+
+    def probe_from_json(self, name, components):
+        """An atom's JSON is ``{"params": {label: exact value}}``, in the expert's parameter order."""
+        atoms = []
+        for c in components:
+            params = c["params"]
+            if list(params) != list(self.expert.labels):
+                raise ValueError(f"atom parameters {list(params)} are not the expert's {list(self.expert.labels)}")
+            atoms.append(Atom(tuple(sp.Rational(v) for v in params.values()), self.expert.labels))
+        return ExpertProbe(name, tuple(atoms))
 
     def full_matrix(self, probe, points):
         s = self.member_sets[self._set_of(probe)]

@@ -110,3 +110,12 @@ def test_homogeneous_expert_fails_on_one_atom_through_euler_specific_to_it():
     for h, holds in (((k2 * (a * x1 + b * x2 + k0) ** 3), True), (k2 * F(a * x1 + b * x2 + k0), False)):
         euler = -3 * k2 * sp.diff(h, k2) + a * sp.diff(h, a) + b * sp.diff(h, b) + k0 * sp.diff(h, k0)
         assert (sp.simplify(euler) == 0) is holds
+
+
+def test_certify_proves_each_probe_and_replay_rebuilds_the_atoms():
+    from identcheck.certificates import replay
+
+    result = check("softplus(dot(e1, x) + e0)", condition="deepseek-weak", certify=True)
+    assert str(result.verdict) == "identifiable" and str(result.evidence) == "proof"
+    data = json.loads(json.dumps(result.to_dict()))
+    assert replay(data, "D2: random, k = 2")["proved"]
