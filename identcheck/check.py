@@ -107,6 +107,9 @@ def check(
     return run(setup, certify=certify, progress=progress, started=started, include_inadmissible=include_inadmissible)
 
 
+_NO_TAKER = object()
+
+
 def make_condition(
     phi, condition="type1", dim=2, params=None, seed=0, points_per_term=4, ladder=DEFAULT_LADDER, **options
 ) -> Condition:
@@ -121,10 +124,15 @@ def make_condition(
         raise IdentcheckError(f"ladder={ladder!r}: need at least two increasing precisions of 20 digits or more")
     cls = CONDITIONS[condition]
     for name, value in options.items():
-        takers = {key: c.options[name] for key, c in CONDITIONS.items() if name in c.options}
-        if not takers:
+        if name in cls.options:
+            continue
+        # another condition's option, accepted at that condition's default ("not used"): the first
+        # condition that takes it gives the default; the registry is read only as far as needed (a read imports)
+        default = next((CONDITIONS[key].options[name] for key in CONDITIONS if name in CONDITIONS[key].options), _NO_TAKER)
+        if default is _NO_TAKER:
             raise IdentcheckError(f"{name}={value!r}: no condition takes this option")
-        if name not in cls.options and value != next(iter(takers.values())):  # its default: "not used"
+        if value != default:
+            takers = [key for key in CONDITIONS if name in CONDITIONS[key].options]
             raise IdentcheckError(f"{name}={value!r}: applies to {' and '.join(takers)} only, not {condition}")
     taken = {name: value for name, value in options.items() if name in cls.options}
     return cls(cls.activation_for(phi, params), dim, int(seed), points_per_term, tuple(ladder), **taken)
