@@ -288,6 +288,7 @@ class _Family:
             values=tuple(zip([a.name for a in self.axes], values)), verdict=result.verdict, evidence=str(result.evidence),
             family=None if relation is None else relation.family, relation=None if relation is None else str(relation),
             proved=result.verdict == Verdict.NOT_IDENTIFIABLE and result.evidence == Evidence.PROOF, summary=result.summary,
+            hypothesis=None if relation is None else relation.hypothesis,
         )
 
     def for_all(self, grid) -> ForAll | None:

@@ -25,6 +25,7 @@ from .evidence import Verdict
 from .grammar import parse_param
 from .limits import MAX_COUNT, MAX_VALUES
 from .render import cell, code, table
+from .report import hypothesis_text
 
 __all__ = ["MAX_COUNT", "MAX_VALUES", "split_params", "SCHEMA", "axis_from", "exact", "parse_scan_param", "Axis", "Bracket", "ExceptionalPoint", "ForAll", "GridValue", "ProbeMargin", "ScanResult", "number", "summarize"]
 
@@ -228,10 +229,11 @@ class ExceptionalPoint:
             "relation": self.relation, "proved": self.proved, "summary": self.summary,
         }
 
-    def why(self) -> str:
+    def why(self, detail: bool = False) -> str:  # detail: the family's hypothesis (an ODE: its equation), or the raw relation
         if self.verdict != Verdict.NOT_IDENTIFIABLE:
             return f"{self.verdict} ({self.evidence} evidence)"
-        which = ": ".join(t for t in (self.family or "a relation not in the known families", self.hypothesis if self.family else self.relation) if t)
+        said = (hypothesis_text(self.hypothesis) if self.family and self.hypothesis else self.relation) if detail else None
+        which = ": ".join(t for t in (self.family or "a relation not in the known families", said) if t)
         return f"{which}, {'proved' if self.proved else 'numeric: confirmed at two precisions, not proved'}"
 
 
@@ -303,7 +305,7 @@ class ScanResult:
         if self.for_all is not None:
             f = self.for_all
             lines.append(f"  for all {', '.join(f.parameters)}: {f.family}, {f.hypothesis} (sympy, parameters symbolic)")
-        lines += [f"  exceptional: {e.label()}: {e.why()}" for e in self.exceptional]
+        lines += [f"  exceptional: {e.label()}: {e.why(detail=True)}" for e in self.exceptional]
         lines += [f"  bracket: {b.text()}" for b in self.brackets]
         if self.skipped_brackets:
             lines.append(f"  {self.skipped_brackets} further verdict change(s) not refined (bracket cap)")
@@ -326,7 +328,7 @@ class ScanResult:
         if self.for_all is not None:
             parts.append(f"For all {', '.join(self.for_all.parameters)}: {self.for_all.family}, {code(self.for_all.hypothesis)} (sympy, parameters symbolic).")
         if self.exceptional:
-            parts.append("\n".join(f"- exceptional {code(e.label())}: {e.why()}" for e in self.exceptional))
+            parts.append("\n".join(f"- exceptional {code(e.label())}: {e.why(detail=True)}" for e in self.exceptional))
         if self.brackets:
             parts.append("\n".join(f"- bracket {cell(b.text())}" for b in self.brackets))
         if len(self.axes) == 1:

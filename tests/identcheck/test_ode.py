@@ -174,3 +174,14 @@ def test_the_prover_rejects_a_perturbed_ode_relation(term_set_2d):
     (column, value), *rest = template.coefficients
     wrong = ((column, -value), *rest)
     assert not prove_relation(term_set_2d, act.derivatives, probe.components, wrong, thorough=False, family=ODE)
+
+
+@pytest.mark.slow  # ≈ 3 s of CPU, 12 s at load 8
+def test_scan_names_the_ode_of_an_exceptional_value():
+    from identcheck import scan
+
+    result = scan("gelu(z + b)", {"b": (-1, 1, 3)}, jobs=1, width=0.5)
+    (point,) = result.exceptional
+    assert point.values == (("b", 0),) and point.family == ODE and point.proved
+    assert point.hypothesis == ODES["gelu(z)"][1] and point.to_dict()["hypothesis"] == point.hypothesis
+    assert f"exceptional: b = 0: ode: {ODES['gelu(z)'][1]}, proved" in result.to_text()
