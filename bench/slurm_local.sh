@@ -16,6 +16,12 @@ work="${1:-$(mktemp -d /tmp/slurm_local.XXXXXX)}"
 mkdir -p "$work"
 work="$(cd "$work" && pwd)"
 fail() { echo "slurm_local: $*" >&2; exit 2; }
+# The Python that has the project: this script's own runs and the tasks' (NUMERIC_PYTHON, passed to
+# sbatch), checked before anything is submitted — `python3` on a task's PATH may be another one.
+python="${NUMERIC_PYTHON:-$(command -v python3)}"
+(cd "$repo" && "$python" -c 'import numeric.cli, threadpoolctl') 2>/dev/null \
+    || fail "$python cannot import numeric and threadpoolctl; set NUMERIC_PYTHON to the Python that has the project"
+export NUMERIC_PYTHON="$python"
 
 if ! command -v sbatch >/dev/null || ! command -v slurmctld >/dev/null; then
     [ "$(id -u)" -eq 0 ] || fail "slurm-wlm is not installed and installing it needs root"
@@ -79,7 +85,7 @@ sinfo -h -o "%T" 2>/dev/null | grep -qE "^idle" || fail "the daemons did not com
 echo "cluster up: $(sinfo -h -o '%P %D %T %C')"
 
 started=$(date +%s.%N)
-job=$(cd "$work" && sbatch --parsable --array=0-3 --chdir="$repo" --output="$work/log/task-%a.out" \
+job=$(cd "$work" && sbatch --parsable --array=0-3 --chdir="$repo" --output="$work/log/task-%a.out" --export=ALL,NUMERIC_PYTHON="$python" \
     "$repo/docs/slurm/reproduce.sbatch" "$work/run" 4 --quick)
 echo "submitted array job $job (4 tasks)"
 while squeue -h -j "$job" 2>/dev/null | grep -q .; do sleep 2; done
@@ -87,11 +93,11 @@ array_seconds=$(echo "$(date +%s.%N) - $started" | bc)
 for i in 0 1 2 3; do
     [ -f "$work/run/shard$i/fits.sqlite" ] || fail "task $i wrote no store (see $work/log/task-$i.out)"
 done
-(cd "$repo" && python3 -m numeric merge "$work/run/merged" "$work/run"/shard0 "$work/run"/shard1 "$work/run"/shard2 "$work/run"/shard3)
+(cd "$repo" && "$python" -m numeric merge "$work/run/merged" "$work/run"/shard0 "$work/run"/shard1 "$work/run"/shard2 "$work/run"/shard3)
 started=$(date +%s.%N)
-(cd "$repo" && python3 -m numeric reproduce --quick --out "$work/single" --jobs 2 >/dev/null)
+(cd "$repo" && "$python" -m numeric reproduce --quick --out "$work/single" --jobs 2 >/dev/null)
 single_seconds=$(echo "$(date +%s.%N) - $started" | bc)
-(cd "$repo" && python3 - "$work/run/merged" "$work/single" <<'PY'
+(cd "$repo" && "$python" - "$work/run/merged" "$work/single" <<'PY'
 import dataclasses, sys
 from numeric.store import read_records
 merged, single = (sorted((dataclasses.replace(r, seconds=0.0) for r in read_records(f)), key=lambda r: r.key) for f in sys.argv[1:])
