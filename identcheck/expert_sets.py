@@ -29,6 +29,7 @@ import sympy as sp
 from .compile import CompiledTerms, _arb_number, arb_precision
 from .errors import IdentcheckError
 from .expert import ORDER_WORDS, Expert
+from .grammar import lambdify_modules
 
 __all__ = ["SETS", "Atom", "ExpertProbe", "Member", "MemberSet", "SetEvaluator", "expert_probes", "member_set"]
 
@@ -199,7 +200,29 @@ def expert_probes(expert: Expert, seed: int = 0) -> list[ExpertProbe]:
     for probe in probes:
         if len({c.values for c in probe.components}) < len(probe.components):  # pragma: no cover - by construction
             raise AssertionError(f"probe {probe.name!r}: atoms not distinct")
-    return probes
+    return [_with_same_function_note(expert, p) for p in probes]
+
+
+SAME_POINTS = 32  # points at which two atoms' experts are compared
+
+
+def _with_same_function_note(expert: Expert, probe: ExpertProbe) -> ExpertProbe:
+    """Note the atoms that give the same function h (the parameterisation is not injective there:
+    tanh's sign pair), compared in float64 at ``SAME_POINTS`` points of [−1, 1]^d."""
+    if len(probe.components) < 2:
+        return probe
+    points = np.random.default_rng([expert.dim, 2505, 1]).uniform(-1.0, 1.0, size=(SAME_POINTS, expert.dim))
+    h = sp.lambdify((*expert.x, *expert.params), expert.h, modules=lambdify_modules(expert.h))
+    with np.errstate(all="ignore"):
+        values = [np.broadcast_to(np.asarray(h(*points.T, *[float(v) for v in c.values]), dtype=float), (SAME_POINTS,))
+                  for c in probe.components]
+    same = [(i, j) for i in range(len(values)) for j in range(i + 1, len(values))
+            if np.all(np.abs(values[i] - values[j]) <= 1e-12 * (1 + np.abs(values[i])))]
+    if not same:
+        return probe
+    pairs = ", ".join(f"[{i + 1}] and [{j + 1}]" for i, j in same)
+    note = f"atoms {pairs} give the same function h (numerically, at {SAME_POINTS} points): the parameterisation is not injective there"
+    return ExpertProbe(probe.name, probe.components, note=note)
 
 
 def check_members_finite(expert: Expert, evaluator: SetEvaluator, members: MemberSet, points, probe, order: int) -> None:

@@ -65,7 +65,7 @@ class _Expert(Condition):
         self.term_set = self.member_sets[self.sets[0]]
         self._probes = []
         for probe in expert_probes(activation, seed):  # family by family, each set in turn
-            self._probes.extend(ExpertProbe(f"{name}: {probe.name}", probe.components) for name in self.sets)
+            self._probes.extend(ExpertProbe(f"{name}: {probe.name}", probe.components, note=probe.note) for name in self.sets)
         for index, probe in enumerate(self._probes):  # refuse an expert not finite where it is probed
             name = self._set_of(probe)
             check_members_finite(activation, self.evaluators[name], self.member_sets[name],

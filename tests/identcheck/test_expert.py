@@ -115,3 +115,11 @@ def test_a_power_of_a_parameter_dependent_base_is_arbitrary_in_the_template():
     k2, k11, k12 = sp.symbols("k2 k1_1 k1_2", real=True)
     assert expert.template == k2 * sp.Function("F1", real=True)(k0 + k11 * x1 + k12 * x2)
     assert parse_expert("a*x1**2 + b", 2).template == parse_expert("a*x1**2 + b", 2).h  # x alone: not a parameter's power
+
+
+def test_a_sign_pair_of_an_odd_expert_is_noted_as_the_same_function():
+    # k2·tanh(z) and (−k2)·tanh(−z) are one function; k2·σ(z) and (−k2)·σ(−z) = k2·σ(z) − k2 are not
+    tanh = {p.name: p.note for p in expert_probes(parse_expert("k2*tanh(dot(k1, x) + k0)", 2))}
+    sigmoid = {p.name: p.note for p in expert_probes(parse_expert("k2*sigmoid(dot(k1, x) + k0)", 2))}
+    assert "[1] and [2] give the same function h" in tanh["sign pair θ2 = −θ1"]
+    assert sigmoid["sign pair θ2 = −θ1"] == "" and all(note == "" for name, note in tanh.items() if "sign pair θ2" not in name)
