@@ -44,6 +44,7 @@ from threadpoolctl import threadpool_limits
 from .activation import Activation
 from .budget import SIMPLIFY_SECONDS, run as budgeted
 from .check import decide_probe, make_condition, run, verdict_of
+from .environment import environment
 from .errors import IdentcheckError
 from .evidence import Evidence, Verdict
 from .grammar import Z, parse_text
@@ -144,7 +145,7 @@ def scan(
         phi=phi, condition=condition, dim=dim, seed=seed, axes=family.axes, fixed=family.fixed, grid=tuple(grid),
         probe_names=tuple(p.name for p in family.probes), brackets=tuple(brackets), exceptional=tuple(exceptional),
         for_all=for_all, summary=summary, certified=certify, seconds=round(time.perf_counter() - started, 2),
-        skipped_brackets=max(0, len(edges) - max_brackets),
+        skipped_brackets=max(0, len(edges) - max_brackets), environment=environment(),
         timings=tuple((stage, round(t - (clock[i - 1][1] if i else 0.0), 2)) for i, (stage, t) in enumerate(clock)),
     )
 

@@ -29,7 +29,7 @@ from .report import hypothesis_text
 
 __all__ = ["MAX_COUNT", "MAX_VALUES", "split_params", "SCHEMA", "axis_from", "exact", "parse_scan_param", "Axis", "Bracket", "ExceptionalPoint", "ForAll", "GridValue", "ProbeMargin", "ScanResult", "number", "summarize"]
 
-SCHEMA = "identcheck.scan/1"
+SCHEMA = "identcheck.scan/2"  # docs/changelog.md
 
 
 def parse_scan_param(text: str):
@@ -269,6 +269,7 @@ class ScanResult:
     seconds: float
     skipped_brackets: int = 0
     timings: tuple = ()  # ((stage, seconds), ...): setup, grid, bisection, exact checks
+    environment: dict | None = field(default=None, compare=False, repr=False)  # versions and BLAS (identcheck.environment)
 
     @property
     def shape(self) -> tuple:
@@ -293,6 +294,7 @@ class ScanResult:
             "certified": self.certified,
             "seconds": self.seconds,
             "timings": dict(self.timings),
+            "environment": self.environment,
         }
 
     def _head(self) -> str:

@@ -162,6 +162,7 @@ def test_cli_json_equals_the_api_and_plots(tmp_path, capsys):
         printed.pop(key), api.pop(key)
     assert printed == api
     assert printed["schema"] == SCHEMA and printed["grid"][0]["values"] == ["1/2"]
+    assert printed["environment"]["numpy"] == np.__version__ and printed["environment"]["blas"]  # where it was computed
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["scan.png"]  # no temporary left
 
