@@ -130,7 +130,8 @@ class _Expert(Condition):
         return f"h = {self.expert.text}, θ = ({params}); " + "; ".join(parts)
 
     def finish(self, results):
-        relations = [r for p in results if p.counts_for_verdict and p.dependent for r in p.relations]
+        dependent = [p for p in results if p.counts_for_verdict and p.dependent]
+        relations = [r for p in dependent for r in p.relations]
         suffix = unresolved_summary(results)
         if not relations:
             return suffix, {}
@@ -140,7 +141,8 @@ class _Expert(Condition):
         if len(template) == len(relations):
             reach = f"; the condition fails only through relations shared by every expert of its template ({template[0].template}: e.g. {template[0]})"
         else:
-            reach = f"; {len(specific)} relation(s) specific to this expert (e.g. {specific[0]})" if specific else ""
+            where = [p.name for p in dependent if any(getattr(r, "reach", None) == REACH_EXPERT for r in p.relations)]
+            reach = f"; {len(specific)} relation(s) specific to this expert, on {', '.join(repr(w) for w in where)} (e.g. {specific[0]})" if specific else ""
             reach += f"; {len(template)} shared by its template" if template else ""
             reach += f"; {unknown} not proved (reach unknown)" if unknown else ""
         return reach + suffix, {}

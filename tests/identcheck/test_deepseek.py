@@ -54,7 +54,7 @@ def test_gelu_routed_single_atom_fails_only_through_its_template():
     z = sp.Symbol("z")
     gelu = z / 2 * (1 + sp.erf(z / sp.sqrt(2)))
     assert sp.simplify(gelu - gelu.subs(z, -z) - z) == 0
-    assert "specific to this expert" in result.summary
+    assert "specific to this expert, on 'S3: sign pair θ2 = −θ1', 'S3: sign pair of the vectors, scalars distinct' (" in result.summary
 
 
 def test_weak_identifiable_expert_and_template_wide_failure():
