@@ -56,6 +56,9 @@ class _Parser(SuggestingParser):  # every error one line, exit 2; an unknown fla
     error_type = IdentcheckError
 
 
+PROGRESS_HELP = "show the status line even with --json or on a pipe (there: plain lines, at most one a second)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="identcheck",
@@ -100,6 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="certify each probe: independence by interval arithmetic, dependence by exact relations proved with sympy",
     )
     c.add_argument("--json", action="store_true", help="print one JSON array, one object per (phi, condition)")
+    c.add_argument("--progress", action="store_true", help=PROGRESS_HELP)
     pos = sub.add_parser(
         "positions",
         help="the five gate positions G1-G5: expert form, whether the PDE survives, what decides",
@@ -142,9 +146,11 @@ def build_parser() -> argparse.ArgumentParser:
     sc.add_argument("--certify", action="store_true", help="certify the exact checks at simple numbers (proofs / interval bounds)")
     sc.add_argument("--plot", metavar="FILE.png", help="margin against the parameter (heat map for two), written when complete")
     sc.add_argument("--json", action="store_true", help="print the result as JSON (the API's ScanResult.to_dict())")
+    sc.add_argument("--progress", action="store_true", help=PROGRESS_HELP)
     cat = sub.add_parser("catalog", help="type-1 and type-2 verdicts for common activations (about 2 minutes on 2 cores)")
     cat.set_defaults(func=_catalog)
     cat.add_argument("--json", action="store_true", help="print the rows as JSON")
+    cat.add_argument("--progress", action="store_true", help=PROGRESS_HELP)
     cat.add_argument("--markdown", action="store_true", help="print the markdown table (docs/catalog.md)")
     cat.add_argument("--out", help="write the output to this file instead of stdout (written only when complete)")
     cat.add_argument("--jobs", type=_int("--jobs"), default=2, help="worker processes (default 2)")
@@ -237,7 +243,7 @@ def _check(args) -> int:
     if unused and args.condition != "mha":  # (mha refused them above)
         raise IdentcheckError(f"--param {unused[0]}: no phi uses {unused[0]!r}")
     results = []
-    with StatusLine(enabled=sys.stderr.isatty() and not args.json) as status:
+    with StatusLine.for_command(asked=args.progress, json=args.json) as status:
         for i, (phi, arguments) in enumerate(jobs):
             job = f"{phi or 'linear expert'} [{arguments['condition']}]"
             title = f"phi {i + 1}/{len(jobs)} {job!r}"
@@ -275,7 +281,7 @@ def _scan(args) -> int:
     if args.plot is not None:
         check_plot_path(args.plot)
     options = {"include_zero": False} if args.condition == "type1" else {}
-    with StatusLine(enabled=sys.stderr.isatty() and not args.json) as status:
+    with StatusLine.for_command(asked=args.progress, json=args.json) as status:
         result = scan(
             args.phi, params, condition=args.condition, dim=args.dim, seed=args.seed, points_per_term=args.points_per_term,
             width=width, certify=args.certify, jobs=args.jobs, progress=lambda done, total, stage: status.show(f"scan {stage}: {done}/{total}"),
@@ -308,7 +314,7 @@ def _catalog(args) -> int:
     if args.out is not None:
         check_output_path(args.out, "--out")  # the policy every output path follows (cli_common)
         folder = os.path.dirname(os.path.abspath(args.out))
-    with StatusLine() as status:
+    with StatusLine.for_command(asked=args.progress, json=args.json) as status:
         rows = catalog_rows(lambda done, total, phi: status.show(f"catalog {done}/{total}: {phi}"), jobs=args.jobs)
     if args.json or not args.markdown:
         text = json.dumps(rows, indent=2, ensure_ascii=False) + "\n"

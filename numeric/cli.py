@@ -96,6 +96,14 @@ def _truth(args):
 REPRODUCE_OUT = "out/reproduce"  # the default store: its parents are created (cli_common's policy)
 
 
+PROGRESS_HELP = "show the status line even with --json or on a pipe (there: plain lines, at most one a second)"
+
+
+def progress_wanted(args):
+    """A long command's status: "always" with --progress; else on a terminal, quiet with --json."""
+    return "always" if getattr(args, "progress", False) else not getattr(args, "json", False)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="numeric", description="Convergence-rate experiments for gated attention as an HMoE.")
     parser.set_defaults(func=None)
@@ -113,6 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--init", choices=("paper", "fixed"), default="paper", help="perturbation n^-0.083 (paper) or --init-scale (fixed)")
     f.add_argument("--init-scale", type=_positive_float("--init-scale"), default=0.1)
     f.add_argument("--json", action="store_true", help="print one JSON object")
+    f.add_argument("--progress", action="store_true", help=PROGRESS_HELP)
     f.set_defaults(func=_fit)
     r = sub.add_parser("reproduce", help="a grid of fits (the paper's, or a preset), resumable", description="Run the grid; finished fits are stored and skipped on rerun.")
     r.add_argument("--preset", default=None, metavar="NAME", help="a named experiment: 'local' (the theorems' regime, docs/theorems.md); with --quick, its small variant")
@@ -133,6 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--quick", action="store_true", help="a small preset: K = 3, sizes 2000-16000, 3 repetitions (with --preset: the preset's small variant)")
     r.add_argument("--shard", default="0/1", metavar="I/M", help="run only fits I, I+M, I+2M, ... of the grid (one shard per machine; join the stores with `numeric merge`)")
     r.add_argument("--json", action="store_true", help="print the counts as JSON")
+    r.add_argument("--progress", action="store_true", help=PROGRESS_HELP)
     r.set_defaults(func=_reproduce)
     mg = sub.add_parser("merge", help="join fit stores (e.g. one per machine) into one", description="Copy the records of SOURCE stores into the store in OUT.")
     mg.add_argument("out", help="folder of the target store (created if needed)")
@@ -210,12 +220,16 @@ def _kept(args) -> str:
 
 
 def _fit(args) -> int:
+    from identcheck.progress import StatusLine
+
     from .fit import fit
     truth = _truth(args)
-    result = fit(
-        args.model, args.K, args.n, seed=args.seed, optimizer=args.optimizer, truth=truth,
-        box_factor=args.box, init=args.init, init_scale=args.init_scale, gd_objective=args.gd_objective,
-    )
+    with StatusLine.for_command(asked=args.progress, json=args.json) as status:
+        result = fit(
+            args.model, args.K, args.n, seed=args.seed, optimizer=args.optimizer, truth=truth,
+            box_factor=args.box, init=args.init, init_scale=args.init_scale, gd_objective=args.gd_objective,
+            progress=status.show, notice=lambda text: print(f"numeric: {text}", file=sys.stderr, flush=True),
+        )
     data = result.to_dict()
     data["truth"] = truth.source
     if result.underdetermined:  # said on stderr whatever the format; the JSON has "underdetermined"
@@ -252,7 +266,7 @@ def _reproduce(args) -> int:
         for dest, flag in _PRESET_OWNS.items():
             if getattr(args, dest) != getattr(defaults, dest):
                 raise NumericError(f"--preset {args.preset} runs its own grid: {flag} cannot be combined with it")
-        counts = run_preset(args.preset, args.out, jobs=args.jobs, quick=args.quick, progress=sys.stderr.isatty(), seed=args.seed)
+        counts = run_preset(args.preset, args.out, jobs=args.jobs, quick=args.quick, progress=progress_wanted(args), seed=args.seed)
         if args.json:
             print(json.dumps({"legs": counts, "out": args.out}))
         else:
@@ -267,7 +281,7 @@ def _reproduce(args) -> int:
         sizes, reps, Ks = QUICK["sizes"], QUICK["reps"], QUICK["Ks"]
     grid = Grid(tuple(args.models), Ks, sizes, reps, args.optimizer, args.init, args.box, args.seed, args.gd_objective).validate()
     shard = _shard(args.shard)
-    counts = run_grid(grid, args.out, jobs=args.jobs, truth=truth, progress=sys.stderr.isatty(), shard=shard, allow_weak_truth=args.allow_weak_truth)
+    counts = run_grid(grid, args.out, jobs=args.jobs, truth=truth, progress=progress_wanted(args), shard=shard, allow_weak_truth=args.allow_weak_truth)
     if args.json:
         print(json.dumps(counts | {"out": args.out}))
     else:

@@ -34,6 +34,7 @@ def add_parser(subparsers):
     p.add_argument("--jobs", type=int, default=1, help="parallel fit processes for the rates (default 1)")
     p.add_argument("--out", default=None, help="output folder (default confirm-out/<phi>-<condition>)")
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    p.add_argument("--progress", action="store_true", help="show the status line even with --json or on a pipe")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--mc", type=int, default=None, help="Monte Carlo points for the L2(mu) norm (default 100000; 20000 with --quick)")
     p.add_argument("--no-rates", action="store_true", help="skip the rate grid (sequences and verdict only)")
@@ -68,7 +69,7 @@ def run(args) -> int:
             seed=args.seed,
             mc=args.mc,
             rates=not args.no_rates,
-            progress=not args.json and sys.stderr.isatty(),
+            progress="always" if args.progress else not args.json,
             params=params,
             K=args.K,
         )

@@ -167,7 +167,8 @@ def run_grid(grid: Grid, folder, jobs: int = 1, truth_path=None, progress=True, 
     started = time.perf_counter()
     ran = 0
 
-    status = StatusLine(enabled=bool(progress) and sys.stderr.isatty())
+    # progress: "always" (--progress: on a pipe too), True (on a terminal), False (never)
+    status = StatusLine.for_command(asked=progress == "always") if progress else StatusLine(enabled=False)
 
     def record(row: FitRecord):
         nonlocal finished, ran

@@ -119,3 +119,22 @@ def test_certify_proves_each_probe_and_replay_rebuilds_the_atoms():
     assert str(result.verdict) == "identifiable" and str(result.evidence) == "proof"
     data = json.loads(json.dumps(result.to_dict()))
     assert replay(data, "D2: random, k = 2")["proved"]
+
+
+@pytest.mark.parametrize("dim", [1, 3, 6])
+def test_any_dimension_from_one_to_six(dim):
+    result = check("dot(e1, x) + e0", condition="deepseek-weak", dim=dim)
+    single = result.probes[0]
+    assert single.name == "D2: random, k = 1" and single.dependent is False and single.n_terms == dim + 1  # x1..xd, 1
+    pair = result.probes[1]  # ∂h/∂θ = (x, 1) for every atom: the second atom repeats all d + 1 of them
+    assert pair.dependent and pair.nullity == dim + 1
+
+
+def test_cli_json_equals_the_api(capsys):
+    argv = ["check", "--condition", "deepseek-shared", "--expert", "k2*tanh(dot(k1, x) + k0)", "--seed", "3", "--json"]
+    assert main(argv) == 0
+    [printed] = json.loads(capsys.readouterr().out)
+    api = json.loads(json.dumps(check("k2*tanh(dot(k1, x) + k0)", condition="deepseek-shared", seed=3).to_dict()))
+    for data in (printed, api):
+        data.pop("seconds"), data.pop("environment")
+    assert printed == api
