@@ -28,6 +28,7 @@ is printed only when steps 1 and 2 both returned exact zeros.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from dataclasses import dataclass, field
 
@@ -37,6 +38,7 @@ from .activation import Z, parse_activation
 from .certify import is_exact_zero
 from .families import phi_properties
 from .render import proof_markdown
+from .written import with_written_numbers
 from .errors import IdentcheckError
 from .terms import MAX_DIM, phi_placeholder, substitute_phi
 
@@ -54,6 +56,11 @@ class FamilyProof:
     steps: tuple = field(default=())  # (what, expression shown, exact zero?)
     proved: bool = False
     note: str = ""
+    written_numbers: tuple = field(default=(), compare=False, repr=False)  # for the text only: Activation.written_numbers
+
+    def shown(self, text: str) -> str:
+        """``text`` with φ's decimal constants as written (``1.702*z``, not ``851*z/500``); the JSON stays exact."""
+        return with_written_numbers(text, self.written_numbers)
 
     def to_dict(self) -> dict:
         return {
@@ -73,9 +80,9 @@ class FamilyProof:
     def to_text(self) -> str:
         if not self.holds:
             return f"{self.family}: {self.hypothesis} not shown for this phi ({self.note})"
-        lines = [f"{self.family}: {self.hypothesis}", f"  identity: {self.identity}"]
+        lines = [f"{self.family}: {self.shown(self.hypothesis)}", f"  identity: {self.shown(self.identity)}"]
         for what, shown, ok in self.steps:
-            lines.append(f"  {what}: {shown}  ->  {'exact 0 (sympy)' if ok else 'not reduced to 0'}")
+            lines.append(f"  {what}: {self.shown(shown)}  ->  {'exact 0 (sympy)' if ok else 'not reduced to 0'}")
         lines.append("  PROVED for all x, symmetric M, a" if self.proved else f"  not proved: {self.note or 'a step failed'}")
         return "\n".join(lines)
 
@@ -188,6 +195,8 @@ def prove_pde(phi, dim: int = 2, params=None) -> list[FamilyProof]:
     else:
         out.append(FamilyProof("symmetry", "phi(-z) = s*phi(z) + q(z), s = +-1, q a polynomial", False, note="sympy found no s = +-1 with phi(-z) - s*phi(z) a polynomial"))
     out.append(_polynomial(s, derivatives, props.degree))
+    if activation.written_numbers:  # the reports show φ's decimal constants as written
+        out = [dataclasses.replace(proof, written_numbers=activation.written_numbers) for proof in out]
     return out
 
 

@@ -26,11 +26,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from fractions import Fraction
 
 from .evidence import Certificate, Evidence, Verdict
 from .scope import ScopeStatement
 from .render import check_markdown
+from .written import with_written_numbers
 
 __all__ = ["CheckResult", "ProbeResult", "Relation", "format_relation", "hypothesis_text"]
 
@@ -74,28 +74,6 @@ def hypothesis_text(hypothesis: str) -> str:
     if q == "0":
         return lhs + ": a and −a collide"
     return f"{lhs} − {q[1:]}" if q.startswith("-") and " " not in q else f"{lhs} + {q}"
-
-
-#: a rational as sympy prints it in a hypothesis: 851/500, 851*z/500, 851*z**3/500
-_PRINTED_RATIONAL = re.compile(r"(?<![\w.])(\d+)((?:\*z(?:\*\*\d+)?)?)/(\d+)(?![\w.])")
-
-
-def with_written_numbers(text: str, numbers) -> str:
-    """``text`` with each printed rational equal to one of φ's written decimals shown as written.
-
-    ``numbers`` are (exact value, as written) pairs (:attr:`Activation.written_numbers`):
-    ``'φ(−z) = φ(z) − 851*z/500'`` with ``((851/500, '1.702'),)`` → ``'φ(−z) = φ(z) − 1.702*z'``.
-    Other rationals are left as they are; the JSON keeps every value exact.
-    """
-    if not numbers:
-        return text
-    written = {Fraction(int(v.p), int(v.q)): shown for v, shown in numbers}
-
-    def replace(match):
-        shown = written.get(Fraction(int(match[1]), int(match[3])))
-        return match[0] if shown is None else shown + match[2]
-
-    return _PRINTED_RATIONAL.sub(replace, text)
 
 
 def format_relation(terms) -> str:

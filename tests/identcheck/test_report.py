@@ -69,10 +69,27 @@ def test_a_constant_written_in_phi_is_shown_as_written_in_the_relations_tags():
     assert witness.relations[0].to_dict()["hypothesis"] == "phi(-z) = 1*phi(z) + (-851*z/500)"
 
 
-def test_only_the_written_values_are_rewritten():
-    from identcheck.report import with_written_numbers
+@pytest.mark.parametrize(
+    "printed, shown",
+    [("q = -851*z**3/500 + 3/4 + 851/500", "q = -1.702*z**3 + 3/4 + 1.702"),
+     ("∂²ū/∂a1² 1851*z/500", "∂²ū/∂a1² 1851*z/500"),  # another number
+     ("851*z/(500*(exp(z) + 1)) - 851*z/(500*(1 + exp(-z)))", "1.702*z/(exp(z) + 1) - 1.702*z/(1 + exp(-z))"),
+     ("851*z/(500*x*(y + 1))", "1.702*z/(x*(y + 1))"),
+     ("851*z/(500*exp(z) + 500)", "851*z/(500*exp(z) + 500)")],  # 500 is no factor of that denominator
+)
+def test_only_the_written_values_are_rewritten(printed, shown):
     import sympy as sp
 
-    numbers = ((sp.Rational(851, 500), "1.702"),)
-    assert with_written_numbers("q = -851*z**3/500 + 3/4 + 851/500", numbers) == "q = -1.702*z**3 + 3/4 + 1.702"
-    assert with_written_numbers("∂²ū/∂a1² 1851*z/500", numbers) == "∂²ū/∂a1² 1851*z/500"
+    from identcheck.written import with_written_numbers
+
+    assert with_written_numbers(printed, ((sp.Rational(851, 500), "1.702"),)) == shown
+
+
+def test_prove_pde_shows_the_constant_as_written():
+    from identcheck.pde import prove_pde
+
+    symmetry = next(p for p in prove_pde("1.702*silu(z)", dim=1) if p.family == "symmetry")
+    text, markdown = symmetry.to_text(), symmetry._repr_markdown_()
+    assert "phi(-z) = 1*phi(z) + (-1.702*z)" in text and "H(z) = 1.702*z - 1.702*z/(exp(z) + 1)" in text
+    assert "851" not in text and "851" not in markdown
+    assert "851*z/500" in symmetry.to_dict()["hypothesis"]  # the JSON stays exact
