@@ -38,3 +38,12 @@ def test_a_pipe_gets_nothing_unless_asked_then_plain_lines_at_most_once_a_second
         status.show("b")  # 10.5: within a second, dropped
         status.show("c")  # 11.2: shown
     assert pipe.getvalue() == "a\nc\n" and "\033" not in pipe.getvalue()
+
+
+def test_identcheck_check_progress_on_a_pipe_when_asked(capsys):
+    from identcheck.cli import main
+
+    assert main(["check", "z", "--dim", "1", "--json"]) == 0
+    assert "probe" not in capsys.readouterr().err
+    assert main(["check", "z", "--dim", "1", "--json", "--progress"]) == 0
+    assert ": probe 1/" in capsys.readouterr().err

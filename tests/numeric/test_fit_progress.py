@@ -49,3 +49,17 @@ def test_the_estimate_scales_with_the_data_and_brackets_the_typical_iterations()
     assert per > 0 and low == pytest.approx(9 * per) and high == pytest.approx(150 * per)
     low_gd, high_gd, _ = estimate_seconds(m, X, theta, shape, "gd", max_epochs=1000)
     assert low_gd == high_gd > 0
+
+
+def test_the_cli_shows_progress_on_a_pipe_only_when_asked(capsys, monkeypatch):
+    import identcheck.progress
+
+    from numeric.cli import main
+
+    monkeypatch.setattr(identcheck.progress, "PIPE_INTERVAL", 0.0)  # every line (this fit lasts well under a second)
+    assert main(["fit", "--model", "gated1", "--K", "2", "--n", "300", "--json"]) == 0
+    assert "iteration" not in capsys.readouterr().err  # a pipe, not asked: quiet
+    assert main(["fit", "--model", "gated1", "--K", "2", "--n", "300", "--json", "--progress"]) == 0
+    captured = capsys.readouterr()
+    assert "lm: iteration 1, MSE" in captured.err and "\033" not in captured.err  # plain lines on a pipe
+    assert captured.out.lstrip().startswith("{")  # stdout stays the JSON
