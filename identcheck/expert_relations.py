@@ -166,6 +166,32 @@ class ProbeAlgebra:
         relations = explain_null_space(decision, values, self.proposals(values), matrix.labels, matrix.keys, self.prover())
         return tuple(self.classify(r, matrix) for r in relations)
 
+    def family(self, keys, values) -> str:
+        """The name of a one- or two-member relation, by the members' structure (:data:`FAMILIES`)."""
+        if any(k == ("1",) for k in keys):
+            return "a member equals the constant 1"
+        atoms = {k[0] for k in keys}
+        members = [k[1] for k in keys]
+        if len(keys) == 1:
+            kind, names = members[0][0], members[0][-1]
+            return "linear in a parameter (zero second derivative)" if kind == "dd" and names[0] == names[1] else "zero member"
+        if len(atoms) > 1:
+            return "atoms tied (" + ("the same member" if members[0] == members[1] else "different members") + ")"
+        (a, b), (va, vb) = members, values
+        owner = {p.name: label.split("⁽")[0] for p, label in zip(self.expert.params, self.expert.labels)}
+        index = {p.name: int(p.name.rsplit("_", 1)[1]) for p in self.expert.params if owner[p.name] in self.expert.vectors}
+        if a[0] == b[0] == "x" and {a[2][0], b[2][0]} <= set(index) and owner[a[2][0]] == owner[b[2][0]]:
+            if (a[1], index[a[2][0]]) == (index[b[2][0]], b[1]) and va == -vb:
+                return "x-swap of a ridge direction (x_u·∂h/∂p⁽ᵛ⁾ = x_v·∂h/∂p⁽ᵘ⁾)"
+        first, x = (a, b) if b[0] == "x" else (b, a)
+        if first[0] == "d" and x[0] == "x" and first[1][0] in index and x[2][0] not in index and index[first[1][0]] == x[1] and va == -vb:
+            return "bias shift (∂h/∂p⁽ᵘ⁾ = x_u·∂h/∂b)"
+        if {a[0], b[0]} == {"d", "dd"}:
+            d, dd = (a, b) if a[0] == "d" else (b, a)
+            if d[1][0] in dd[1]:
+                return "scale (∂²h/∂c∂θ = ∂h/∂θ / c)"
+        return "coinciding members"
+
     def classify(self, relation: Relation, matrix) -> ExpertRelation:
         fields_ = {f.name: getattr(relation, f.name) for f in fields(relation)}
         if relation.exact is None or not relation.keys:
@@ -176,8 +202,8 @@ class ProbeAlgebra:
             outcome = self.prove(coefficients)
             proved, timed_out = bool(outcome), outcome.timed_out
         fields_ |= {"proved": proved, "timed_out": timed_out}
-        if len(coefficients) <= 2 and fields_["family"] is None:
-            fields_["family"] = "zero member" if len(coefficients) == 1 else "coinciding members"
+        if len(coefficients) <= 2 and fields_["family"] in (None, "coinciding members", "zero member"):
+            fields_["family"] = self.family(relation.keys, [v for _, v in coefficients])
         if not proved:
             return ExpertRelation(**fields_)
         for which, (description, _) in enumerate(self.templates):

@@ -21,6 +21,7 @@ def test_linear_routed_expert_fails_through_the_papers_relation_shared_by_its_te
     first = result.witness_probe.relation
     assert str(first) == "∂h2/∂e1⁽¹⁾ − x1·∂h2/∂e0 = 0"
     assert first.proved and first.reach == REACH_TEMPLATE and "F(dot(e1, x) + e0)" in first.template
+    assert first.family.startswith("bias shift")
     # by hand: h = e0 + e1ᵀx and any F(e0 + e1ᵀx) satisfy ∂h/∂e1⁽¹⁾ = x1·∂h/∂e0
     e0, a, b = sp.symbols("e0 a b")
     for h in (e0 + a * x1 + b * x2, F(e0 + a * x1 + b * x2)):
@@ -47,6 +48,10 @@ def test_gelu_routed_single_atom_fails_only_through_its_template():
     assert all(r.proved and r.reach == REACH_TEMPLATE for r in single.relations)
     texts = {str(r) for r in single.relations}
     assert "x1·∂h2/∂e1⁽²⁾ − x2·∂h2/∂e1⁽¹⁾ = 0" in texts  # any ridge expert at d ≥ 2
+    families = {str(r): r.family for r in single.relations}
+    assert families["x1·∂h2/∂e1⁽²⁾ − x2·∂h2/∂e1⁽¹⁾ = 0"].startswith("x-swap of a ridge direction")
+    assert families["∂h2/∂e1⁽¹⁾ − 1/8·∂²h2/∂e2∂e1⁽¹⁾ = 0"].startswith("scale")  # e2 = 1/8 on this atom
+    assert families["∂²h2/∂e2² = 0"].startswith("linear in a parameter")
     assert "∂²h2/∂e2² = 0" in texts  # linear in the scale
     # the sign pair ties the atoms through gelu(z) − gelu(−z) = z: specific to GELU
     sign = next(p for p in result.probes if p.name == "S3: sign pair θ2 = −θ1")
