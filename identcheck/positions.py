@@ -29,6 +29,7 @@ all samples is ~1e-16 where the relation holds and O(1e-3…1) where it does not
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -90,12 +91,26 @@ def _attention(X, WQ, WK, WV, WO, phi, position):
     return gate(y) if position == "G5" else y
 
 
+def _measure(name, rng, samples, T, dbar, WQ, WK, WV, WO, phi_fn, step):
+    """(r_V, r_O): the complex-step derivatives of the output along W_V and along W_O (module docstring)."""
+    r_v, r_o = [], []
+    for _ in range(samples):
+        X = rng.uniform(-1, 1, size=(T, dbar))
+        along_v = _attention(X, WQ, WK, [w * (1 + 1j * step) for w in WV], WO, phi_fn, name)
+        along_o = _attention(X, WQ, WK, WV, WO * (1 + 1j * step), phi_fn, name)
+        r_v.append(along_v.imag.ravel() / step)
+        r_o.append(along_o.imag.ravel() / step)
+    return np.concatenate(r_v), np.concatenate(r_o)
+
+
 def positions(phi, params=None, seed: int = 0, samples: int = 40) -> list[PositionResult]:
     """For each gate position: the derived prediction and the numerical check (module docstring)."""
     act = parse_activation(phi, params)
     complex_phi = sp.lambdify(Z, act.expr, modules=["scipy", "numpy"])
+    reached = [1.0]  # the largest |argument| phi is evaluated at
 
     def phi_fn(v):
+        reached[0] = max(reached[0], float(np.max(np.abs(np.real(v)))))
         return np.asarray(complex_phi(v)) + 0 * v
 
     zeta = sp.simplify(Z * act.derivatives[1] / act.expr)
@@ -108,15 +123,11 @@ def positions(phi, params=None, seed: int = 0, samples: int = 40) -> list[Positi
     WO = rng.normal(size=(H * dv, dbar))
     step = 1e-20
     results = []
+    with np.errstate(all="ignore"):  # a phi invalid where it was evaluated is refused below, with the reason
+        measured = {name: _measure(name, rng, samples, T, dbar, WQ, WK, WV, WO, phi_fn, step) for name in POSITIONS}
+    act.check_domain(math.ceil(reached[0] * 100) / 100)  # the domain check every command shares, on the range reached
     for name, (where, form, decided_by) in POSITIONS.items():
-        r_v, r_o = [], []
-        for _ in range(samples):
-            X = rng.uniform(-1, 1, size=(T, dbar))
-            along_v = _attention(X, WQ, WK, [w * (1 + 1j * step) for w in WV], WO, phi_fn, name)
-            along_o = _attention(X, WQ, WK, WV, WO * (1 + 1j * step), phi_fn, name)
-            r_v.append(along_v.imag.ravel() / step)
-            r_o.append(along_o.imag.ravel() / step)
-        r_v, r_o = np.concatenate(r_v), np.concatenate(r_o)
+        r_v, r_o = measured[name]
         c = float(r_o @ r_v / (r_o @ r_o))
         residual = float(np.linalg.norm(r_v - c * r_o) / np.linalg.norm(r_v))
         if decided_by is None:

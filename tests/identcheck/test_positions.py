@@ -34,3 +34,21 @@ def test_cli_positions_json_and_check(capsys):
 def test_cli_positions_bad_phi(capsys):
     assert main(["positions", "abs(z)"]) == 2
     assert "not differentiable" in capsys.readouterr().err
+
+
+def test_a_phi_invalid_where_the_positions_evaluate_it_is_refused_with_the_reason(capsys):
+    """issue 24 §5: positions 'log(z)' printed numpy warnings and a table of nan (exit 0); now the domain
+    check every command shares runs on the range the positions reached."""
+    import warnings
+
+    from identcheck.cli import main
+    from identcheck.errors import IdentcheckError
+    from identcheck.positions import positions
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(IdentcheckError, match=r"^phi='log\(z\)': phi is not continuous and real on the probed domain"):
+            positions("log(z)")
+        assert main(["positions", "log(z)"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and len(captured.err.strip().splitlines()) == 1
