@@ -145,7 +145,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--progress", action="store_true", help=PROGRESS_HELP)
     r.set_defaults(func=_reproduce)
     mg = sub.add_parser("merge", help="join fit stores (e.g. one per machine) into one", description="Copy the records of SOURCE stores into the store in OUT.")
-    mg.add_argument("out", help="folder of the target store (created if needed)")
+    mg.add_argument("out", help="folder of the target store (created if needed, inside an existing folder)")
     mg.add_argument("sources", nargs="+", metavar="SOURCE", help="folders of the stores to copy")
     mg.add_argument("--json", action="store_true")
     mg.set_defaults(func=_merge)

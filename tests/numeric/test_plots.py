@@ -76,3 +76,13 @@ def test_the_title_says_the_grid_quick_and_repetitions():
 def test_rate_legends_are_off_the_data():
     assert not legend_overlaps_data(rates_figure(RATES))
 
+
+
+def test_confirm_legend_is_off_the_data_and_short_ratio_ranges_are_labelled():
+    assert not legend_overlaps_data(confirm_figure(SEQUENCES, "tanh(z)"))
+    flat = [_sequence("probe", "p1", (0.9, 0.8, 0.7, 0.6)), _sequence("random", "r1", (1.2, 1.1, 1.0, 0.95))]
+    figure = confirm_figure(flat, "a ratio that hardly moves")
+    ax = figure.axes[0]
+    figure.draw_without_rendering()
+    low, high = ax.get_ylim()
+    assert sum(low <= t.get_loc() <= high and bool(t.label1.get_text()) for t in ax.yaxis.get_major_ticks()) >= 3
