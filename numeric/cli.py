@@ -18,6 +18,7 @@ from threadpoolctl import threadpool_limits
 
 from identcheck import IdentcheckError
 from identcheck.cli_common import SuggestingParser, check_output_path
+from identcheck.environment import environment
 from identcheck.pool import Interrupted, answer_interrupt, ignore_interrupts, interrupts, signal_of
 
 from . import confirm_cli
@@ -232,6 +233,7 @@ def _fit(args) -> int:
         )
     data = result.to_dict()
     data["truth"] = truth.source
+    data["environment"] = environment()
     if result.underdetermined:  # said on stderr whatever the format; the JSON has "underdetermined"
         print(f"numeric: warning: --n {result.n} is below the {result.n_params} parameters of {result.model} K={result.K}: "
               "the fit is underdetermined (it can interpolate the data; its losses say nothing about rates)", file=sys.stderr)
@@ -268,7 +270,7 @@ def _reproduce(args) -> int:
                 raise NumericError(f"--preset {args.preset} runs its own grid: {flag} cannot be combined with it")
         counts = run_preset(args.preset, args.out, jobs=args.jobs, quick=args.quick, progress=progress_wanted(args), seed=args.seed)
         if args.json:
-            print(json.dumps({"legs": counts, "out": args.out}))
+            print(json.dumps({"legs": counts, "out": args.out, "environment": environment()}))
         else:
             for c in counts:
                 print(f"{c['truth']}: {c['ran']} fits run, {c['skipped']} already done, {c['total']} in the grid")
@@ -283,7 +285,7 @@ def _reproduce(args) -> int:
     shard = _shard(args.shard)
     counts = run_grid(grid, args.out, jobs=args.jobs, truth=truth, progress=progress_wanted(args), shard=shard, allow_weak_truth=args.allow_weak_truth)
     if args.json:
-        print(json.dumps(counts | {"out": args.out}))
+        print(json.dumps(counts | {"out": args.out, "environment": environment()}))
     else:
         print(f"{counts['ran']} fits run, {counts['skipped']} already done, {counts['total']} in the grid; store: {args.out}/fits.sqlite (settings {counts['settings']})")
     return 0
@@ -303,7 +305,7 @@ def _merge(args) -> int:
     check_output_path(args.out, "OUT", folder=True, error=NumericError)
     counts = merge_stores(args.out, args.sources)
     if args.json:
-        print(json.dumps(counts | {"out": args.out}))
+        print(json.dumps(counts | {"out": args.out, "environment": environment()}))
     else:
         print(f"{counts['added']} records added, {counts['already_present']} already present, "
               f"{counts['conflicts']} conflicting (kept the target's); store: {args.out}/fits.sqlite")
@@ -316,7 +318,7 @@ def _ratio(args) -> int:
         return _recombination(args)
     rows = ratio_table(args.model, _truth(args), args.ns, r=args.r, mc=args.mc)
     if args.json:
-        print(json.dumps([row.to_dict() for row in rows], indent=2))
+        print(json.dumps([row.to_dict() | {"environment": environment()} for row in rows], indent=2))
         return 0
     kind = "L1,r" if args.model == "mha" else "L2"
     print(f"{args.model}: ||f_Gn - f*||_L2 / {kind}(G_n, G*), r = {args.r:g}, Monte Carlo {args.mc} points")
@@ -333,7 +335,8 @@ def _recombination(args) -> int:
     K = constructions[0].K
     if args.json:
         print(json.dumps({"path": "recombination", "model": args.model, "K": K, "K_star": truth.params.K,
-                          "rows": [row.to_dict() for row in rows], "constructions": [c.to_dict() for c in constructions]}, indent=2))
+                          "rows": [row.to_dict() for row in rows], "constructions": [c.to_dict() for c in constructions],
+                          "environment": environment()}, indent=2))
         return 0
     kind = "L1,1" if args.model == "mha" else "L2"
     print(f"{args.model}: channels 1, 2 of every head re-paired with weight eps (K = {K}, K* = {truth.params.K}); "
@@ -383,7 +386,7 @@ def _rates(args) -> int:
         gated = [r for r in records if r.model != "mha"]
         mixed = sum(recombined(r.fitted(), truths[r.settings_id].params) for r in gated)
     if args.json:
-        out = [r.to_dict() for r in rates]
+        out = [r.to_dict() | {"environment": environment()} for r in rates]  # where the slopes were computed
         print(json.dumps(out if differ is None else {"rates": out, "cells_differ": {"fits": differ, "of": len(records)},
                                                      "recombined": {"fits": mixed, "of": len(gated)}}, indent=2))
         return 0
