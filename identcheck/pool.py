@@ -21,17 +21,18 @@ reproduce`` and ``numeric confirm`` (through :func:`numeric.sweep.run_grid`) han
   block or out of a :meth:`WorkerPool.imap` / :meth:`WorkerPool.imap_unordered` loop — Ctrl-C's
   KeyboardInterrupt, :class:`Interrupted`, a task's error, the caller's own — SIGKILLs every
   worker and reaps it, waiting at most :data:`JOIN_SECONDS`; an interrupt that arrives during
-  this clean-up is raised after it, not instead of it. A worker holds nothing worth
-  saving: results live in the main process once received (numeric's store commits each fit as it
+  this clean-up is raised after it, not instead of it. A worker holds nothing worth saving:
+  results live in the main process once received (numeric's store commits each fit as it
   arrives), and the tasks in flight are lost.
 
 The CLIs run inside :func:`interrupts`: SIGINT and SIGTERM raise :class:`Interrupted` in the main
 thread — a KeyboardInterrupt, so every cleanup written for Ctrl-C also runs for SIGTERM; the
 exit code is 128 + the signal's number (:func:`exit_code`: 130, 143). Once a CLI has caught the
 interrupt it answers with :func:`answer_interrupt`: further signals ignored (a second Ctrl-C
-cannot turn its one-line message into a traceback), the line printed, the exit code returned. Python discards an exception raised inside a ``__del__`` or a weakref callback,
-and a signal handler can run there: so the pool also polls, every :data:`POLL_SECONDS` while it
-waits, whether a signal came whose exception never arrived, and raises it then.
+cannot turn its one-line message into a traceback), the line printed, the exit code returned.
+Python discards an exception raised inside a ``__del__`` or a weakref callback, and a signal
+handler can run there: so the pool also polls, every :data:`POLL_SECONDS` while it waits,
+whether a signal came whose exception never arrived, and raises it then.
 
 Alternatives weighed. ``concurrent.futures.ProcessPoolExecutor``, used before: its workers share
 the call and result queues and their locks; a worker that receives the group's SIGINT while
@@ -42,8 +43,9 @@ its workers but keeps the same shared queues and three handler threads. Workers 
 group of their own would not see a terminal's Ctrl-C, but they would not stop with Ctrl-Z either;
 ignoring SIGINT keeps job control. Ignoring SIGTERM too was tried and dropped: a worker the pool
 lost track of (an interrupt as ``start()`` returned) then made multiprocessing's exit wait for it
-for ever (seen: 4 hangs in 40 interrupted pool start-ups). Limits: the fork start method (scan's workers inherit
-the family built before the fork, the catalog's the φ-free type-2 work; Linux and macOS);
+for ever (seen: 4 hangs in 40 interrupted pool start-ups). Limits: the fork start method
+(scan's workers inherit the family built before the fork, the catalog's the φ-free type-2 work;
+Linux and macOS);
 without ``PR_SET_PDEATHSIG`` (not Linux) a kill -9 of the main process leaves its workers until
 their current task ends; a SIGTERM sent to one worker alone ends the command (exit 143).
 
