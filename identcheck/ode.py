@@ -32,7 +32,9 @@ So the single-expert relations are exactly x^β·(Lφ)(aᵀx)·e = 0 with L an a
 S_s and |β| = s (z^i = (aᵀx)^i expanded into x-monomials), and an annihilator outside these
 shapes gives none: exp's φ′ − φ mixes parities (φ′ needs an odd degree, φ an even one), but
 φ″ − φ = (∂ + 1)(∂ − 1) is of shape S_2 — the heat family. An ODE whose coefficients need
-x-monomials the term set does not have gives no template (:mod:`families` skips it).
+x-monomials the term set does not have gives no template (:mod:`families` skips it). Type-2
+(:mod:`~identcheck.type2_families`) gets none: there φ is taken at f = Σ_i σ_i·a_iᵀx, not linear
+in x, and a polynomial coefficient in f is no combination of the set's terms — skipped.
 """
 
 from __future__ import annotations
