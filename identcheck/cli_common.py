@@ -100,14 +100,19 @@ class SuggestingParser(argparse.ArgumentParser):
 
     def _suggest(self, arguments) -> None:
         commands = next((a.choices for a in self._actions if isinstance(a, argparse._SubParsersAction)), None)
+        known = sorted({o for a in self._actions for o in a.option_strings if o.startswith("--")})
         if commands is not None:  # the command's own parser checks the flags after the command
-            command = next((a for a in arguments if not a.startswith("-")), None)
-            if command is not None and command not in commands:
+            position = next((i for i, a in enumerate(arguments) if not a.startswith("-")), len(arguments))
+            self._check_flags(arguments[:position], known)
+            if position < len(arguments) and arguments[position] not in commands:
+                command = arguments[position]
                 close = difflib.get_close_matches(command, list(commands), n=1)
                 hint = f" (did you mean {close[0]}?)" if close else ""
                 raise self.error_type(f"{command!r} is not a command{hint}; commands: {', '.join(commands)}")
             return
-        known = sorted({o for a in self._actions for o in a.option_strings if o.startswith("--")})
+        self._check_flags(arguments, known)
+
+    def _check_flags(self, arguments, known) -> None:
         for token in arguments:
             if token == "--":
                 break

@@ -99,6 +99,7 @@ def test_every_output_path_with_a_missing_parent_is_one_line_exit_2(main, argv, 
         (numeric_main, ["fitt"],
          "numeric: error: 'fitt' is not a command (did you mean fit?); commands: fit, reproduce, merge, rates, plot, ratio, confirm"),
         (numeric_main, ["rates", "x", "--zzzzzz"], "numeric: error: unknown flag --zzzzzz; see numeric rates --help"),
+        (numeric_main, ["--hlep"], "numeric: error: unknown flag --hlep (did you mean --help?); see numeric --help"),
     ],
 )
 def test_a_mistyped_flag_or_command_gets_did_you_mean(main, argv, line, capsys):
