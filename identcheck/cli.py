@@ -152,6 +152,8 @@ def build_parser() -> argparse.ArgumentParser:
     cat.add_argument("--json", action="store_true", help="print the rows as JSON")
     cat.add_argument("--progress", action="store_true", help=PROGRESS_HELP)
     cat.add_argument("--markdown", action="store_true", help="print the markdown table (docs/catalog.md)")
+    cat.add_argument("--experts", action="store_true",
+                     help="the DeepSeekMoE expert conditions for common experts instead (docs/conditions/deepseekmoe_catalog.md)")
     cat.add_argument("--out", help="write the output to this file instead of stdout (written only when complete)")
     cat.add_argument("--jobs", type=_int("--jobs"), default=2, help="worker processes (default 2)")
     return parser
@@ -311,6 +313,8 @@ def _options(args, condition: str, strict: bool) -> dict:
 def _catalog(args) -> int:
     from .catalog import catalog_rows, to_markdown
 
+    if args.experts:  # the expert conditions' table (issue 25)
+        from .expert_catalog import expert_catalog_markdown as to_markdown, expert_catalog_rows as catalog_rows
     if args.out is not None:
         check_output_path(args.out, "--out")  # the policy every output path follows (cli_common)
         folder = os.path.dirname(os.path.abspath(args.out))

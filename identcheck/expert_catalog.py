@@ -1,0 +1,124 @@
+"""The expert catalog: the DeepSeekMoE conditions (arXiv 2505.10860) for common experts.
+
+``identcheck catalog --experts --markdown --out docs/conditions/deepseekmoe_catalog.md`` writes the
+table committed in docs/; a test regenerates rows of it. Each cell holds the verdict, the witness
+(probe — family: exact relation, or the labels of a numerical one) and the reach of the failure:
+*template only* when every relation found is shared by every expert of the template, else the
+probes with relations specific to the expert. No floating-point number is in the table.
+"""
+
+from __future__ import annotations
+
+from .check import check
+from .errors import IdentcheckError
+from .expert_relations import REACH_EXPERT, REACH_TEMPLATE
+from .pool import WorkerPool
+
+__all__ = ["EXPERT_CATALOG", "EXPERT_CONDITIONS", "expert_catalog_rows", "expert_catalog_markdown"]
+
+MAX_JOBS = 64
+EXPERT_CONDITIONS = ("deepseek-shared", "deepseek-routed", "deepseek-weak")
+
+#: (expert, note): the paper's examples, then experts a practitioner would try.
+EXPERT_CATALOG = [
+    ("dot(e1, x) + e0", "paper: linear expert (fails Definition 1; satisfies Definition 2, says the paper)"),
+    ("e2*gelu(dot(e1, x))", "paper: two-layer FFN with GELU (strongly identifiable, says the paper)"),
+    ("e2*sigmoid(dot(e1, x) + e0)", "paper: the FFN with sigmoid"),
+    ("e2*tanh(dot(e1, x) + e0)", "paper: the FFN with tanh"),
+    ("e0 + e1", "paper: input-free expert (fails Definition 2)"),
+    ("e2*(dot(e1, x) + e0)**3", "homogeneous: the smooth analogue of ReLU's positive homogeneity"),
+    ("softplus(dot(e1, x) + e0)", "no output scale"),
+    ("e2*softplus(dot(e1, x) + e0)", ""),
+    ("e2*silu(dot(e1, x))", "SiLU / swish"),
+    ("e2*erf(dot(e1, x) + e0)", ""),
+    ("exp(dot(e1, x))", "exponential ridge"),
+    ("e2*exp(-dot(e1, x)**2)", "Gaussian ridge"),
+    ("e2*exp(-(x1 - e1)**2 - (x2 - e0)**2)", "Gaussian bump with a centre (d = 2)"),
+    ("e2*sin(dot(e1, x) + e0)", "periodic"),
+    ("e2*tanh(dot(e1, x)) + e0", "output bias"),
+    ("dot(e1, x) + e2*dot(e1, x)**2", "quadratic ridge"),
+]
+
+
+def _witness(result) -> str:
+    probe = result.witness_probe
+    if probe is None:
+        return ""
+    relation = probe.relation
+    if relation is None:
+        return probe.name
+    text = str(relation) if relation.exact is not None else "relation among " + ", ".join(label for label, _ in relation.terms[:6])
+    return f"{probe.name} — {relation.family or 'unrecognised'}: {text}"
+
+
+def _reach(result) -> str:
+    dependent = [p for p in result.probes if p.counts_for_verdict and p.dependent]
+    relations = [r for p in dependent for r in p.relations]
+    if not relations:
+        return ""
+    if all(getattr(r, "reach", None) == REACH_TEMPLATE for r in relations):
+        return "template only"
+    specific = [p.name for p in dependent if any(getattr(r, "reach", None) == REACH_EXPERT for r in p.relations)]
+    unknown = sum(getattr(r, "reach", None) is None for r in relations)
+    return ("specific on " + ", ".join(specific) if specific else "") + (f"; {unknown} not proved" if unknown else "")
+
+
+def _cell(task) -> dict:
+    expert, condition = task
+    result = check(expert, condition=condition)
+    return {"verdict": str(result.verdict), "evidence": str(result.evidence), "witness": _witness(result), "reach": _reach(result)}
+
+
+def expert_catalog_rows(progress=None, jobs: int = 1, entries=None) -> list[dict]:
+    """Check every entry (default :data:`EXPERT_CATALOG`) for the three conditions, in ``jobs``
+    processes (order kept); ``progress(done, total, expert)`` as rows complete."""
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= MAX_JOBS:
+        raise IdentcheckError(f"jobs={jobs!r}: must be an integer from 1 to {MAX_JOBS}")
+    entries = list(EXPERT_CATALOG if entries is None else entries)
+    tasks = [(i, condition) for i in range(len(entries)) for condition in EXPERT_CONDITIONS]
+    cells: list[dict] = [{} for _ in entries]
+    done = 0
+
+    def store(k, cell):
+        nonlocal done
+        i, condition = tasks[k]
+        cells[i][condition] = cell
+        if len(cells[i]) == len(EXPERT_CONDITIONS):
+            done += 1
+            if progress is not None:
+                progress(done, len(entries), entries[i][0])
+
+    items = [(entries[i][0], condition) for i, condition in tasks]
+    if jobs == 1:
+        for k, item in enumerate(items):
+            store(k, _cell(item))
+    else:
+        with WorkerPool(jobs) as pool:  # an interrupt kills the workers at once (identcheck.pool)
+            for k, cell in pool.imap_unordered(_cell, items):
+                store(k, cell)
+    return [{"expert": expert, "note": note, **cells[i]} for i, (expert, note) in enumerate(entries)]
+
+
+def expert_catalog_markdown(rows) -> str:
+    lines = [
+        "# Expert catalog: DeepSeekMoE's conditions (arXiv 2505.10860)",
+        "",
+        "Generated by `identcheck catalog --experts --markdown --out docs/conditions/deepseekmoe_catalog.md`",
+        "(d = 2, seed 0). *shared*: Definition 1's S1 and S2; *routed*: its S3; *weak*: Definition 2",
+        "(docs/conditions/deepseekmoe.md). *identifiable* means independent on every probe — numerical",
+        "evidence at the probed atoms, not a proof. *not identifiable* comes with a witness: the probe,",
+        "the relation's family and the first relation found there (`[k]` is the atom). *reach*:",
+        "*template only* when every relation found holds for every expert of the template (function",
+        "calls made arbitrary), else the probes where some relation is specific to this expert.",
+        "",
+        "| expert | condition | verdict | witness | reach |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for row in rows:
+        name = f"`{row['expert']}`" + (f" ({row['note']})" if row["note"] else "")
+        for condition in EXPERT_CONDITIONS:
+            cell = row[condition]
+            witness = cell["witness"].replace("|", "\\|") or "—"
+            lines.append(f"| {name} | {condition.removeprefix('deepseek-')} | {cell['verdict']} ({cell['evidence']}) | {witness} | {cell['reach'] or '—'} |")
+            name = ""
+    return "\n".join(lines) + "\n"
