@@ -51,7 +51,8 @@ from .grammar import Z, parse_text
 from .pool import WorkerPool
 from .rank import DEFAULT_LADDER
 from .scan_report import MAX_COUNT, Bracket, ExceptionalPoint, ForAll, GridValue, ProbeMargin, ScanResult, exact, number
-from .scan_report import MAX_VALUES, parse_scan_param, split_params, summarize
+from .scan_report import MAX_VALUES, parse_scan_param, split_params
+from .scan_summary import summarize
 
 __all__ = ["MAX_BRACKETS", "MAX_COUNT", "MAX_VALUES", "parse_scan_param", "scan"]
 

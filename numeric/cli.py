@@ -24,6 +24,9 @@ from identcheck.pool import Interrupted, answer_interrupt, ignore_interrupts, in
 from . import confirm_cli
 from .choices import MODELS, OPTIMIZERS
 from .errors import NumericError
+from .flags import non_negative_int as _non_negative_int
+from .flags import positive_float as _positive_float
+from .flags import positive_int as _positive_int
 from .flags import to_flags
 
 # Each command imports what it needs when it runs, in its function: numpy, scipy, sympy and matplotlib
@@ -32,43 +35,6 @@ from .flags import to_flags
 
 class _Parser(SuggestingParser):  # every error one line, exit 2; an unknown flag or command gets its close match
     error_type = NumericError
-
-
-def _int_from(flag, least: int):
-    """The converter of an integer flag that must be >= ``least``."""
-    def convert(text):
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{flag}={text!r} is not an integer") from None
-        if value < least:
-            raise argparse.ArgumentTypeError(f"{flag}={value} must be " + ("a positive integer" if least == 1 else f">= {least}"))
-        return value
-
-    return convert
-
-
-def _positive_int(flag):
-    """A count (--n, --K, --reps, --jobs, ...): 0 is refused."""
-    return _int_from(flag, 1)
-
-
-def _non_negative_int(flag):
-    """--seed: 0 is valid (the default)."""
-    return _int_from(flag, 0)
-
-
-def _positive_float(flag):
-    def convert(text):
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{flag}={text!r} is not a number") from None
-        if not value > 0 or value == float("inf"):
-            raise argparse.ArgumentTypeError(f"{flag}={text!r} must be a positive number")
-        return value
-
-    return convert
 
 
 def _phi_args(p) -> None:
