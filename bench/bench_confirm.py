@@ -40,7 +40,7 @@ def main() -> None:
     command = _command()
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
           f"load average {os.getloadavg()[0]:.2f} at start; via {'numeric CLI' if '-m' in command else 'harness'}")
-    print(f"{'phi':<16} {'wall':>6} {'check':>6} {'seq.':>6} {'rates':>6}  consistent")
+    print(f"{'phi':<16} {'wall':>6} {'check':>6} {'seq.':>6} {'rates':>6} {'rounds':>6}  outcome")
     for phi in args.phi or PHIS:
         with tempfile.TemporaryDirectory() as folder:
             started = time.perf_counter()
@@ -54,7 +54,7 @@ def main() -> None:
             continue
         result = json.loads(run.stdout)
         print(f"{phi:<16} {wall:6.1f} {result['check_seconds']:6.1f} {result['sequence_seconds']:6.1f} "
-              f"{result['rates_seconds']:6.1f}  {result['consistent']}")
+              f"{result['rates_seconds']:6.1f} {(result['rates_separation'] or {}).get('rounds', 0):6d}  {result['outcome']}")
 
 
 if __name__ == "__main__":

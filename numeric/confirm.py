@@ -15,13 +15,18 @@
 4. Rates: a Figure-1-style grid at the witness configuration and at the generic truth (the
    shipped default truth with this φ), each scaled in ω so that Var g*(X)/ν² ≥ 10, fitted with
    K = K* and K = K* + 1 channels (:mod:`numeric.confirm_rates`).
-5. Verdict: *consistent* when (not identifiable and the witness ratio → 0) or (identifiable and
-   every ratio is bounded away from 0). "→ 0" means ``exact_invariance`` (the function did not
-   move, ‖Δg‖ ≤ EXACT_TOL·‖g*‖), or a t → 0 limit ρ₀ = 0 (computed from first-order quantities,
-   :mod:`numeric.curves`) together with a log-log slope ≥ ``SLOPE_TO_ZERO`` = 0.25 over the
-   measured window (three decades of t: a fall by ≥ 5.6×); "bounded" means ρ₀ > 0. An
-   inconclusive symbolic verdict has nothing to confirm (``consistent: null``). The rule that
-   reads one sequence is :class:`numeric.confirm_result.Sequence`; the figure is
+5. Outcome (:data:`numeric.confirm_result.OUTCOMES`): first from the paths (``paths_outcome``) —
+   *consistent* when (not identifiable and the witness ratio → 0) or (identifiable and every
+   ratio is bounded away from 0 with its plateau in the data); *identifiable-beyond-condition*
+   when identcheck says not identifiable but no witness construction reaches 0 (none of them
+   exact by derivation) and every path shows a positive plateau; *inconsistent* for a real
+   contradiction; *not-resolved* when a path the decision needs shows neither; then, when the
+   rate grid runs, *rates-not-separated* if its intervals do not separate within ``budget``
+   (:mod:`numeric.confirm_rates`). "→ 0" means ``exact_invariance`` (‖Δg‖ ≤ EXACT_TOL·‖g*‖), or
+   a t → 0 limit ρ₀ = 0 (computed from first-order quantities, :mod:`numeric.curves`) with a
+   log-log slope ≥ ``SLOPE_TO_ZERO`` = 0.25 over t = 10⁻¹ … 10⁻⁴; "bounded" means ρ₀ > 0 and the
+   ratio at the smallest t within 2× of it (t extended below 10⁻⁴ as far as float64 allows).
+   The rule that reads one sequence is :class:`numeric.confirm_result.Sequence`; the figure is
    :mod:`numeric.confirm_plot`.
 """
 
@@ -37,8 +42,8 @@ import numpy as np
 import identcheck
 
 from .confirm_plot import ratio_figure
-from .confirm_rates import SNR_TARGET, check_range, rate_rows, with_signal
-from .confirm_result import OUTCOMES, SLOPE_TO_ZERO, ConfirmResult, RateRow, Sequence, SymbolicSummary
+from .confirm_rates import SNR_TARGET, check_range, fit_cost, grow, rate_rows, separation, with_signal
+from .confirm_result import OUTCOMES, SLOPE_TO_ZERO, ConfirmResult, RateRow, RateSeparation, Sequence, SymbolicSummary
 from .curves import ratio_curve
 from .memory import estimate_bytes, memory_budget
 from .models import Model, exact_constants
@@ -48,7 +53,8 @@ from .recombination import recombination_path
 from .truth import load_truth
 from .witness import CONSTRUCTIONS, lift_probe, probe_path, random_paths, relation_construction, witness_path
 
-__all__ = ["ConfirmResult", "RateRow", "Sequence", "confirm", "SLOPE_TO_ZERO", "SNR_TARGET", "QUICK_SIZES", "FULL_SIZES"]
+__all__ = ["ConfirmResult", "RateRow", "Sequence", "confirm", "OUTCOMES", "SLOPE_TO_ZERO", "SNR_TARGET", "QUICK_SIZES", "FULL_SIZES",
+           "QUICK_BUDGET", "FULL_BUDGET"]
 
 MODEL_FOR = {"type1": "gated1", "type2": "gated2"}
 T_VALUES = tuple(float(t) for t in np.logspace(-1, -4, 7))
@@ -56,15 +62,21 @@ QUICK_SIZES, QUICK_REPS = (1000, 2000, 4000, 8000), 3
 FULL_SIZES, FULL_REPS = (2000, 4000, 8000, 16000, 32000), 6
 MAX_TRIED = 12  # witness paths evaluated at most (relations sorted by construction, exact first)
 MAX_K = 16  # channels per head a rate grid takes (numeric.sweep.Grid)
+#: The whole command's time budget in seconds (the rate grid grows only within it): --quick, default.
+QUICK_BUDGET, FULL_BUDGET = 150.0, 900.0
+#: A grid round never goes past this many sizes (the largest n: 2**(MAX_SIZES - 4) times the first grid's).
+MAX_SIZES = 7
+#: A round runs only if 1.5 times its predicted time fits in what is left of the budget (the load of a shared machine varies).
+GROWTH_SAFETY = 1.5
 
 
 def _sequence(model, path, X) -> Sequence:
-    curve = ratio_curve(model, path, T_VALUES, X)
+    curve = ratio_curve(model, path, T_VALUES, X, extend=True)  # down to the plateau where the limit is positive
     ratio_se = tuple(se / loss if loss > 0 else 0.0 for se, loss in zip(curve.distance_se, curve.loss))
     if curve.exact_invariance:
         ratio_se = tuple(0.0 for _ in ratio_se)
     return Sequence(path.kind, path.name, path.construction, path.note, curve.t, curve.ratio, ratio_se, curve.loss,
-                    curve.slope, curve.exact_invariance, curve.max_relative_change, curve.limit, curve.sensitivity)
+                    curve.slope, curve.exact_invariance, curve.max_relative_change, curve.limit, curve.sensitivity, curve.window)
 
 
 def _witness_sequence(model, candidates, condition, X):
@@ -95,34 +107,60 @@ def describe(s: Sequence) -> str:
     """One phrase with the numbers of a sequence."""
     if s.exact_invariance:
         return f"'{s.name}': the function does not move at all (ratio 0; max ||dg||/||g*|| = {s.max_relative_change:.1e})"
-    text = f"'{s.name}': slope {s.slope:.2f}, ratio {s.ratio[0]:.2e} at t = {s.t[0]:g} -> {s.ratio[-1]:.2e} at t = {s.t[-1]:g}"
+    slope = "—" if s.slope is None else f"{s.slope:.2f}"
+    text = f"'{s.name}': slope {slope}, ratio {s.ratio[0]:.2e} at t = {s.t[0]:g} -> {s.ratio[-1]:.2e} at t = {s.t[-1]:g}"
     if s.limit is not None:
         text += f", t->0 limit {s.limit:.2e}"
+        if s.plateau is not None:
+            text += " (plateau reached)" if s.plateau else " (plateau not reached: not resolved)"
     if s.sensitivity is not None:
         text += f" ({'residual' if s.construction == 'split' else 'sensitivity'} {s.sensitivity:.1e})"
     return text
 
 
+#: Constructions that are exact by derivation (docs/confirm.md): if one moves g, something is wrong.
+EXACT_CONSTRUCTIONS = ("euler-scale", "weights")
+
+
 def _verdict_line(check, sequences) -> tuple:
+    """(paths outcome, line) from identcheck's verdict and the sequences (:data:`OUTCOMES`)."""
     witness = [s for s in sequences if s.kind == "witness"]
     others = [s for s in sequences if s.kind not in ("witness", "recombination")]  # recombination: about the loss, for every phi
     if check.verdict == "not identifiable":
+        said = f"identcheck says not identifiable (witness probe '{check.witness}')"
         if not witness:
-            return False, "inconsistent: identcheck says not identifiable but no witness path could be built in the model"
+            return "not-resolved", f"not-resolved: {said}, but no witness path could be built in the model"
         s = witness[0]
         if s.to_zero:
-            return True, f"consistent: identcheck says not identifiable (witness probe '{check.witness}'), and along the witness {describe(s)}"
-        return False, (f"inconsistent: identcheck says not identifiable (witness probe '{check.witness}'), but the ratio along the "
-                       f"witness stays bounded: {describe(s)}")
+            return "consistent", f"consistent: {said}, and along the witness {describe(s)}"
+        if s.construction in EXACT_CONSTRUCTIONS:
+            return "inconsistent", (f"inconsistent: {said}; the witness construction '{s.construction}' is exact by derivation, "
+                                    f"yet the function moves: {describe(s)}")
+        vanishing = [q for q in others if q.to_zero]
+        if vanishing:
+            return "consistent", (f"consistent: {said}; the witness relation does not lift ({describe(s)}), but another path "
+                                  f"goes to 0: {describe(vanishing[0])}")
+        unresolved = [q for q in [s, *others] if not q.bounded]
+        if unresolved:
+            return "not-resolved", (f"not-resolved: {said}; no witness construction reaches ratio 0 (best: {describe(s)}), and "
+                                    "these paths are not resolved: " + "; ".join(describe(q) for q in unresolved))
+        return "identifiable-beyond-condition", (
+            f"identifiable-beyond-condition: {said} — the sufficient condition fails — but the model stays identifiable along "
+            f"every tested path: the best witness construction levels off ({describe(s)}), and all {len(others)} other paths "
+            f"show a positive plateau")
     if check.verdict == "identifiable":
-        unbounded = [s for s in others if not s.bounded]
-        if unbounded:
-            return False, "inconsistent: identcheck says identifiable, but the ratio is not bounded away from 0 along " + "; ".join(
-                describe(s) for s in unbounded)
+        vanishing = [s for s in others if s.to_zero]
+        if vanishing:
+            return "inconsistent", "inconsistent: identcheck says identifiable, but the ratio goes to 0 along " + "; ".join(
+                describe(s) for s in vanishing)
+        unresolved = [s for s in others if not s.bounded]
+        if unresolved:
+            return "not-resolved", ("not-resolved: identcheck says identifiable; these paths do not show a positive plateau: "
+                                    + "; ".join(describe(s) for s in unresolved))
         low = min(others, key=lambda s: s.limit if s.limit is not None else min(s.ratio))
-        return True, (f"consistent: identcheck says identifiable, and the ratio is bounded away from 0 along all {len(others)} paths "
-                      f"(smallest: {describe(low)})")
-    return None, f"nothing to confirm: identcheck's verdict is {check.verdict!r} ({check.summary})"
+        return "consistent", (f"consistent: identcheck says identifiable, and the ratio is bounded away from 0 along all {len(others)} "
+                              f"paths, each with its plateau in the data (smallest: {describe(low)})")
+    return "nothing-to-confirm", f"nothing-to-confirm: identcheck's verdict is {check.verdict!r} ({check.summary})"
 
 
 def _check_K(K, K_star: int, sizes) -> None:
@@ -161,14 +199,44 @@ MODEL_NOTE_SHORT = {
 }
 
 
+def _rates(model_kind, phi, truths, out_path, sizes, reps, jobs, seed, progress, phi_params, spare, expected, started, budget):
+    """The rate rows and their :class:`RateSeparation`: the first grid, then grown (:func:`numeric.confirm_rates.grow`)
+    while the intervals do not separate and the predicted time of the next round's new fits fits in ``budget``."""
+    round_index, stop = 1, ""
+    while True:
+        rows = rate_rows(model_kind, phi, truths, out_path, sizes, reps, jobs, seed, progress, phi_params, spare=spare)
+        separated, reason = separation(rows, expected)
+        if separated:
+            break
+        next_sizes, next_reps = grow(sizes, reps, round_index)
+        if len(next_sizes) > MAX_SIZES:
+            stop = f"; the grid reached its largest size (n = {max(sizes)})"
+            break
+        per_n = fit_cost(out_path)
+        fits_per_point = len(truths) * (2 if spare else 1)
+        new_units = fits_per_point * (sum(next_sizes) * next_reps - sum(sizes) * reps)
+        predicted = (per_n or 0.0) * new_units / jobs
+        elapsed = time.perf_counter() - started
+        if elapsed + GROWTH_SAFETY * predicted > budget:
+            stop = (f"; the time budget ends ({elapsed:.0f} s spent, the next round's fits need ~{predicted:.0f} s "
+                    f"(x {GROWTH_SAFETY:g} for safety), budget {budget:.0f} s)")
+            break
+        sizes, reps, round_index = next_sizes, next_reps, round_index + 1
+    return rows, RateSeparation(expected, separated, reason + stop, round_index, tuple(sizes), reps, budget)
+
+
 def confirm(phi: str, condition: str = "type1", quick: bool = False, jobs: int = 1, out=None, seed: int = 0,
             mc: int | None = None, rates: bool = True, figure: bool = True, progress=False,
-            params: dict | None = None, K: int | None = None) -> ConfirmResult:
+            params: dict | None = None, K: int | None = None, budget: float | None = None) -> ConfirmResult:
     """Run the confirmation (module docstring). Raises IdentcheckError / NumericError on bad input.
 
     ``K``: channels per head of the over-specified fits of the rate grid (K* + (K − 2) at each
     truth: K − 2 spare channels, 2 being the generic truth's K*) and of the recombination
     constructions at the generic truth; default K* + 1 = 3.
+
+    ``budget``: the whole command's time budget in seconds (default QUICK_BUDGET = 150 with
+    ``quick``, FULL_BUDGET = 900 without); the rate grid grows within it until its intervals
+    separate (:mod:`numeric.confirm_rates`).
 
     Nothing is written before φ has been checked on the data's range; ``out`` (a folder) receives
     the rate stores, the truth files, ``confirm.png`` and ``confirm.json``.
@@ -183,6 +251,9 @@ def confirm(phi: str, condition: str = "type1", quick: bool = False, jobs: int =
     mc = mc if mc is not None else (20_000 if quick else 100_000)
     if not 1000 <= mc <= 2_000_000:
         raise NumericError(f"mc={mc}: must be from 1,000 to 2,000,000")
+    budget = (QUICK_BUDGET if quick else FULL_BUDGET) if budget is None else budget
+    if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not 0 < budget <= 86_400:
+        raise NumericError(f"budget={budget!r}: must be a number of seconds from 0 (excluded) to 86400")
     generic = load_truth()
     sizes, reps = (QUICK_SIZES, QUICK_REPS) if quick else (FULL_SIZES, FULL_REPS)
     K = generic.params.K + 1 if K is None else K
@@ -228,7 +299,8 @@ def confirm(phi: str, condition: str = "type1", quick: bool = False, jobs: int =
     if recombined is not None:
         sequences.append(recombined)
     sequence_seconds = time.perf_counter() - sequence_started
-    consistent, line = _verdict_line(check, sequences)
+    paths_outcome, line = _verdict_line(check, sequences)
+    outcome, separation_result = paths_outcome, None
 
     witness_probe = next((p for p in check.probes if p.name == check.witness), None)
     relation = witness_probe.relation if witness_probe is not None else None
@@ -263,12 +335,20 @@ def confirm(phi: str, condition: str = "type1", quick: bool = False, jobs: int =
                     skipped.append(("witness rates", str(exc)))
             truths.append(("generic", generic_params, generic_snr, generic.noise_std))
             rates_started = time.perf_counter()
-            rows = rate_rows(model_kind, phi, truths, out_path, sizes, reps, jobs, seed, progress, phi_params,
-                             spare=K - generic.params.K)
+            if paths_outcome in ("consistent", "identifiable-beyond-condition"):  # the rates can confirm or contradict
+                expected = "witness slower" if check.verdict == "not identifiable" and paths_outcome == "consistent" else "rates at both truths"
+                rows, separation_result = _rates(model_kind, phi, truths, out_path, sizes, reps, jobs, seed, progress, phi_params,
+                                                 K - generic.params.K, expected, started, budget)
+                if not separation_result.separated:
+                    outcome = "rates-not-separated"
+                    line = (f"rates-not-separated: the paths say {line}; but the rates ({separation_result.expected} expected) "
+                            f"do not separate after {separation_result.rounds} grid round(s): {separation_result.reason}")
+            else:  # inconsistent or not resolved: the first grid is reported, it cannot change the outcome
+                rows = rate_rows(model_kind, phi, truths, out_path, sizes, reps, jobs, seed, progress, phi_params,
+                                 spare=K - generic.params.K)
             rates_seconds = time.perf_counter() - rates_started
         if figure:
-            figure_path = ratio_figure(sequences, out_path / "confirm.png", f"{phi} ({condition}, model {model_kind}): {OUTCOMES[consistent]}"
-                                       f" — {'quick, ' if quick else ''}{mc} Monte Carlo points per ratio")
+            figure_path = ratio_figure(sequences, out_path / "confirm.png", f"{phi} ({condition}, model {model_kind}): {outcome}")
     result = ConfirmResult(
         phi=phi + (" [" + ", ".join(f"{k}={v}" for k, v in sorted(phi_params.items())) + "]" if phi_params else ""),
         condition=condition,
@@ -276,7 +356,7 @@ def confirm(phi: str, condition: str = "type1", quick: bool = False, jobs: int =
         symbolic=symbolic,
         sequences=tuple(sequences),
         rates=rows,
-        consistent=consistent,
+        outcome=outcome,
         verdict=line,
         seconds=round(time.perf_counter() - started, 2),
         sequence_seconds=round(sequence_seconds, 2),
@@ -289,6 +369,8 @@ def confirm(phi: str, condition: str = "type1", quick: bool = False, jobs: int =
         K=K,
         recombination=recombination,
         recombination_line=recombination_line,
+        paths_outcome=paths_outcome,
+        separation=separation_result,
     )
     if out_path is not None:
         (out_path / "confirm.json").write_text(json.dumps(result.to_dict(), indent=1), encoding="utf-8")

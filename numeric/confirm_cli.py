@@ -38,6 +38,9 @@ def add_parser(subparsers):
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--mc", type=int, default=None, help="Monte Carlo points for the L2(mu) norm (default 100000; 20000 with --quick)")
     p.add_argument("--no-rates", action="store_true", help="skip the rate grid (sequences and verdict only)")
+    p.add_argument("--budget", type=float, default=None, metavar="SECONDS",
+                   help="time budget of the whole command; the rate grid grows within it until its intervals separate "
+                        "(default 150 with --quick, 900 without)")
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="value of a named constant in PHI (repeatable)")
     p.add_argument("--K", type=int, default=None, metavar="K",
                    help="channels per head of the fitted model: the over-specified rate fits (K - 2 spare channels at each truth) and "
@@ -72,6 +75,7 @@ def run(args) -> int:
             progress="always" if args.progress else not args.json,
             params=params,
             K=args.K,
+            budget=args.budget,
         )
     except (IdentcheckError, NumericError) as exc:
         print(f"numeric: error: {to_flags(str(exc), 'confirm')}", file=sys.stderr)
@@ -91,16 +95,22 @@ def format_result(result) -> str:
         lines.append(f"witness relation ({s.family or 'unrecognised'}): {s.relation}")
     if s.witness_path_relation and s.witness_path_relation != s.relation:
         lines.append(f"lifted for the witness path: probe '{s.witness_path_probe}', {s.witness_path_relation}")
-    lines.append(f"ratio ||g_t - g*|| / L2 for t = {result.sequences[0].t[0]:g} ... {result.sequences[0].t[-1]:g} "
-                 f"({result.mc_points} Monte Carlo points):" if result.sequences else "no paths")
+    window = result.sequences[0].t[: result.sequences[0].window or len(result.sequences[0].t)] if result.sequences else ()
+    lines.append(f"ratio ||g_t - g*|| / L2 for t = {window[0]:g} ... {window[-1]:g}, slope over this window, smaller t where a "
+                 f"path needs them to reach its plateau ({result.mc_points} Monte Carlo points):" if result.sequences else "no paths")
     for q in result.sequences:
-        shape = "exact invariance (ratio 0)" if q.exact_invariance else f"slope {q.slope:5.2f}"
+        shape = "exact invariance (ratio 0)" if q.exact_invariance else ("slope   —  " if q.slope is None else f"slope {q.slope:5.2f}")
         limit = "" if q.limit is None or q.exact_invariance else f" (t->0: {q.limit:.1e})"
-        lines.append(f"  {q.kind:8s} {shape:28s} ratio {q.ratio[0]:.2e} -> {q.ratio[-1]:.2e}{limit:18s} {q.name}")
+        lines.append(f"  {q.kind:8s} {shape:28s} ratio {q.ratio[0]:.2e} -> {q.ratio[-1]:.2e} at t = {q.t[-1]:<8.2g}{limit:18s} "
+                     f"{q.status:12s} {q.name}")
     for r in result.rates:
         measure = "" if r.measure_slope is None else f"; measure-level loss {r.measure_slope:+.2f} [{r.measure_ci[0]:+.2f}, {r.measure_ci[1]:+.2f}]"
         lines.append(f"  rate {r.truth:8s} K = {r.K} (K* = {r.K_star}): slope {r.slope:+.2f} [{r.ci[0]:+.2f}, {r.ci[1]:+.2f}]"
                      f"{measure}  Var g*/nu^2 = {r.signal_to_noise:.1f}")
+    if result.separation is not None:
+        sep = result.separation
+        lines.append(f"  rates {'separate' if sep.separated else 'do not separate'} ({sep.expected} expected; {sep.rounds} grid round(s), "
+                     f"last n = {sep.sizes[0]}..{sep.sizes[-1]} x {sep.repetitions}): {sep.reason}")
     if result.recombination_line:
         lines.append(f"  {result.recombination_line}")
     for name, why in result.skipped:

@@ -7,6 +7,21 @@ with K = K* and K = K* + 1 channels inside the box of factor BOX_FACTOR
 (:func:`numeric.sweep.run_grid`); slopes and bootstrap CIs come from
 :func:`numeric.rates.rates_from_records`. Before anything is written, φ and φ' are checked finite
 wherever a fit can take aᵀx: |aᵀx| ≤ BOX_FACTOR·max|a*|·d for x ∈ [−1, 1]^d.
+
+**Do the rates separate?** (:func:`separation`, issue 24 §4.) What the paths say fixes what the
+rates must show:
+
+- ``"rates at both truths"`` (identcheck says identifiable, or the model stays identifiable
+  along every path): every row's 95 % interval lies below 0;
+- ``"witness slower"`` (not identifiable, a witness path → 0): the generic truth's intervals lie
+  below 0 and, for every K, the witness slope exceeds the generic one by more than 1.96 standard
+  errors of the difference, se = √(se_w² + se_g²), each se read off its percentile interval as
+  (high − low)/(2·1.96) (the two truths are fitted independently).
+
+When they do not, the grid grows (:func:`grow`: the next round adds a sample size 2·max n, the
+one after doubles the repetitions, alternately) as long as 1.5 times the predicted time of the new
+fits — their Σ n times the stored seconds per unit of n of the fits so far, divided by the jobs —
+fits in what is left of the command's budget. Fits already in the store are never redone.
 """
 
 from __future__ import annotations
@@ -24,7 +39,10 @@ from .rates import rates_from_records
 from .store import read_records, read_settings
 from .sweep import Grid, run_grid
 
-__all__ = ["check_range", "with_signal", "rate_rows", "SNR_TARGET", "BOX_FACTOR"]
+__all__ = ["check_range", "with_signal", "rate_rows", "separation", "grow", "fit_cost", "SNR_TARGET", "BOX_FACTOR", "Z95"]
+
+#: The normal quantile of a two-sided 95 % interval.
+Z95 = 1.96
 
 SNR_TARGET = 12.0  # Var g*/ν² aimed at (≥ 10 required, with a margin for the Monte Carlo estimate)
 BOX_FACTOR = 2.0
@@ -61,9 +79,61 @@ def with_signal(model: Model, params: HMoEParams, noise: float, X: np.ndarray):
     return scaled, float(model.value(scaled, X).var() / noise**2)
 
 
+def _se(row) -> float:
+    return (row.ci[1] - row.ci[0]) / (2 * Z95)
+
+
+def separation(rows, expected: str) -> tuple:
+    """(separated, reason) for the rate ``rows`` under ``expected`` (module docstring)."""
+    if expected not in ("rates at both truths", "witness slower"):
+        raise ValueError(f"expected={expected!r}")
+    problems = []
+    for r in rows:
+        if (expected == "rates at both truths" or r.truth == "generic") and r.ci[1] >= 0:
+            problems.append(f"{r.truth} K = {r.K}: interval [{r.ci[0]:+.2f}, {r.ci[1]:+.2f}] contains 0 or lies above it")
+    if expected == "witness slower":
+        by = {(r.truth, r.K): r for r in rows}
+        for (truth, K), w in sorted(by.items()):
+            g = by.get(("generic", K))
+            if truth != "witness" or g is None:
+                continue
+            margin = Z95 * float(np.hypot(_se(w), _se(g)))
+            if w.slope - g.slope <= margin:
+                problems.append(f"K = {K}: witness slope {w.slope:+.2f} is not slower than the generic {g.slope:+.2f} by more "
+                                f"than {margin:.2f} (1.96 se of the difference)")
+    if problems:
+        return False, "; ".join(problems)
+    return True, ("every interval lies below 0" if expected == "rates at both truths"
+                  else "the generic truth's intervals lie below 0 and the witness is slower at every K")
+
+
+def grow(sizes, reps: int, round_index: int) -> tuple:
+    """The grid of the next round: a size 2·max n added after odd rounds, the repetitions doubled after even ones."""
+    if round_index % 2 == 1:
+        return tuple(sizes) + (2 * max(sizes),), reps
+    return tuple(sizes), 2 * reps
+
+
+def fit_cost(out: Path) -> float | None:
+    """Stored seconds per unit of n over every fit under ``out/rates`` (None before any fit)."""
+    seconds = units = 0.0
+    folders = [f for f in (out / "rates").iterdir() if f.is_dir()] if (out / "rates").is_dir() else []
+    for folder in folders:
+        try:
+            records = read_records(folder)
+        except NumericError:  # a folder without a store
+            continue
+        for record in records:
+            seconds += record.seconds
+            units += record.n
+    return seconds / units if units else None
+
+
 def rate_rows(model_kind, phi, truths, out: Path, sizes, reps: int, jobs: int, seed: int, progress, phi_params=None, spare: int = 1):
     """One :class:`RateRow` per (truth, K) for ``truths`` = [(label, params, snr, ν)], fitted into
-    stores under ``out/rates`` with K = K* and K* + ``spare`` (K* alone when ``spare`` is 0)."""
+    stores under ``out/rates`` with K = K* and K* + ``spare`` (K* alone when ``spare`` is 0).
+    Only the fits of this grid (sizes, repetitions < ``reps``) enter the rates, whatever else the
+    store holds."""
     rows = []
     phi_params = dict(phi_params or {})
     for label, params, snr, noise in truths:
@@ -77,7 +147,8 @@ def rate_rows(model_kind, phi, truths, out: Path, sizes, reps: int, jobs: int, s
         K_star = params.K
         grid = Grid(models=(model_kind,), Ks=(K_star, K_star + spare) if spare else (K_star,), sizes=sizes, reps=reps, box=BOX_FACTOR, seed=seed)
         run_grid(grid, folder, jobs=jobs, truth_path=truth_path, progress=progress)
-        rates = rates_from_records(read_records(folder), read_settings(folder), ("voronoi", "voronoi_measure"))
+        records = [r for r in read_records(folder) if r.n in sizes and r.rep < reps]
+        rates = rates_from_records(records, read_settings(folder), ("voronoi", "voronoi_measure"))
         measure = {r.K: r for r in rates if r.quantity == "voronoi_measure"}  # the measure-level loss (numeric.measure_loss)
         for rate in (r for r in rates if r.quantity == "voronoi"):
             m = measure.get(rate.K)

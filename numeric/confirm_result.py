@@ -1,29 +1,58 @@
-"""What ``numeric confirm`` returns, and the rule that reads a ratio sequence.
+"""What ``numeric confirm`` returns, and the rules that read a ratio sequence and a result.
 
 A :class:`Sequence` is ρ(t) = ‖g_{G_t} − g_{G*}‖_{L²(μ)} / L2(G_t, G*) along one path
-(:mod:`numeric.curves`). It goes to 0 (``to_zero``) when the function did not move at all
-(``exact_invariance``: ‖Δg‖ ≤ EXACT_TOL·‖g*‖), or when its t → 0 limit ρ₀ (computed from
-first-order quantities) is 0 and the log-log slope over the measured window is ≥ SLOPE_TO_ZERO
-= 0.25 (three decades of t: a fall by ≥ 5.6×); without a computed limit, the slope alone. It is
-bounded away from 0 (``bounded``) when ρ₀ > 0; without a limit, when the slope is < SLOPE_TO_ZERO.
+(:mod:`numeric.curves`). Its :attr:`Sequence.status` is one of
+
+- ``"to zero"``: the function did not move at all (``exact_invariance``: ‖Δg‖ ≤ EXACT_TOL·‖g*‖),
+  or the t → 0 limit ρ₀ (computed from first-order quantities) is 0 and the log-log slope over
+  the standard window t = 10⁻¹ … 10⁻⁴ is ≥ SLOPE_TO_ZERO = 0.25 (a fall by ≥ 5.6×); without a
+  computed limit, the slope alone;
+- ``"bounded"``: ρ₀ > 0 **and the data show the plateau**: the ratio at the smallest t measured
+  is within PLATEAU_FACTOR = 2 of ρ₀ (t is extended below 10⁻⁴ until it is, or until float64
+  cannot resolve ‖Δg‖, :func:`numeric.curves.extend_to_plateau`); without a computed limit, a
+  slope < SLOPE_TO_ZERO;
+- ``"not resolved"``: ρ₀ > 0 but the measured ratio never comes within 2× of it;
+- ``"undecided"``: ρ₀ = 0 but the ratio does not fall over the window.
+
 A :class:`RateRow` is one Figure-1-style rate (:mod:`numeric.confirm_rates`); a
-:class:`ConfirmResult` holds the symbolic verdict, the sequences, the rates, the verdict line
-and the tolerances used (its ``to_dict()`` is the ``--json`` output and ``confirm.json``).
+:class:`ConfirmResult` holds the symbolic verdict, the sequences, the rates, the outcome
+(:data:`OUTCOMES`), the verdict line and the tolerances used (its ``to_dict()`` is the ``--json``
+output and ``confirm.json``, schema :data:`SCHEMA`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .curves import EXACT_TOL
+from .curves import DISTANCE_FLOOR, EXACT_TOL, PLATEAU_FACTOR, T_MIN
 from .paths import NULL_TOL
 from .render import confirm_markdown
 from .splits import RESIDUAL_TOL
 
-__all__ = ["Sequence", "RateRow", "SymbolicSummary", "ConfirmResult", "OUTCOMES", "SLOPE_TO_ZERO", "SNR_REQUIRED"]
+__all__ = ["Sequence", "RateRow", "SymbolicSummary", "ConfirmResult", "RateSeparation", "OUTCOMES", "SCHEMA", "SLOPE_TO_ZERO",
+           "PLATEAU_FACTOR", "SNR_REQUIRED"]
 
-#: ``ConfirmResult.consistent`` → how its verdict line starts.
-OUTCOMES = {True: "consistent", False: "inconsistent", None: "nothing to confirm"}
+#: The JSON's schema (docs/changelog.md). 1 was the unversioned JSON with ``consistent``.
+SCHEMA = "numeric.confirm/2"
+
+#: ``ConfirmResult.outcome``: value → what it means (the verdict line starts with the value).
+OUTCOMES = {
+    "consistent": "identcheck's verdict holds in the model: not identifiable and a witness path's ratio goes to 0, or "
+                  "identifiable and every path's ratio is bounded away from 0 with its plateau in the data; and, when the rate "
+                  "grid ran, its intervals separate",
+    "identifiable-beyond-condition": "identcheck says not identifiable (the sufficient condition fails), but the model stays "
+                                     "identifiable along every tested path: no witness construction reaches ratio 0 (none of them "
+                                     "is exact by derivation) and every path shows a positive plateau (exp(z), docs/confirm.md)",
+    "inconsistent": "a contradiction: identcheck says identifiable and some path's ratio goes to 0, or a construction that is "
+                    "exact by derivation (Euler scale, weights) moves the function",
+    "rates-not-separated": "the paths agree with identcheck (consistent or identifiable-beyond-condition, kept in "
+                           "paths_outcome), but the rate grid's intervals do not separate within the time budget: an interval "
+                           "that should lie below 0 contains 0, or the witness is not slower than the generic truth",
+    "not-resolved": "a path the decision needs was not resolved: its ratio never came within 2x of its positive t -> 0 limit "
+                    "down to the smallest t float64 allows, or it neither falls nor has a positive limit, or no witness path "
+                    "could be built",
+    "nothing-to-confirm": "identcheck's verdict is inconclusive",
+}
 
 SLOPE_TO_ZERO = 0.25
 #: Var g*/ν² a rate's truth must reach (SPEC §4).
@@ -47,6 +76,26 @@ class Sequence:
     max_relative_change: float
     limit: float | None = None
     sensitivity: float | None = None
+    window: int | None = None  # the first ``window`` ts are the standard window the slope is fitted on; the rest extend it
+
+    @property
+    def plateau(self) -> bool | None:
+        """Whether the smallest-t ratio lies within PLATEAU_FACTOR of a positive limit (None without one)."""
+        if self.exact_invariance or self.limit is None or self.limit <= 0.0:
+            return None
+        last = self.ratio[-1]
+        return last > 0 and 1.0 / PLATEAU_FACTOR <= last / self.limit <= PLATEAU_FACTOR
+
+    @property
+    def status(self) -> str:
+        """"to zero", "bounded", "not resolved" or "undecided" (module docstring)."""
+        if self.to_zero:
+            return "to zero"
+        if self.bounded:
+            return "bounded"
+        if self.limit is not None and self.limit > 0.0:
+            return "not resolved"
+        return "undecided"
 
     @property
     def to_zero(self) -> bool:
@@ -61,11 +110,12 @@ class Sequence:
 
     @property
     def bounded(self) -> bool:
-        """ρ bounded away from 0: a positive t → 0 limit; without one, a slope < SLOPE_TO_ZERO."""
+        """ρ bounded away from 0: a positive t → 0 limit that the data reach (its plateau); without a
+        limit, a slope < SLOPE_TO_ZERO."""
         if self.exact_invariance:
             return False
         if self.limit is not None:
-            return self.limit > 0.0
+            return self.limit > 0.0 and bool(self.plateau)
         return self.slope is not None and self.slope < SLOPE_TO_ZERO
 
     def to_dict(self) -> dict:
@@ -83,6 +133,9 @@ class Sequence:
             "max_relative_change": self.max_relative_change,
             "limit": self.limit,
             "sensitivity": self.sensitivity,
+            "window": self.window,
+            "plateau": self.plateau,
+            "status": self.status,
         }
 
 
@@ -118,6 +171,30 @@ class RateRow:
 
 
 @dataclass(frozen=True, slots=True)
+class RateSeparation:
+    """Whether the rate grid's intervals separate (:func:`numeric.confirm_rates.separation`).
+
+    ``expected``: ``"rates at both truths"`` (every interval below 0) or ``"witness slower"``
+    (the generic truth's intervals below 0 and, for every K, the witness slope above the generic
+    one by more than 1.96 standard errors of the difference); ``rounds``: grids run (the first
+    plus each growth), with the sizes and repetitions of the last; ``budget_seconds``: the
+    command's time budget the growth stayed within.
+    """
+
+    expected: str
+    separated: bool
+    reason: str
+    rounds: int
+    sizes: tuple
+    repetitions: int
+    budget_seconds: float
+
+    def to_dict(self) -> dict:
+        return {"expected": self.expected, "separated": self.separated, "reason": self.reason, "rounds": self.rounds,
+                "sizes": list(self.sizes), "repetitions": self.repetitions, "budget_seconds": self.budget_seconds}
+
+
+@dataclass(frozen=True, slots=True)
 class SymbolicSummary:
     """identcheck's side of a confirmation: its verdict and witness, and which relation was lifted
     to the witness path (``witness_path_*``: it may be another probe's, :mod:`numeric.confirm`)."""
@@ -146,7 +223,8 @@ class SymbolicSummary:
 
 @dataclass(frozen=True, slots=True)
 class ConfirmResult:
-    """``verdict`` is the line ``"<outcome>: <why>"``, ``outcome`` = :data:`OUTCOMES` [``consistent``]."""
+    """``verdict`` is the line ``"<outcome>: <why>"``; ``outcome`` one of :data:`OUTCOMES`;
+    ``paths_outcome`` the outcome of the paths alone (before the rates are read)."""
 
     phi: str
     condition: str
@@ -154,7 +232,7 @@ class ConfirmResult:
     symbolic: SymbolicSummary
     sequences: tuple
     rates: tuple
-    consistent: bool | None
+    outcome: str
     verdict: str
     seconds: float
     sequence_seconds: float
@@ -167,14 +245,17 @@ class ConfirmResult:
     K: int = 3  # channels per head of the over-specified fits and the recombination constructions
     recombination: tuple = field(repr=False, default=())  # numeric.recombination.Alternative, one per construction
     recombination_line: str = ""
+    paths_outcome: str = ""
+    separation: RateSeparation | None = None
 
     def _repr_markdown_(self) -> str:
         """Jupyter's rendering (:func:`numeric.render.confirm_markdown`)."""
         return confirm_markdown(self)
 
     @property
-    def outcome(self) -> str:
-        return OUTCOMES[self.consistent]
+    def outcome_meaning(self) -> str:
+        """What :attr:`outcome` means (:data:`OUTCOMES`)."""
+        return OUTCOMES.get(self.outcome, "")
 
     @property
     def why(self) -> str:
@@ -183,13 +264,16 @@ class ConfirmResult:
 
     def to_dict(self) -> dict:
         return {
+            "schema": SCHEMA,
             "phi": self.phi,
             "condition": self.condition,
             "model": self.model,
             "symbolic": self.symbolic.to_dict(),
             "sequences": [s.to_dict() for s in self.sequences],
             "rates": [r.to_dict() for r in self.rates],
-            "consistent": self.consistent,
+            "outcome": self.outcome,
+            "paths_outcome": self.paths_outcome,
+            "rates_separation": None if self.separation is None else self.separation.to_dict(),
             "verdict": self.verdict,
             "seconds": self.seconds,
             "sequence_seconds": self.sequence_seconds,
@@ -201,6 +285,8 @@ class ConfirmResult:
             "recombination": {"line": self.recombination_line, "constructions": [a.to_dict() for a in self.recombination]},
             "tolerances": {
                 "slope_to_zero": SLOPE_TO_ZERO,
+                "plateau": f"smallest-t ratio within {PLATEAU_FACTOR:g}x of a positive limit; t extended by half decades "
+                           f"down to {T_MIN:g} or until ||g_t - g*|| < {DISTANCE_FLOOR:g} * ||g*||",
                 "exact_invariance": f"max_t ||g_t - g*|| <= {EXACT_TOL:g} * ||g*|| (L2(mu), Monte Carlo)",
                 "null_space": f"sensitivity ||J_s d_s|| / (s_max ||d_s||) <= {NULL_TOL:g} (column-scaled model Jacobian): limit 0",
                 "split_residual": f"||Q + J w|| <= {RESIDUAL_TOL:g} * ||Q||: limit 0",

@@ -16,6 +16,13 @@ the measured window t ≥ 1e-4 and level off at ρ₀ only below it. For a path 
 (:func:`first_order_limit`): ρ₀ = ‖J d‖_{L²(μ)} / ℓ(d), ℓ(d) = lim L2(G_t, G*)/t (every cell
 has one member, so L2 is linear in t), and ρ₀ = 0 when d is a null direction of the model
 (scale-free sensitivity ≤ NULL_TOL). A split records its own limit (:mod:`numeric.splits`).
+
+**The plateau.** A positive ρ₀ is a claim about t → 0; the data must show it. With ``extend``,
+when the ratio at the smallest t is not within PLATEAU_FACTOR = 2 of ρ₀, t steps on downwards by
+half decades (t/√10) until it is, or until float64 cannot resolve the function distance any
+more: t < T_MIN = 1e-12, or ‖Δg‖ < DISTANCE_FLOOR·‖g*‖ = 1e-12·‖g*‖ (rounding of g's values,
+≈ 1e-16·‖g*‖ per point, is then ≥ 1e-4 of the distance). The slope is fitted on the standard
+window alone (``window`` points), so the rule "→ 0" reads the same three decades for every path.
 """
 
 from __future__ import annotations
@@ -28,10 +35,16 @@ from .models import Model
 from .paths import NULL_TOL, Path
 from .voronoi import voronoi_loss
 
-__all__ = ["RatioCurve", "ratio_curve", "first_order_limit", "EXACT_TOL"]
+__all__ = ["RatioCurve", "ratio_curve", "first_order_limit", "EXACT_TOL", "T_MIN", "DISTANCE_FLOOR", "PLATEAU_FACTOR"]
 
 #: ‖Δg‖ ≤ EXACT_TOL·‖g*‖ at every t: the function did not move (float64 rounding only).
 EXACT_TOL = 1e-12
+#: The smallest t a path is extended to when looking for its plateau.
+T_MIN = 1e-12
+#: Below ‖Δg‖ = DISTANCE_FLOOR·‖g*‖ float64 no longer resolves the distance: the extension stops.
+DISTANCE_FLOOR = 1e-12
+#: The plateau: the smallest-t ratio within this factor of the t → 0 limit.
+PLATEAU_FACTOR = 2.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,35 +61,54 @@ class RatioCurve:
     max_relative_change: float
     limit: float | None = None
     sensitivity: float | None = None
+    window: int | None = None  # the first ``window`` ts are the standard window (the slope's); the rest extend it
 
 
+def _within(ratio: float, limit: float) -> bool:
+    return ratio > 0 and 1.0 / PLATEAU_FACTOR <= ratio / limit <= PLATEAU_FACTOR
 
-def ratio_curve(model: Model, path: Path, ts, X: np.ndarray) -> RatioCurve:
-    """ρ(t) for ``ts`` on the Monte Carlo points ``X``; slope of log ρ on log t (None if exact)."""
+
+def ratio_curve(model: Model, path: Path, ts, X: np.ndarray, extend: bool = False) -> RatioCurve:
+    """ρ(t) for ``ts`` on the Monte Carlo points ``X``; slope of log ρ on log t over ``ts`` (None if
+    exact); with ``extend``, further ts below ``ts`` until the plateau shows (module docstring)."""
     g_star = model.value(path.truth, X)
     scale = float(np.sqrt(np.mean(g_star**2)))
     n = X.shape[0]
     distances, ses, losses = [], [], []
+
+    def measure(t):
+        G = path.build(float(t))
+        squared = (model.value(G, X) - g_star) ** 2
+        distance = float(np.sqrt(squared.mean()))
+        distances.append(distance)
+        ses.append(float(squared.std(ddof=1) / np.sqrt(n) / (2 * distance)) if distance > 0 else 0.0)
+        losses.append(voronoi_loss(G, path.truth, "L2", positive_only=True))  # a weight-0 copy is no cell member
+
+    ts = [float(t) for t in ts]
+    window = len(ts)
     with np.errstate(over="raise", invalid="raise"):
         for t in ts:
-            G = path.build(float(t))
-            squared = (model.value(G, X) - g_star) ** 2
-            distance = float(np.sqrt(squared.mean()))
-            distances.append(distance)
-            ses.append(float(squared.std(ddof=1) / np.sqrt(n) / (2 * distance)) if distance > 0 else 0.0)
-            losses.append(voronoi_loss(G, path.truth, "L2", positive_only=True))  # a weight-0 copy is no cell member
-    distances, losses = np.array(distances), np.array(losses)
-    relative = float(distances.max() / scale) if scale > 0 else float(distances.max())
+            measure(t)
+    relative = float(max(distances) / scale) if scale > 0 else float(max(distances))
     exact = relative <= EXACT_TOL
-    ratio = np.zeros_like(distances) if exact else distances / losses
-    slope = None
-    if not exact and np.all(ratio > 0):
-        slope = float(np.polyfit(np.log(ts), np.log(ratio), 1)[0])
     limit, sensitivity = path.limit, path.sensitivity
     if path.direction is not None:
         limit, sensitivity = first_order_limit(model, path, X)
-    return RatioCurve(tuple(float(t) for t in ts), tuple(distances.tolist()), tuple(ses), tuple(losses.tolist()),
-                      tuple(ratio.tolist()), slope, exact, relative, limit, sensitivity)
+    if extend and not exact and limit is not None and limit > 0:
+        with np.errstate(over="raise", invalid="raise"):
+            while not _within(distances[-1] / losses[-1] if losses[-1] > 0 else 0.0, limit):
+                t = ts[-1] / np.sqrt(10.0)
+                if t < T_MIN or distances[-1] < DISTANCE_FLOOR * scale:
+                    break
+                ts.append(float(t))
+                measure(t)
+    distances, losses = np.array(distances), np.array(losses)
+    ratio = np.zeros_like(distances) if exact else distances / np.where(losses > 0, losses, np.inf)
+    slope = None
+    if not exact and np.all(ratio[:window] > 0):
+        slope = float(np.polyfit(np.log(ts[:window]), np.log(ratio[:window]), 1)[0])
+    return RatioCurve(tuple(ts), tuple(distances.tolist()), tuple(ses), tuple(losses.tolist()),
+                      tuple(ratio.tolist()), slope, exact, relative, limit, sensitivity, window)
 
 
 def first_order_limit(model: Model, path: Path, X: np.ndarray):

@@ -1,9 +1,11 @@
 """``numeric confirm``'s result rendered for Jupyter: the markdown behind ``_repr_markdown_``.
 
-The same facts as the command's text (:func:`numeric.confirm_cli.format_result`): the verdict
-line, identcheck's symbolic verdict and witness relation, one table row per path with its slope
-of ρ(t) = ‖g_t − g*‖/L2 and whether the function moved at all (exact invariance), and one table
-row per rate (Figure-1-style grid) when rates were run.
+The same facts as the command's text (:func:`numeric.confirm_cli.format_result`): the outcome
+in capitals (``**CONSISTENT**``, ``**IDENTIFIABLE-BEYOND-CONDITION**``, …) with the verdict
+line, what the outcome means, identcheck's symbolic verdict and witness relation, one table row
+per path with its slope of ρ(t) = ‖g_t − g*‖/L2, whether the function moved at all (exact
+invariance), its t → 0 limit and its status (→ 0, bounded with the plateau reached, not
+resolved), and one table row per rate (Figure-1-style grid) with whether the intervals separate.
 """
 
 from __future__ import annotations
@@ -16,8 +18,10 @@ __all__ = ["confirm_markdown"]
 def _sequence_row(s) -> tuple:
     slope = "—" if s.slope is None else f"{s.slope:.2f}"
     limit = "—" if s.limit is None else f"{s.limit:.1e}"
-    to_zero = "yes" if s.to_zero else ("no (bounded)" if s.bounded else "undecided")
-    return (s.kind, s.name, slope, "yes" if s.exact_invariance else "no", f"{s.ratio[0]:.2e}", f"{s.ratio[-1]:.2e}", limit, to_zero)
+    status = {"to zero": "yes", "bounded": "no (bounded, plateau reached)", "not resolved": "not resolved (plateau not reached)",
+              "undecided": "undecided"}[s.status]
+    return (s.kind, s.name, slope, "yes" if s.exact_invariance else "no", f"{s.ratio[0]:.2e}", f"{s.t[-1]:g}", f"{s.ratio[-1]:.2e}",
+            limit, status)
 
 
 def _rate_row(r) -> tuple:
@@ -32,6 +36,7 @@ def confirm_markdown(result) -> str:
     parts = [
         f"**φ = {code(result.phi)}** · {result.condition}, model {result.model}",
         f"**{result.outcome.upper()}**: {result.why}",
+        f"*{result.outcome}*: {result.outcome_meaning}",
         f"identcheck: **{s.verdict}** ({s.evidence} evidence) — {s.summary}",
     ]
     if s.relation:
@@ -39,11 +44,13 @@ def confirm_markdown(result) -> str:
     if s.witness_path_relation and s.witness_path_relation != s.relation:
         parts.append(f"Lifted for the witness path: probe *{s.witness_path_probe}*, {code(s.witness_path_relation)}")
     if result.sequences:
-        t = result.sequences[0].t
+        first = result.sequences[0]
+        t = first.t[: first.window or len(first.t)]  # the standard window
         parts.append(
-            f"Ratio ‖g_t − g*‖ / L2(G_t, G*) for t = {t[0]:g} … {t[-1]:g} ({result.mc_points} Monte Carlo points):\n\n"
-            + table(("kind", "path", "slope", "exact invariance", f"ratio at t = {t[0]:g}", f"ratio at t = {t[-1]:g}",
-                     "t → 0 limit", "→ 0"), [_sequence_row(q) for q in result.sequences], "llrlrrrl")
+            f"Ratio ‖g_t − g*‖ / L2(G_t, G*) for t = {t[0]:g} … {t[-1]:g} (slope over this window; smaller t where a path "
+            f"needs them to reach its plateau; {result.mc_points} Monte Carlo points):\n\n"
+            + table(("kind", "path", "slope", "exact invariance", f"ratio at t = {t[0]:g}", "smallest t", "ratio there",
+                     "t → 0 limit", "→ 0"), [_sequence_row(q) for q in result.sequences], "llrlrrrrl")
         )
     else:
         parts.append("No paths could be built.")
@@ -51,6 +58,10 @@ def confirm_markdown(result) -> str:
         parts.append("Rates (slope of the mean Voronoi loss against n, bootstrap CI):\n\n"
                      + table(("truth", "K", "K*", "slope", "CI", "L_μ slope [CI]", "Var g*/ν²", "n", "reps"),
                              [_rate_row(r) for r in result.rates], "lrrrllrll"))
+        if result.separation is not None:
+            sep = result.separation
+            parts.append(f"Rates {'separate' if sep.separated else 'do not separate'} ({sep.expected} expected; {sep.rounds} grid "
+                         f"round(s), last n = {sep.sizes[0]}–{sep.sizes[-1]} × {sep.repetitions}): {sep.reason}")
     else:
         parts.append("Rates: not run (`rates=False`, or no `out` folder).")
     if result.recombination_line:

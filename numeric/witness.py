@@ -31,8 +31,9 @@ is compensated) *and* a falling slope (:mod:`numeric.curves`).
 
 **Probe and random paths** (for identifiable φ, expected bounded): G* + t·d with d the right
 singular vector of the column-scaled J for its smallest singular value (the direction the
-probe's model is least sensitive to), or a random unit vector; and a random split of channel
-(1, 1), every gate shifted by a random unit vector.
+probe's model is least sensitive to), or a random unit vector; a random split of channel
+(1, 1), every gate shifted by a random unit vector; and two compensated splits (construction 4
+with random v: the over-fitted part of Theorem 2).
 """
 
 from __future__ import annotations
@@ -267,7 +268,11 @@ def probe_path(model: Model, name: str, G: HMoEParams, X: np.ndarray) -> Path:
 
 
 def random_paths(model: Model, G: HMoEParams, X: np.ndarray, count: int = 3, seed: int = 0) -> list[Path]:
-    """``count`` straight lines along random unit directions and one random (uncompensated) split."""
+    """``count`` straight lines along random unit directions, one random (uncompensated) split of
+    channel (1, 1), and two compensated ±√t splits (construction 4 with the least-squares moves
+    t·w over every other parameter): channel (1, 1) along the same v, and the last channel of the
+    last head along a second random v. For an identifiable φ all must stay bounded — the
+    compensated splits exercise the over-fitted (two-member cell) part of Theorem 2."""
     rng = np.random.default_rng([seed, 0x5EC])
     paths = []
     for index in range(count):
@@ -277,4 +282,9 @@ def random_paths(model: Model, G: HMoEParams, X: np.ndarray, count: int = 3, see
     v = rng.standard_normal((G.N, G.dim))  # every gate shifted, as Theorem 1's a* ± e₁/n
     v /= np.linalg.norm(v, axis=1, keepdims=True)
     paths.append(compensated_split(model, G, 0, 0, v, X, "random", "random split", compensate=False))
+    paths.append(compensated_split(model, G, 0, 0, v, X, "random", "random split, compensated"))
+    u = rng.standard_normal((G.N, G.dim))
+    u /= np.linalg.norm(u, axis=1, keepdims=True)
+    h, k = G.H - 1, G.K - 1
+    paths.append(compensated_split(model, G, h, k, u, X, "random", f"random split of (h={h + 1}, k={k + 1}), compensated"))
     return paths

@@ -9,26 +9,26 @@ import pytest
 from identcheck import IdentcheckError, check
 from numeric import confirm as confirm_module
 from numeric import confirm_cli
-from numeric.confirm import SLOPE_TO_ZERO, Sequence, _verdict_line, confirm
+from numeric.confirm import OUTCOMES, SLOPE_TO_ZERO, Sequence, _verdict_line, confirm
 
 MC = 4000
 
-# (phi, condition, identcheck verdict, witness probe, witness construction, exact invariance, consistent,
+# (phi, condition, identcheck verdict, witness probe, witness construction, exact invariance, outcome of the paths,
 #  every random path at the generic truth bounded)
 KNOWN = [
     # φ = z: the random split is an exact invariance too (φ linear), so not every random path is bounded
-    ("z", "type1", "not identifiable", "random single", "euler-scale", True, True, False),
-    ("tanh(z)", "type1", "not identifiable", "shared M, a2 = -a1", "weights", True, True, True),
-    ("sigmoid(z + 1)", "type1", "identifiable", None, None, None, True, True),
-    # a finding, not a wish: the heat relation of ū does not lift to the softmax-normalised
-    # Setting I model (docs/confirm.md); the compensated split's ratio stays bounded
-    ("exp(z)", "type1", "not identifiable", "random single", "split", False, False, True),
+    ("z", "type1", "not identifiable", "random single", "euler-scale", True, "consistent", False),
+    ("tanh(z)", "type1", "not identifiable", "shared M, a2 = -a1", "weights", True, "consistent", True),
+    ("sigmoid(z + 1)", "type1", "identifiable", None, None, None, "consistent", True),
+    # the sufficient condition fails, the model does not: the heat relation of ū does not lift to the
+    # softmax-normalised Setting I model (docs/confirm.md, "exp(z)"); every path shows a positive plateau
+    ("exp(z)", "type1", "not identifiable", "random single", "split", False, "identifiable-beyond-condition", True),
     # identcheck names the heat relation first; the exact witness is the odd symmetry at a2 = -a1
-    ("sin(z)", "type1", "not identifiable", "random single", "weights", True, True, True),
-    pytest.param("z", "type2", "not identifiable", "random head", "euler-scale", True, True, False, marks=pytest.mark.slow),
-    pytest.param("tanh(z)", "type2", "not identifiable", "channel 2 = -channel 1", "weights", True, True, True,
+    ("sin(z)", "type1", "not identifiable", "random single", "weights", True, "consistent", True),
+    pytest.param("z", "type2", "not identifiable", "random head", "euler-scale", True, "consistent", False, marks=pytest.mark.slow),
+    pytest.param("tanh(z)", "type2", "not identifiable", "channel 2 = -channel 1", "weights", True, "consistent", True,
                  marks=pytest.mark.slow),
-    pytest.param("sigmoid(z + 1)", "type2", "identifiable", None, None, None, True, True, marks=pytest.mark.slow),
+    pytest.param("sigmoid(z + 1)", "type2", "identifiable", None, None, None, "consistent", True, marks=pytest.mark.slow),
 ]
 
 
@@ -37,12 +37,16 @@ def _confirmed(phi, condition="type1"):
     return confirm(phi, condition=condition, mc=MC, rates=False)
 
 
-@pytest.mark.parametrize("phi, condition, verdict, probe, construction, exact, consistent, random_bounded", KNOWN)
-def test_known_case(phi, condition, verdict, probe, construction, exact, consistent, random_bounded):
+@pytest.mark.parametrize("phi, condition, verdict, probe, construction, exact, outcome, random_bounded", KNOWN)
+def test_known_case(phi, condition, verdict, probe, construction, exact, outcome, random_bounded):
     again = f"numeric confirm '{phi}' --condition {condition} --no-rates --mc {MC}"
     result = _confirmed(phi, condition)
     assert result.symbolic.verdict == verdict, again
-    assert result.consistent is consistent, f"{again}: {result.verdict}"
+    assert result.outcome == result.paths_outcome == outcome, f"{again}: {result.verdict}"
+    assert result.separation is None, again  # no rates, nothing to separate
+    for s in result.sequences:  # a bounded path shows its plateau: smallest-t ratio within 2x of its limit
+        if s.bounded and s.limit is not None:
+            assert 0.5 <= s.ratio[-1] / s.limit <= 2.0, (again, s.name)
     assert all(s.bounded for s in result.sequences if s.kind == "random") is random_bounded, again
     witness = [s for s in result.sequences if s.kind == "witness"]
     if probe is None:
@@ -59,9 +63,9 @@ def test_known_case(phi, condition, verdict, probe, construction, exact, consist
         assert w.slope is not None, again
 
 
-def _sequence(kind, slope, exact=False, limit=None):
-    ratio = (0.0,) * 3 if exact else (1e-1, 1e-2, 1e-3)
-    return Sequence(kind, kind, "line", "", (1e-1, 1e-2, 1e-3), ratio, (0.0,) * 3, (1.0,) * 3, None if exact else slope,
+def _sequence(kind, slope, exact=False, limit=None, construction="line", last=None):
+    ratio = (0.0,) * 3 if exact else (1e-1, 1e-2, 1e-3 if last is None else last)
+    return Sequence(kind, kind, construction, "", (1e-1, 1e-2, 1e-3), ratio, (0.0,) * 3, (1.0,) * 3, None if exact else slope,
                     exact, 0.0, limit, None)
 
 
@@ -73,22 +77,31 @@ class _Check:
 @pytest.mark.parametrize(
     "verdict, sequences, expected",
     [
-        ("not identifiable", [_sequence("witness", None, exact=True)], True),
-        ("not identifiable", [_sequence("witness", SLOPE_TO_ZERO)], True),
-        ("not identifiable", [_sequence("witness", SLOPE_TO_ZERO - 0.01)], False),
-        ("not identifiable", [_sequence("witness", 1.0, limit=1e-9)], False),  # falls in the window, levels off
-        ("not identifiable", [_sequence("witness", 1.0, limit=0.0)], True),
-        ("not identifiable", [_sequence("witness", 0.1, limit=0.0)], False),  # limit 0 but the curve does not fall
-        ("not identifiable", [_sequence("random", 0.0)], False),  # no witness path at all
-        ("identifiable", [_sequence("probe", 0.9, limit=1e-7), _sequence("random", 0.0)], True),
-        ("identifiable", [_sequence("probe", 0.9, limit=0.0)], False),
-        ("identifiable", [_sequence("random", None, exact=True)], False),
-        ("identifiable", [_sequence("random", 0.3)], False),
-        ("inconclusive", [_sequence("random", 0.0)], None),
+        ("not identifiable", [_sequence("witness", None, exact=True)], "consistent"),
+        ("not identifiable", [_sequence("witness", SLOPE_TO_ZERO)], "consistent"),
+        # no limit, a flat slope: bounded by the slope rule, nothing else to read -> beyond the condition
+        ("not identifiable", [_sequence("witness", SLOPE_TO_ZERO - 0.01, construction="split")], "identifiable-beyond-condition"),
+        # falls in the window, levels off at 1e-3 (its plateau, reached) -> beyond the condition
+        ("not identifiable", [_sequence("witness", 1.0, limit=1e-3, construction="split")], "identifiable-beyond-condition"),
+        # falls in the window, a limit of 1e-9 the data never reach -> not resolved
+        ("not identifiable", [_sequence("witness", 1.0, limit=1e-9, construction="split")], "not-resolved"),
+        # an exact-by-derivation construction that moves g: a real contradiction
+        ("not identifiable", [_sequence("witness", 0.0, limit=1e-3, construction="weights", last=1e-3)], "inconsistent"),
+        ("not identifiable", [_sequence("witness", 1.0, limit=0.0)], "consistent"),
+        ("not identifiable", [_sequence("witness", 0.1, limit=0.0, construction="split")], "not-resolved"),  # limit 0, no fall
+        ("not identifiable", [_sequence("random", 0.0)], "not-resolved"),  # no witness path at all
+        ("identifiable", [_sequence("probe", 0.9, limit=1e-3), _sequence("random", 0.0)], "consistent"),
+        ("identifiable", [_sequence("probe", 0.9, limit=1e-7), _sequence("random", 0.0)], "not-resolved"),  # plateau not reached
+        ("identifiable", [_sequence("probe", 0.9, limit=0.0)], "inconsistent"),
+        ("identifiable", [_sequence("random", None, exact=True)], "inconsistent"),
+        ("identifiable", [_sequence("random", 0.3)], "inconsistent"),
+        ("inconclusive", [_sequence("random", 0.0)], "nothing-to-confirm"),
     ],
 )
 def test_verdict_rule(verdict, sequences, expected):
-    assert _verdict_line(_Check(verdict), sequences)[0] is expected
+    outcome, line = _verdict_line(_Check(verdict), sequences)
+    assert outcome == expected and line.startswith(expected + ": ")
+    assert outcome in OUTCOMES
 
 
 def _parser():
@@ -110,19 +123,22 @@ def test_cli_json_equals_api_and_has_the_issue_shape(tmp_path, capsys):
         for key in ("seconds", "sequence_seconds", "check_seconds", "rates_seconds", "out", "figure"):
             d.pop(key)
     assert printed == api
-    assert {"phi", "condition", "symbolic", "sequences", "rates", "consistent"} <= set(printed)
+    assert {"schema", "phi", "condition", "symbolic", "sequences", "rates", "outcome", "paths_outcome", "rates_separation"} <= set(printed)
+    assert printed["schema"] == "numeric.confirm/2" and "consistent" not in printed
     assert set(printed["symbolic"]) >= {"verdict", "evidence", "witness_probe"}
     assert {"kind", "name", "t", "ratio", "slope", "exact_invariance"} <= set(printed["sequences"][0])
     assert printed["sequences"][0]["slope"] is None and printed["sequences"][0]["exact_invariance"] is True
-    assert json.loads((out / "confirm.json").read_text())["consistent"] is True
+    assert json.loads((out / "confirm.json").read_text())["outcome"] == "consistent"
     assert (out / "confirm.png").read_bytes()[:4] == b"\x89PNG"
 
 
 def test_rates_grid_reports_both_truths_and_both_K(tmp_path, monkeypatch):
     monkeypatch.setattr(confirm_module, "QUICK_SIZES", (400, 800))
     monkeypatch.setattr(confirm_module, "QUICK_REPS", 2)
-    result = confirm("z", quick=True, mc=MC, out=tmp_path)
+    result = confirm("z", quick=True, mc=MC, out=tmp_path, budget=1e-3)  # no time to grow the grid
     rows = {(r.truth, r.K): r for r in result.rates}
+    assert result.separation is not None and result.separation.rounds == 1 and "time budget ends" in result.separation.reason
+    assert result.outcome == ("consistent" if result.separation.separated else "rates-not-separated")
     assert set(rows) == {("witness", 2), ("witness", 3), ("generic", 2), ("generic", 3)}
     for r in rows.values():
         assert r.signal_to_noise >= 10 and r.ci[0] <= r.slope <= r.ci[1] and r.repetitions == 2

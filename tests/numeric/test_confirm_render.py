@@ -39,7 +39,7 @@ def fixed():
     )
     symbolic = SymbolicSummary("not identifiable", "proof", "random single", "∂ū/∂a1 − ū = 0", "Euler/homogeneity",
                                "random single", "∂ū/∂a1 − ū = 0", "dependent on 9 of 9 probes")
-    return ConfirmResult("z", "type1", "gated1", symbolic, sequences, rates, True,
+    return ConfirmResult("z", "type1", "gated1", symbolic, sequences, rates, "consistent",
                          "consistent: identcheck says not identifiable, and the witness does not move", 3.2, 1.1, 1000)
 
 
@@ -61,8 +61,22 @@ def test_sequences_table_has_one_row_per_path_with_slope_and_invariance(fixed):
         assert row[:2] == [s.kind, s.name]
         assert row[2] == ("—" if s.slope is None else f"{s.slope:.2f}")
         assert row[3] == ("yes" if s.exact_invariance else "no")
-        assert float(row[4]) == pytest.approx(s.ratio[0], rel=1e-2) and float(row[5]) == pytest.approx(s.ratio[-1], rel=1e-2)
-        assert row[7] == ("yes" if s.to_zero else "no (bounded)")
+        assert float(row[4]) == pytest.approx(s.ratio[0], rel=1e-2) and float(row[5]) == s.t[-1]
+        assert float(row[6]) == pytest.approx(s.ratio[-1], rel=1e-2)
+    # by hand: the Euler witness is exact; 'random pair' has limit 0 and falls (slope 1); the line sits on its limit 0.05
+    assert [row[8] for row in rows] == ["yes", "yes", "no (bounded, plateau reached)"]
+
+
+def test_a_path_whose_limit_the_data_never_reach_is_shown_not_resolved(fixed):
+    """softplus(z + 1)'s old 'random triple' row: falling 1.3e-3 → 1.3e-6 at slope 1 with a limit of 3.9e-7."""
+    import dataclasses
+
+    falling = _sequence("probe", "random triple", (1.3e-3, 1.3e-5, 1.3e-6), 1.0, limit=3.9e-7)
+    result = dataclasses.replace(fixed, sequences=(falling,), outcome="not-resolved", verdict="not-resolved: see the table")
+    (sequences, _) = tables(result._repr_markdown_())
+    assert falling.status == "not resolved" and not falling.bounded and not falling.to_zero
+    assert sequences[1][8] == "not resolved (plateau not reached)"
+    assert "**NOT-RESOLVED**: see the table" in result._repr_markdown_()
 
 
 def test_rates_table_has_one_row_per_rate(fixed):

@@ -53,7 +53,7 @@ def test_random_split_shifts_every_gate_and_moves_g_by_the_second_order_term():
     """φ = z²: ½ω[((a_i + √t v_i)ᵀx)² + ((a_i − √t v_i)ᵀx)²] − ω(a_iᵀx)² = ω t (v_iᵀx)² at each gate i, so
     Δg = ω·t·Σ_i σ_i (v_iᵀx)² (ω = 2, channel (1, 1) of the default truth)."""
     model = Model("gated1", "z**2")
-    (split,) = [p for p in random_paths(model, TRUTH, X) if p.construction == "split"]
+    (split,) = [p for p in random_paths(model, TRUTH, X) if p.name == "random split"]
     G = split.build(1e-2)
     v = (G.a[0, :, 0] - TRUTH.a[0, :, 0]) / np.sqrt(1e-2)
     assert np.all(np.linalg.norm(v, axis=1) == pytest.approx(1.0))  # a unit vector at every gate
