@@ -41,6 +41,8 @@ REACH_EXPERT = "expert"
 PROOF_SECONDS = 3.0  # one sympy proof of one relation on one probe (inside the check's pool)
 COINCIDE_TOL = 1e-10  # relative spread of a column ratio below which two members are proposed as coinciding
 RATIO_DENOMINATOR = 4096
+EULER = "Euler/homogeneity (a rescaling of the parameters leaves h unchanged)"
+EULER_WEIGHT = 12  # largest integer weight w_u read as a homogeneity degree
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,6 +194,20 @@ class ProbeAlgebra:
                 return "scale (∂²h/∂c∂θ = ∂h/∂θ / c)"
         return "coinciding members"
 
+    def euler(self, keys, values) -> bool:
+        """Σ_u w_u·θ_u·∂h/∂θ⁽ᵘ⁾ = 0 on one atom, three members or more, with small integer weights w_u
+        (up to a common factor; two members are named as coinciding — their ratio can look integral by chance):
+        h is unchanged by the rescaling θ_u → t^{w_u}·θ_u (degree-w homogeneity; ReLU's positive
+        homogeneity is this with w = (−1, 1, …, 1))."""
+        if len({k[0] for k in keys}) != 1 or not all(isinstance(k[1], tuple) and k[1][0] == "d" for k in keys):
+            return False
+        atom = self.probe.components[keys[0][0]]
+        value = dict(zip((p.name for p in self.expert.params), atom.values))
+        ratios = [v / value[k[1][1][0]] for k, v in zip(keys, values)]
+        unit = min(abs(r) for r in ratios)
+        weights = [r / unit for r in ratios]
+        return len(keys) >= 3 and all(w.is_integer and abs(w) <= EULER_WEIGHT for w in weights)
+
     def classify(self, relation: Relation, matrix) -> ExpertRelation:
         fields_ = {f.name: getattr(relation, f.name) for f in fields(relation)}
         if relation.exact is None or not relation.keys:
@@ -204,6 +220,8 @@ class ProbeAlgebra:
         fields_ |= {"proved": proved, "timed_out": timed_out}
         if len(coefficients) <= 2 and fields_["family"] in (None, "coinciding members", "zero member"):
             fields_["family"] = self.family(relation.keys, [v for _, v in coefficients])
+        if fields_["family"] is None and self.euler(relation.keys, [v for _, v in coefficients]):
+            fields_["family"] = EULER
         if not proved:
             return ExpertRelation(**fields_)
         for which, (description, _) in enumerate(self.templates):
