@@ -169,7 +169,7 @@ class ProbeAlgebra:
         return tuple(self.classify(r, matrix) for r in relations)
 
     def family(self, keys, values) -> str:
-        """The name of a one- or two-member relation, by the members' structure (:data:`FAMILIES`)."""
+        """The name of a one- or two-member relation, read from the members' keys (never their labels)."""
         if any(k == ("1",) for k in keys):
             return "a member equals the constant 1"
         atoms = {k[0] for k in keys}

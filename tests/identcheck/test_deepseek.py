@@ -143,3 +143,12 @@ def test_cli_json_equals_the_api(capsys):
     for data in (printed, api):
         data.pop("seconds"), data.pop("environment")
     assert printed == api
+
+
+def test_cli_param_fixes_a_scalar_and_the_json_expression_carries_it(capsys):
+    argv = ["check", "--condition", "deepseek-weak", "--expert", "k2*sigmoid(dot(k1, x) + k0)", "--param", "k0=0.5", "--json"]
+    assert main(argv) == 0
+    [result] = json.loads(capsys.readouterr().out)
+    assert result["phi"] == "k2*sigmoid(dot(k1, x) + k0) [k0=1/2]"
+    assert result["expression"] == "k2*sigmoid(dot(k1, x) + (1/2))"
+    assert list(result["probes"][0]["components"][0]["params"]) == ["k2", "k1⁽¹⁾", "k1⁽²⁾"]  # k0 is no parameter now
