@@ -135,7 +135,9 @@ class ProbeAlgebra:
                 expr = self.set.exprs[c % self.per_atom]
             else:
                 expr = member.build(self.templates[which][1], self.expert.params, self.expert.x)
-            self._cache[key] = expr.xreplace(atom.subs(self.expert.params))
+            values = atom.subs(self.expert.params)
+            # subs, not xreplace, for a template: ∂F1(a)/∂a at a = 1/8 must become a Subs, not ∂/∂(1/8)
+            self._cache[key] = expr.xreplace(values) if which < 0 else expr.subs(values)
         return self._cache[key]
 
     def prove(self, coefficients, which: int = -1) -> Outcome:

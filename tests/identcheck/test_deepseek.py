@@ -152,3 +152,10 @@ def test_cli_param_fixes_a_scalar_and_the_json_expression_carries_it(capsys):
     assert result["phi"] == "k2*sigmoid(dot(k1, x) + k0) [k0=1/2]"
     assert result["expression"] == "k2*sigmoid(dot(k1, x) + (1/2))"
     assert list(result["probes"][0]["components"][0]["params"]) == ["k2", "k1⁽¹⁾", "k1⁽²⁾"]  # k0 is no parameter now
+
+
+def test_a_parameter_only_inside_a_function_call_has_a_template_too():
+    # template F1(a)·x1: ∂/∂a at a = 1/8 is a Subs of F1', which sympy must not differentiate by a number
+    result = check("exp(a)*x1 + b*x2", condition="deepseek-routed")
+    assert str(result.verdict) == "not identifiable"
+    assert all(r.reach is not None for p in result.probes for r in p.relations if r.proved)
