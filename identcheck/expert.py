@@ -33,6 +33,7 @@ from typing import Mapping
 import sympy as sp
 
 from .errors import IdentcheckError
+from .limits import MAX_DIM
 from .grammar import CONSTANTS, FUNCTIONS, MAX_NESTING, MAX_NODES, MAX_TEXT_LENGTH, NOT_SMOOTH, _Builder, parse_param
 
 __all__ = ["Expert", "parse_expert", "ORDER_WORDS"]
@@ -114,6 +115,8 @@ def parse_expert(text, dim: int = 2, params: Mapping[str, object] | None = None,
     >>> parse_expert("e2*tanh(dot(e1, x))", 2).labels
     ('e2', 'e1⁽¹⁾', 'e1⁽²⁾')
     """
+    if isinstance(dim, bool) or not isinstance(dim, int) or not 1 <= dim <= MAX_DIM:
+        raise IdentcheckError(f"dim={dim!r}: must be an integer from 1 to {MAX_DIM}")
     if not isinstance(text, str):
         raise IdentcheckError(f"expert={text!r}: expected a string such as 'e2*gelu(dot(e1, x))'")
     text = text.strip()

@@ -47,12 +47,14 @@ def test_fixed_parameter_is_exact_and_the_expression_parses_back():
         ("a*dot(p, x)", 2, {"b": "1"}, "does not use 'b'"),
         ("a*__import__(x1)", 2, None, "'__'"),
         ("a*dot(p, q)", 2, None, "one argument must be x"),
+        ("a*dot(p, x)", 7, None, "dim=7: must be an integer from 1 to 6"),
+        ("a*dot(p, x)", 0, None, "dim=0: must be an integer from 1 to 6"),
     ],
 )
 def test_refusals_are_one_line(text, dim, params, message):
     with pytest.raises(IdentcheckError, match=message) as info:
         parse_expert(text, dim, params)
-    assert "\n" not in str(info.value) and "expert=" in str(info.value)
+    assert "\n" not in str(info.value) and ("expert=" in str(info.value) or "dim=" in str(info.value))
 
 
 def test_weak_condition_names_its_order():
