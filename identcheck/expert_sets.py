@@ -20,10 +20,12 @@ atoms sharing it.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import flint
 import numpy as np
+from numpy.exceptions import ComplexWarning
 import sympy as sp
 
 from .compile import CompiledTerms, _arb_number, arb_precision
@@ -214,7 +216,7 @@ def _with_same_function_note(expert: Expert, probe: ExpertProbe) -> ExpertProbe:
     points = np.random.default_rng([expert.dim, 2505, 1]).uniform(-1.0, 1.0, size=(SAME_POINTS, expert.dim))
     h = sp.lambdify((*expert.x, *expert.params), expert.h, modules=lambdify_modules(expert.h))
     with np.errstate(all="ignore"):
-        values = [np.broadcast_to(np.asarray(h(*points.T, *[float(v) for v in c.values]), dtype=float), (SAME_POINTS,))
+        values = [np.broadcast_to(np.asarray(h(*points.T, *[float(v) for v in c.values]), dtype=complex), (SAME_POINTS,))
                   for c in probe.components]
     same = [(i, j) for i in range(len(values)) for j in range(i + 1, len(values))
             if np.all(np.abs(values[i] - values[j]) <= 1e-12 * (1 + np.abs(values[i])))]
@@ -225,10 +227,50 @@ def _with_same_function_note(expert: Expert, probe: ExpertProbe) -> ExpertProbe:
     return ExpertProbe(probe.name, probe.components, note=note)
 
 
+DENOMINATOR_POINTS = 4096  # random points of [−1, 1]^d (and the corners) where h's denominator's sign is read
+
+
+def _denominator_crossing(expert: Expert, atom: Atom):
+    """A factor of h's denominator (at the atom) that depends on x and takes both signs, or the
+    value 0, on [−1, 1]^d — a pole inside the probed domain, which sample points would almost never hit."""
+    denominator = sp.together(expert.h.xreplace(atom.subs(expert.params))).as_numer_denom()[1]
+    rng = np.random.default_rng([expert.dim, 2505, 2])
+    corners = np.array(np.meshgrid(*[[-1.0, 1.0]] * expert.dim)).reshape(expert.dim, -1).T
+    points = np.vstack([rng.uniform(-1.0, 1.0, size=(DENOMINATOR_POINTS, expert.dim)), corners])
+    for factor in sp.Mul.make_args(denominator):
+        base = factor.base if factor.is_Pow else factor
+        if not base.free_symbols & set(expert.x):
+            continue
+        f = sp.lambdify(expert.x, base, modules=lambdify_modules(base))
+        with np.errstate(all="ignore"):
+            values = np.broadcast_to(np.asarray(f(*points.T), dtype=complex), (len(points),))
+        real = values.real[np.isfinite(values) & (values.imag == 0)]
+        if real.size and (np.any(real == 0) or (real.min() < 0 < real.max())):
+            return str(base)
+    return None
+
+
 def check_members_finite(expert: Expert, evaluator: SetEvaluator, members: MemberSet, points, probe, order: int) -> None:
-    """Refuse the expert when a member is not finite and real at a probe's points (one line)."""
-    with np.errstate(all="ignore"):
-        values = evaluator.float64(points, [c.values for c in probe.components])
+    """Refuse the expert when a member is not finite and real at a probe's points, or when h's
+    denominator vanishes inside [−1, 1]^d for one of the probe's atoms (one line)."""
+    params = ", ".join(f"{k}={v}" for c in probe.components[:1] for k, v in c.to_dict()["params"].items())
+    for atom in probe.components:
+        crossing = _denominator_crossing(expert, atom)
+        if crossing is not None:
+            at = ", ".join(f"{k}={v}" for k, v in atom.to_dict()["params"].items())
+            raise IdentcheckError(
+                f"expert={expert.text!r}: its denominator {crossing} vanishes inside x in [-1, 1]^{expert.dim} at {at} "
+                f"(probe {probe.name!r}): h is not {ORDER_WORDS[order]} on the probed domain"
+            )
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("error", ComplexWarning)  # a complex value cast to float: not real
+        try:
+            values = evaluator.float64(points, [c.values for c in probe.components])
+        except ComplexWarning:
+            raise IdentcheckError(
+                f"expert={expert.text!r} is not real on the probed domain x in [-1, 1]^{expert.dim} (probe {probe.name!r}, {params}); "
+                "the condition needs a real expert"
+            ) from None
     bad = ~np.isfinite(values)
     if bad.any():
         row, column = (int(i) for i in np.argwhere(bad)[0])

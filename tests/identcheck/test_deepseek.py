@@ -88,6 +88,8 @@ def test_json_carries_reach_and_the_expression_parses_back(capsys):
         (["check", "--expert", "a*x1"], "takes PHI, not an expert"),
         (["check", "--condition", "deepseek-shared", "--expert", "a*dot(p, x) + p"], "used outside dot"),
         (["check", "--condition", "deepseek-weak", "--expert", "a*log(dot(p, x))"], "not finite and real"),
+        (["check", "--condition", "deepseek-weak", "--expert", "a**b*x1"], "is not real on the probed domain"),
+        (["check", "--condition", "deepseek-weak", "--expert", "sigmoid(dot(p, x))/dot(p, x)"], "vanishes inside x in [-1, 1]^2"),
     ],
 )
 def test_cli_refusals_exit_2_with_one_line(argv, message, capsys):
