@@ -69,13 +69,22 @@ PHASES = {
 
 def measure(tree: Path, jobs: int) -> dict:
     env = dict(os.environ, PYTHONPATH=str(tree))  # BLAS threads as users get them
-    out = subprocess.run([sys.executable, "-c", RUN, str(jobs)], env=env, cwd=tree, capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", RUN, str(jobs)], env=env, cwd=tree, capture_output=True, text=True, check=True
+    )
     return json.loads(out.stdout)
 
 
 def phases(tree: Path) -> dict:
     env = dict(os.environ, PYTHONPATH=str(tree))  # BLAS threads as users get them
-    out = subprocess.run([sys.executable, "-c", PROFILE, json.dumps(PHASES)], env=env, cwd=tree, capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", PROFILE, json.dumps(PHASES)],
+        env=env,
+        cwd=tree,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(out.stdout)
 
 
@@ -108,7 +117,9 @@ def main(argv=None) -> int:
             ref = next(n for n in trees if n != "this tree")
             for jobs in args.jobs:
                 new, old = results["this tree", jobs], results[ref, jobs]
-                print(f"ratio reference / this tree, --jobs {jobs}: wall {old['wall'] / new['wall']:.1f}x, cpu {old['cpu'] / new['cpu']:.1f}x")
+                print(
+                    f"ratio reference / this tree, --jobs {jobs}: wall {old['wall'] / new['wall']:.1f}x, cpu {old['cpu'] / new['cpu']:.1f}x"
+                )
         if args.phases:
             for name, tree in trees.items():
                 figures = phases(tree)

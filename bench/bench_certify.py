@@ -44,10 +44,14 @@ def probe_times(phi: str, dim: int, repeats: int):
             cert, _ = certify_probe(decision, matrix, condition.prover(probe, matrix), relations)
             times.append(time.perf_counter() - start)
         if cert.kind == "interval":
-            what = f"interval, sigma_min >= {cert.detail['sigma_min_lower_bound']:.1e} at {cert.detail['digits']} digits"
+            what = (
+                f"interval, sigma_min >= {cert.detail['sigma_min_lower_bound']:.1e} at {cert.detail['digits']} digits"
+            )
         elif cert.kind == "proof":
             d = cert.detail
-            what = f"proof, {d['proved']}/{d['nullity']} relations" + (", nullity exact" if d.get("nullity_exact") else "")
+            what = f"proof, {d['proved']}/{d['nullity']} relations" + (
+                ", nullity exact" if d.get("nullity_exact") else ""
+            )
         else:
             what = "not certified"
         rows.append((probe.name, n_cols, statistics.median(times), max(times), what))
@@ -67,10 +71,16 @@ def main() -> None:
             print(f"  {name:<30} {cols:>3} cols  {med:7.3f} {worst:7.3f}  {what}")
         plain, certified = [], []
         for _ in range(args.repeats):
-            s = time.perf_counter(); check(phi, dim=args.dim); plain.append(time.perf_counter() - s)
-            s = time.perf_counter(); r = check(phi, dim=args.dim, certify=True); certified.append(time.perf_counter() - s)
+            s = time.perf_counter()
+            check(phi, dim=args.dim)
+            plain.append(time.perf_counter() - s)
+            s = time.perf_counter()
+            r = check(phi, dim=args.dim, certify=True)
+            certified.append(time.perf_counter() - s)
         p, c = statistics.median(plain), statistics.median(certified)
-        print(f"  whole check: {p:.2f} s plain, {c:.2f} s with --certify (x{c / p:.1f}); verdict {r.verdict}, evidence {r.evidence}")
+        print(
+            f"  whole check: {p:.2f} s plain, {c:.2f} s with --certify (x{c / p:.1f}); verdict {r.verdict}, evidence {r.evidence}"
+        )
 
 
 if __name__ == "__main__":

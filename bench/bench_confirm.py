@@ -38,23 +38,41 @@ def main() -> None:
     args = parser.parse_args()
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
     command = _command()
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
-          f"load average {os.getloadavg()[0]:.2f} at start; via {'numeric CLI' if '-m' in command else 'harness'}")
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
+        f"load average {os.getloadavg()[0]:.2f} at start; via {'numeric CLI' if '-m' in command else 'harness'}"
+    )
     print(f"{'phi':<16} {'wall':>6} {'check':>6} {'seq.':>6} {'rates':>6} {'rounds':>6}  outcome")
     for phi in args.phi or PHIS:
         with tempfile.TemporaryDirectory() as folder:
             started = time.perf_counter()
             run = subprocess.run(
-                command + ["confirm", phi, "--condition", args.condition, "--quick", "--json", "--jobs", str(args.jobs), "--out", folder],
-                capture_output=True, text=True, env=env,
+                command
+                + [
+                    "confirm",
+                    phi,
+                    "--condition",
+                    args.condition,
+                    "--quick",
+                    "--json",
+                    "--jobs",
+                    str(args.jobs),
+                    "--out",
+                    folder,
+                ],
+                capture_output=True,
+                text=True,
+                env=env,
             )
             wall = time.perf_counter() - started
         if run.returncode != 0:
             print(f"{phi:<16} failed (exit {run.returncode}): {run.stderr.strip()}")
             continue
         result = json.loads(run.stdout)
-        print(f"{phi:<16} {wall:6.1f} {result['check_seconds']:6.1f} {result['sequence_seconds']:6.1f} "
-              f"{result['rates_seconds']:6.1f} {(result['rates_separation'] or {}).get('rounds', 0):6d}  {result['outcome']}")
+        print(
+            f"{phi:<16} {wall:6.1f} {result['check_seconds']:6.1f} {result['sequence_seconds']:6.1f} "
+            f"{result['rates_seconds']:6.1f} {(result['rates_separation'] or {}).get('rounds', 0):6d}  {result['outcome']}"
+        )
 
 
 if __name__ == "__main__":

@@ -20,13 +20,13 @@ import argparse
 import numpy as np
 
 import identcheck
+from numeric.curves import first_order_limit
 from numeric.lift import lift_probe
 from numeric.models import Model
 from numeric.splits import compensated_split
 from numeric.taylor import taylor_singular_values
 from numeric.truth import load_truth
 from numeric.witness import probe_path
-from numeric.curves import first_order_limit
 
 PHIS = ("exp(z)", "sigmoid(z + 1)", "softplus(z + 1)", "tanh(z + 1)")
 
@@ -42,7 +42,9 @@ def main() -> None:
     generic = load_truth().params
     v = np.zeros((lift.N, lift.dim))
     v[0] = (0.0, 1.0)
-    print(f"{'phi':<16} {'Taylor s_min default':>20} {'Taylor s_min lift':>18} {'split residual':>15} {'split rho0':>11} {'line rho0':>10}")
+    print(
+        f"{'phi':<16} {'Taylor s_min default':>20} {'Taylor s_min lift':>18} {'split residual':>15} {'split rho0':>11} {'line rho0':>10}"
+    )
     for phi in PHIS:
         model = Model("gated1", phi)
         s_generic = taylor_singular_values(model, generic, X)
@@ -50,8 +52,10 @@ def main() -> None:
         split = compensated_split(model, lift, 1, 0, v, X, "witness", "exp's witness construction")
         line = probe_path(model, "random pair", lift, X)
         line_limit, _ = first_order_limit(model, line, X)
-        print(f"{phi:<16} {s_generic[-1] / s_generic[0]:20.2e} {s_lift[-1] / s_lift[0]:18.2e} {split.sensitivity:15.2e} "
-              f"{split.limit:11.2e} {line_limit:10.2e}")
+        print(
+            f"{phi:<16} {s_generic[-1] / s_generic[0]:20.2e} {s_lift[-1] / s_lift[0]:18.2e} {split.sensitivity:15.2e} "
+            f"{split.limit:11.2e} {line_limit:10.2e}"
+        )
 
 
 if __name__ == "__main__":

@@ -56,12 +56,26 @@ def run_one(phi: str, dim: int, certify: bool, limit: float) -> dict:
     seconds = time.perf_counter() - started
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["?"])[-1]
-        return {"phi": phi, "seconds": seconds, "status": f"exit {done.returncode}: {last[:60]}", "verdict": "-", "evidence": "-", "timed_out": "-"}
+        return {
+            "phi": phi,
+            "seconds": seconds,
+            "status": f"exit {done.returncode}: {last[:60]}",
+            "verdict": "-",
+            "evidence": "-",
+            "timed_out": "-",
+        }
     result = json.loads(done.stdout)
     result = result[0] if isinstance(result, list) else result
     late = sum(bool(r.get("timed_out")) for p in result["probes"] for r in p["relations"])
     late += sum((p.get("certificate") or {}).get("detail", {}).get("timed_out", 0) for p in result["probes"])
-    return {"phi": phi, "seconds": seconds, "status": "ok", "verdict": result["verdict"], "evidence": result["evidence"], "timed_out": late}
+    return {
+        "phi": phi,
+        "seconds": seconds,
+        "status": "ok",
+        "verdict": result["verdict"],
+        "evidence": result["evidence"],
+        "timed_out": late,
+    }
 
 
 def main() -> None:
@@ -79,17 +93,30 @@ def main() -> None:
         phis += [phi for phi, _ in CATALOG]
     goal = 60 if args.certify else 30
     print(f"# bench_hard: d = {args.dim}, {'--certify' if args.certify else 'plain check'}, goal <= {goal} s")
-    print(f"# {platform.machine()}, {os.cpu_count()} cores, python {platform.python_version()}; shared machine: figures are pessimistic")
+    print(
+        f"# {platform.machine()}, {os.cpu_count()} cores, python {platform.python_version()}; shared machine: figures are pessimistic"
+    )
     rows = []
     for phi in phis:
         row = run_one(phi, args.dim, args.certify, args.limit)
         rows.append(row)
-        flag = "" if row["status"] == "ok" and row["seconds"] <= goal else "  <-- over goal" if row["status"] == "ok" else f"  <-- {row['status']}"
-        print(f"{row['seconds']:7.1f} s  {row['verdict']:>17}  {row['evidence']:>8}  timed_out={row['timed_out']}  {phi}{flag}", flush=True)
+        flag = (
+            ""
+            if row["status"] == "ok" and row["seconds"] <= goal
+            else "  <-- over goal"
+            if row["status"] == "ok"
+            else f"  <-- {row['status']}"
+        )
+        print(
+            f"{row['seconds']:7.1f} s  {row['verdict']:>17}  {row['evidence']:>8}  timed_out={row['timed_out']}  {phi}{flag}",
+            flush=True,
+        )
     times = [r["seconds"] for r in rows]
     worst = max(rows, key=lambda r: r["seconds"])
-    print(f"# median {statistics.median(times):.1f} s, max {worst['seconds']:.1f} s ({worst['phi']}), "
-          f"{sum(t > goal for t in times)} of {len(times)} over {goal} s")
+    print(
+        f"# median {statistics.median(times):.1f} s, max {worst['seconds']:.1f} s ({worst['phi']}), "
+        f"{sum(t > goal for t in times)} of {len(times)} over {goal} s"
+    )
 
 
 if __name__ == "__main__":

@@ -41,11 +41,49 @@ PY = sys.executable
 
 #: name → (argv with {out} for a fresh folder, (earliest, latest) signal time in seconds after start).
 COMMANDS = {
-    "scan": ([PY, "-m", "identcheck", "scan", "sigmoid(a*z + b)", "--param", "a=1/2:2:21", "--param", "b=-1:1:21", "--jobs", "2"], (0.5, 25.0)),
+    "scan": (
+        [
+            PY,
+            "-m",
+            "identcheck",
+            "scan",
+            "sigmoid(a*z + b)",
+            "--param",
+            "a=1/2:2:21",
+            "--param",
+            "b=-1:1:21",
+            "--jobs",
+            "2",
+        ],
+        (0.5, 25.0),
+    ),
     "catalog": ([PY, "-m", "identcheck", "catalog", "--jobs", "2"], (0.5, 9.0)),
-    "reproduce": ([PY, "-m", "numeric", "reproduce", "--models", "gated2", "--K", "3", "--sizes", "20000", "40000", "--reps", "4",
-                   "--jobs", "2", "--out", "{out}"], (0.5, 9.0)),
-    "confirm": ([PY, "-m", "numeric", "confirm", "sigmoid(z + 1)", "--quick", "--jobs", "2", "--out", "{out}"], (0.5, 10.0)),
+    "reproduce": (
+        [
+            PY,
+            "-m",
+            "numeric",
+            "reproduce",
+            "--models",
+            "gated2",
+            "--K",
+            "3",
+            "--sizes",
+            "20000",
+            "40000",
+            "--reps",
+            "4",
+            "--jobs",
+            "2",
+            "--out",
+            "{out}",
+        ],
+        (0.5, 9.0),
+    ),
+    "confirm": (
+        [PY, "-m", "numeric", "confirm", "sigmoid(z + 1)", "--quick", "--jobs", "2", "--out", "{out}"],
+        (0.5, 10.0),
+    ),
 }
 
 
@@ -83,7 +121,9 @@ def trial(name: str, delay: float, signum: int, to_group: bool, hang_seconds: fl
         out = Path(folder) / "out"
         argv = [a.replace("{out}", str(out)) for a in argv]
         stdout = open(Path(folder) / "stdout", "w+")
-        process = subprocess.Popen(argv, cwd=ROOT, stdout=stdout, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        process = subprocess.Popen(
+            argv, cwd=ROOT, stdout=stdout, stderr=subprocess.PIPE, text=True, start_new_session=True
+        )
         seen: set[int] = set()
         end = time.monotonic() + delay
         while time.monotonic() < end and process.poll() is None:  # watch the workers come and go
@@ -117,12 +157,26 @@ def trial(name: str, delay: float, signum: int, to_group: bool, hang_seconds: fl
         integrity = None
         stores = sorted(out.rglob("fits.sqlite")) if out.exists() else []
         if stores:
-            integrity = all(sqlite3.connect(f"file:{s}?mode=ro", uri=True).execute("PRAGMA integrity_check").fetchone()[0] == "ok" for s in stores)
+            integrity = all(
+                sqlite3.connect(f"file:{s}?mode=ro", uri=True).execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+                for s in stores
+            )
         return {
-            "command": name, "delay": delay, "finished_first": False, "signal": signal.Signals(signum).name,
-            "to": "group" if to_group else "main", "workers": len(before), "hang": hang, "reaction": reaction, "code": code,
-            "orphans_at_exit": orphans_at_exit, "orphans_later": orphans_later, "message": stderr[-1] if stderr else "",
-            "stores": len(stores), "integrity": integrity, "printed": printed,
+            "command": name,
+            "delay": delay,
+            "finished_first": False,
+            "signal": signal.Signals(signum).name,
+            "to": "group" if to_group else "main",
+            "workers": len(before),
+            "hang": hang,
+            "reaction": reaction,
+            "code": code,
+            "orphans_at_exit": orphans_at_exit,
+            "orphans_later": orphans_later,
+            "message": stderr[-1] if stderr else "",
+            "stores": len(stores),
+            "integrity": integrity,
+            "printed": printed,
         }
 
 
@@ -147,35 +201,48 @@ def main(argv=None) -> int:
             if row["finished_first"]:
                 print(f"{name:9s} at {delay:5.1f} s: the command ended first (not counted)", flush=True)
                 continue
-            print(f"{name:9s} at {delay:5.1f} s {row['signal']:7s} to {row['to']:5s} workers {row['workers']}: "
-                  + ("HANG" if row["hang"] else f"exit {row['code']} in {row['reaction']:.2f} s")
-                  + (" (output complete)" if row["printed"] else "")
-                  + f", orphans {len(row['orphans_at_exit'])}/{len(row['orphans_later'])}"
-                  + ("" if row["integrity"] is None else f", store {'ok' if row['integrity'] else 'DAMAGED'}")
-                  + f" | {row['message'][:150]}", flush=True)
+            print(
+                f"{name:9s} at {delay:5.1f} s {row['signal']:7s} to {row['to']:5s} workers {row['workers']}: "
+                + ("HANG" if row["hang"] else f"exit {row['code']} in {row['reaction']:.2f} s")
+                + (" (output complete)" if row["printed"] else "")
+                + f", orphans {len(row['orphans_at_exit'])}/{len(row['orphans_later'])}"
+                + ("" if row["integrity"] is None else f", store {'ok' if row['integrity'] else 'DAMAGED'}")
+                + f" | {row['message'][:150]}",
+                flush=True,
+            )
     done = [r for r in rows if not r["finished_first"]]
     reactions = [r["reaction"] for r in done if not r["hang"]]
     expected = {"SIGINT": (130, -2), "SIGTERM": (143, -15)}
     print(f"\nload average at end: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
-    print(f"interrupts: {len(done)} (+{len(rows) - len(done)} commands that ended first); with workers running: "
-          f"{sum(r['workers'] > 0 for r in done)}")
+    print(
+        f"interrupts: {len(done)} (+{len(rows) - len(done)} commands that ended first); with workers running: "
+        f"{sum(r['workers'] > 0 for r in done)}"
+    )
     print(f"hangs (> {args.hang_seconds:g} s): {sum(r['hang'] for r in done)}")
     if reactions:
-        print(f"reaction: median {statistics.median(reactions):.2f} s, max {max(reactions):.2f} s, "
-              f"over 2 s: {sum(t > 2 for t in reactions)}")
-    print(f"exit codes as expected (130/143): {sum(r['code'] == expected[r['signal']][0] for r in done)}; "
-          f"killed by the signal during start-up: {sum(r['code'] == expected[r['signal']][1] and not r['printed'] for r in done)}, "
-          f"after the command completed (output printed): {sum(r['code'] == expected[r['signal']][1] and r['printed'] for r in done)}; "
-          f"other: {[(r['command'], r['code']) for r in done if r['code'] not in expected[r['signal']]]}")
-    print(f"orphans at the main process's exit: {sum(len(r['orphans_at_exit']) for r in done)}; 2 s later: "
-          f"{sum(len(r['orphans_later']) for r in done)}")
+        print(
+            f"reaction: median {statistics.median(reactions):.2f} s, max {max(reactions):.2f} s, "
+            f"over 2 s: {sum(t > 2 for t in reactions)}"
+        )
+    print(
+        f"exit codes as expected (130/143): {sum(r['code'] == expected[r['signal']][0] for r in done)}; "
+        f"killed by the signal during start-up: {sum(r['code'] == expected[r['signal']][1] and not r['printed'] for r in done)}, "
+        f"after the command completed (output printed): {sum(r['code'] == expected[r['signal']][1] and r['printed'] for r in done)}; "
+        f"other: {[(r['command'], r['code']) for r in done if r['code'] not in expected[r['signal']]]}"
+    )
+    print(
+        f"orphans at the main process's exit: {sum(len(r['orphans_at_exit']) for r in done)}; 2 s later: "
+        f"{sum(len(r['orphans_later']) for r in done)}"
+    )
     checked = [r for r in done if r["integrity"] is not None]
     print(f"stores checked: {len(checked)}, intact: {sum(r['integrity'] for r in checked)}")
     for name in args.commands:
         mine = [r["reaction"] for r in done if r["command"] == name and not r["hang"]]
         hangs = sum(r["hang"] for r in done if r["command"] == name)
         if mine or hangs:
-            print(f"  {name:9s} {len(mine) + hangs} interrupts, {hangs} hangs, reaction median {statistics.median(mine) if mine else float('nan'):.2f} s, max {max(mine, default=float('nan')):.2f} s")
+            print(
+                f"  {name:9s} {len(mine) + hangs} interrupts, {hangs} hangs, reaction median {statistics.median(mine) if mine else float('nan'):.2f} s, max {max(mine, default=float('nan')):.2f} s"
+            )
     bad = sum(r["hang"] for r in done) + sum(len(r["orphans_later"]) for r in done)
     return 1 if bad else 0
 

@@ -31,11 +31,28 @@ def main() -> None:
     print(f"{'n':>10} {'seconds':>8} {'fit s':>7} {'peak RSS MB':>12} {'iters':>6} {'time ratio':>11}")
     first = None
     for n in args.sizes:
-        argv = [sys.executable, "-m", "numeric", "fit", "--model", args.model, "--K", str(args.K), "--n", str(n),
-                "--truth", args.truth, "--box", "10", "--json"]
+        argv = [
+            sys.executable,
+            "-m",
+            "numeric",
+            "fit",
+            "--model",
+            args.model,
+            "--K",
+            str(args.K),
+            "--n",
+            str(n),
+            "--truth",
+            args.truth,
+            "--box",
+            "10",
+            "--json",
+        ]
         before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         started = time.perf_counter()
-        done = subprocess.run(argv, capture_output=True, text=True, env=os.environ | {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"})
+        done = subprocess.run(
+            argv, capture_output=True, text=True, env=os.environ | {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
+        )
         seconds = time.perf_counter() - started
         if done.returncode != 0:
             print(f"{n:>10} failed: {done.stderr.strip()}")
@@ -44,7 +61,9 @@ def main() -> None:
         result = json.loads(done.stdout)
         first = first or seconds
         note = "" if peak > before else " (peak of an earlier size)"
-        print(f"{n:>10} {seconds:>8.1f} {result['seconds']:>7.1f} {peak / 1024:>12.0f} {result['iterations']:>6} {seconds / first:>11.2f}{note}")
+        print(
+            f"{n:>10} {seconds:>8.1f} {result['seconds']:>7.1f} {peak / 1024:>12.0f} {result['iterations']:>6} {seconds / first:>11.2f}{note}"
+        )
 
 
 if __name__ == "__main__":

@@ -75,28 +75,36 @@ def main() -> None:
     for jobs in sorted({args.jobs, 1}, reverse=True):
         r = _run(SCAN.format(phi="sigmoid(z + b)", params=params, jobs=jobs))
         stages = ", ".join(f"{k} {v:.1f} s" for k, v in r["timings"].items())
-        print(f"scan sigmoid(z + b), b in [-2, 2], {r['values']} values, d = 2, --jobs {jobs}: {r['wall']:.1f} s wall, "
-              f"{r['cpu']:.1f} s CPU ({stages}); "
-              f"{r['escalated']}/{r['probes']} probe decisions escalated; load {_load()}")
+        print(
+            f"scan sigmoid(z + b), b in [-2, 2], {r['values']} values, d = 2, --jobs {jobs}: {r['wall']:.1f} s wall, "
+            f"{r['cpu']:.1f} s CPU ({stages}); "
+            f"{r['escalated']}/{r['probes']} probe decisions escalated; load {_load()}"
+        )
         print(f"  summary: {r['summary']}")
         scan_result = r
     if not args.skip_checks:
         c = _run(CHECKS.format(count=args.count))
         agree = c["verdicts"] == scan_result["verdicts"]
         grid = scan_result["timings"]["grid"] + scan_result["timings"]["setup"]
-        print(f"{args.count} separate check() calls (one process): {c['wall']:.1f} s wall, {c['cpu']:.1f} s CPU; "
-              f"verdicts agree with the scan: {agree}; wall ratio check / scan(setup + grid, --jobs 1) = {c['wall'] / grid:.2f}; "
-              f"CPU ratio check / whole scan (--jobs 1) = {c['cpu'] / scan_result['cpu']:.2f}; load {_load()}")
+        print(
+            f"{args.count} separate check() calls (one process): {c['wall']:.1f} s wall, {c['cpu']:.1f} s CPU; "
+            f"verdicts agree with the scan: {agree}; wall ratio check / scan(setup + grid, --jobs 1) = {c['wall'] / grid:.2f}; "
+            f"CPU ratio check / whole scan (--jobs 1) = {c['cpu'] / scan_result['cpu']:.2f}; load {_load()}"
+        )
     if not args.skip_map:
         n = args.map_extrapolate or args.map
         params = "{'a': (0.5, 2, %d), 'b': (-1, 1, %d)}" % (n, n)
         r = _run(SCAN.format(phi="sigmoid(a*z + b)", params=params, jobs=args.jobs))
         stages = ", ".join(f"{k} {v:.1f} s" for k, v in r["timings"].items())
-        print(f"map sigmoid(a*z + b), {n} x {n}, --jobs {args.jobs}: {r['wall']:.1f} s wall, {r['cpu']:.1f} s CPU ({stages}); load {_load()}")
+        print(
+            f"map sigmoid(a*z + b), {n} x {n}, --jobs {args.jobs}: {r['wall']:.1f} s wall, {r['cpu']:.1f} s CPU ({stages}); load {_load()}"
+        )
         if args.map_extrapolate:
             per_value = r["timings"]["grid"] / (n * n)
-            print(f"  extrapolated grid stage for {args.map} x {args.map}: {per_value * args.map ** 2:.0f} s "
-                  f"({per_value:.3f} s per value, measured on {n} x {n})")
+            print(
+                f"  extrapolated grid stage for {args.map} x {args.map}: {per_value * args.map**2:.0f} s "
+                f"({per_value:.3f} s per value, measured on {n} x {n})"
+            )
         print(f"  summary: {r['summary']}")
 
 

@@ -76,14 +76,22 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--only", nargs="+", metavar="NAME", help="cases whose name contains NAME")
-    parser.add_argument("--tree", nargs="+", metavar="DIR", default=[None],
-                        help="source trees to compare (each case run from DIR with python -m, so that DIR's packages are "
-                             "imported), alternating run by run so that all see the same load; default: the installed package")
+    parser.add_argument(
+        "--tree",
+        nargs="+",
+        metavar="DIR",
+        default=[None],
+        help="source trees to compare (each case run from DIR with python -m, so that DIR's packages are "
+        "imported), alternating run by run so that all see the same load; default: the installed package",
+    )
     args = parser.parse_args(argv)
     trees = [None if t in (None, "-") else str(Path(t).resolve()) for t in args.tree]
     chosen = [k for k in cases() if not args.only or any(o in k for o in args.only)]
     print(f"python {sys.version.split()[0]}, {args.runs} runs per case, load average before: {os.getloadavg()}")
-    print(f"{'case':<36} {'median':>7} {'min':>7} {'max':>7} {'CPU':>7}  heavy modules loaded" + ("   tree" if len(trees) > 1 else ""))
+    print(
+        f"{'case':<36} {'median':>7} {'min':>7} {'max':>7} {'CPU':>7}  heavy modules loaded"
+        + ("   tree" if len(trees) > 1 else "")
+    )
     print(f"{'':<36} {'wall time, s':^23} {'median':>7}")
     for name in chosen:
         commands = [cases(tree)[name] for tree in trees]
@@ -96,8 +104,11 @@ def main(argv=None) -> int:
         for k, (command, tree) in enumerate(zip(commands, trees)):
             wall, cpu = [w for w, _ in times[k]], [c for _, c in times[k]]
             where = f"   {tree or 'installed'}" if len(trees) > 1 else ""
-            print(f"{name:<36} {statistics.median(wall):7.3f} {min(wall):7.3f} {max(wall):7.3f} {statistics.median(cpu):7.3f}"
-                  f"  {_heavy(command, tree)}{where}", flush=True)
+            print(
+                f"{name:<36} {statistics.median(wall):7.3f} {min(wall):7.3f} {max(wall):7.3f} {statistics.median(cpu):7.3f}"
+                f"  {_heavy(command, tree)}{where}",
+                flush=True,
+            )
     print(f"load average after: {os.getloadavg()}")
     return 0
 

@@ -91,8 +91,12 @@ def main() -> None:
     args = parser.parse_args()
     truth = load_truth()
     P = truth.params
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, torch {torch.__version__}, 1 thread")
-    print(f"{'model':<7} {'n':>7} | {'torch-gd s':>10} {'mse':>9} | {'numpy-gd s':>10} {'mse':>9} {'ratio':>6} {'max|dθ|':>8} | {'lm s':>6} {'mse':>9} {'vs torch':>8}")
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, torch {torch.__version__}, 1 thread"
+    )
+    print(
+        f"{'model':<7} {'n':>7} | {'torch-gd s':>10} {'mse':>9} | {'numpy-gd s':>10} {'mse':>9} {'ratio':>6} {'max|dθ|':>8} | {'lm s':>6} {'mse':>9} {'vs torch':>8}"
+    )
     for n in args.sizes:
         for kind in args.models:
             model = Model(kind, truth.phi)

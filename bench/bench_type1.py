@@ -37,7 +37,9 @@ escalated = sum(1 for p in r.probes if p.precision_digits > 16)
 print(f"{{t1 - t0:.2f}} {{t2 - t1:.2f}} {{statistics.median(warm):.2f}} {{min(warm):.2f}} {{max(warm):.2f}} {{escalated}} {{len(r.probes)}} {{r.verdict.replace(' ', '_')}}")
 """
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout.split()
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    ).stdout.split()
 
 
 def main() -> None:
@@ -50,7 +52,9 @@ def main() -> None:
     for dim in args.dims:
         for phi in PHIS:
             imp, cold, med, lo, hi, esc, n, verdict = one_process(dim, phi, args.repeats)
-            print(f"{dim:>2}  {phi:<16} {imp:>6} {cold:>6} {med:>8} {lo:>5} {hi:>5}  {esc:>4}/{n:<4}  {verdict.replace('_', ' ')}")
+            print(
+                f"{dim:>2}  {phi:<16} {imp:>6} {cold:>6} {med:>8} {lo:>5} {hi:>5}  {esc:>4}/{n:<4}  {verdict.replace('_', ' ')}"
+            )
     print("\nwhole CLI command (interpreter start-up + imports + check), median of 3:")
     for phi in PHIS[:2]:
         times = []

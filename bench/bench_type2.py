@@ -38,11 +38,20 @@ print(f"{{cold:.2f}} {{statistics.median(warm):.2f}} {{min(warm):.2f}} {{max(war
         cold, med, lo, hi, verdict, literal = subprocess.run(
             [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
         ).stdout.split()
-        print(f"{phi:<16} {cold:>6} {med:>12} {lo:>6} {hi:>6}  {verdict.replace('_', ' ')} / {literal.replace('_', ' ')}")
+        print(
+            f"{phi:<16} {cold:>6} {med:>12} {lo:>6} {hi:>6}  {verdict.replace('_', ' ')} / {literal.replace('_', ' ')}"
+        )
     if not args.no_catalog:
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "identcheck", "catalog", "--markdown", "--jobs", "2"], capture_output=True, env=env, check=True)
-        print(f"catalog (27 activations, type-1 + type-2, 2 processes, CLI wall time): {time.perf_counter() - start:.1f} s")
+        subprocess.run(
+            [sys.executable, "-m", "identcheck", "catalog", "--markdown", "--jobs", "2"],
+            capture_output=True,
+            env=env,
+            check=True,
+        )
+        print(
+            f"catalog (27 activations, type-1 + type-2, 2 processes, CLI wall time): {time.perf_counter() - start:.1f} s"
+        )
 
 
 if __name__ == "__main__":

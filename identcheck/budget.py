@@ -55,7 +55,24 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Callable
 
-__all__ = ["BudgetExceeded", "Outcome", "run", "pool", "pool_remaining", "current_pool", "budget_available", "clock", "backstop", "PROOF_SECONDS", "PROPERTIES_SECONDS", "POOL_SECONDS", "CERTIFY_POOL_SECONDS", "SIMPLIFY_SECONDS", "WALL_FACTOR", "WALL_SLACK"]
+__all__ = [
+    "BudgetExceeded",
+    "Outcome",
+    "run",
+    "pool",
+    "pool_remaining",
+    "current_pool",
+    "budget_available",
+    "clock",
+    "backstop",
+    "PROOF_SECONDS",
+    "PROPERTIES_SECONDS",
+    "POOL_SECONDS",
+    "CERTIFY_POOL_SECONDS",
+    "SIMPLIFY_SECONDS",
+    "WALL_FACTOR",
+    "WALL_SLACK",
+]
 
 PROOF_SECONDS = 8.0  # one exact proof of one relation (expand, cancel, simplify)
 SIMPLIFY_SECONDS = 5.0  # one sympy simplify in family recognition

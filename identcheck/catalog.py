@@ -133,7 +133,7 @@ def to_markdown(rows) -> str:
         "family explains it; `[k]` is the component). The type-2 verdict is the reduced one; the",
         "literal type-2 set is dependent for every φ (docs/type2.md).",
         "",
-        "What a verdict implies for the model (`scope` in the JSON; README, \"What a verdict means\"):",
+        'What a verdict implies for the model (`scope` in the JSON; README, "What a verdict means"):',
         "*identifiable* — the rates of Theorem 2 (type-1, Setting I) or Theorem 3 (type-2, Setting II)",
         "under the paper's assumptions; in Setting I with more channels than the truth (K > K*) only",
         "for the measure-level Voronoi loss, since channels can be recombined without changing the",

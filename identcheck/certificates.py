@@ -71,13 +71,23 @@ class IntervalDetail:
         """Read back from the JSON (schema 1); a malformed record is a one-line error."""
         try:
             test = IntervalCertificate(
-                bool(data["proved"]), tuple(int(r) for r in data["rows"]), tuple(int(e) for e in data["column_exponents"]),
-                int(data["digits"]), float(data["residual_bound"]), float(data["sigma_min_lower_bound"]),
+                bool(data["proved"]),
+                tuple(int(r) for r in data["rows"]),
+                tuple(int(e) for e in data["column_exponents"]),
+                int(data["digits"]),
+                float(data["residual_bound"]),
+                float(data["sigma_min_lower_bound"]),
                 tuple((int(a["digits"]), float(a["residual_bound"])) for a in data["attempts"]),
             )
-            return cls(test, tuple(tuple(str(v) for v in row) for row in data["points"]), tuple(int(c) for c in data["columns"]))
+            return cls(
+                test,
+                tuple(tuple(str(v) for v in row) for row in data["points"]),
+                tuple(int(c) for c in data["columns"]),
+            )
         except (KeyError, TypeError, ValueError) as exc:
-            raise IdentcheckError(f"certificate detail: malformed interval record ({type(exc).__name__}: {exc})") from None
+            raise IdentcheckError(
+                f"certificate detail: malformed interval record ({type(exc).__name__}: {exc})"
+            ) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +106,9 @@ class RelationsDetail:
     why_not: str | None = None
 
     def brief(self) -> str:
-        return f"{len(self.relations)} of {self.nullity} relations exact" + (" (nullity exact)" if self.nullity_exact else "")
+        return f"{len(self.relations)} of {self.nullity} relations exact" + (
+            " (nullity exact)" if self.nullity_exact else ""
+        )
 
     def to_dict(self) -> dict:
         data = {
@@ -119,7 +131,9 @@ def hex_points(points: np.ndarray) -> list:
     return [[float(v).hex() for v in row] for row in np.atleast_2d(points)]
 
 
-def certify_probe(decision, matrix: ProbeMatrix, prove: Callable[[tuple], bool], relations: tuple) -> tuple[Certificate, tuple]:
+def certify_probe(
+    decision, matrix: ProbeMatrix, prove: Callable[[tuple], bool], relations: tuple
+) -> tuple[Certificate, tuple]:
     """The certificate of one probe, and its relations (raw ones replaced by proved exact ones).
 
     Parameters
@@ -161,7 +175,9 @@ def certify_probe(decision, matrix: ProbeMatrix, prove: Callable[[tuple], bool],
         pivots = {relation[0][0] for relation in proved}
         rest = [j for j in range(values.shape[1]) if j not in pivots]
         if rest:
-            cert = certify_full_column_rank(values[:, rest], lambda rows, digits: _columns(matrix.rows(rows, digits), rest))
+            cert = certify_full_column_rank(
+                values[:, rest], lambda rows, digits: _columns(matrix.rows(rows, digits), rest)
+            )
             rest_detail = IntervalDetail.of(cert, points, [columns[j] for j in rest])
         nullity_exact = rest_detail is None or rest_detail.test.proved
         if all(r.family is None for r in relations):  # nothing recognised: show the exact relations instead
@@ -174,9 +190,13 @@ def certify_probe(decision, matrix: ProbeMatrix, prove: Callable[[tuple], bool],
     why_not = None
     if not (proved or already):
         why_not = (
-            "coefficients not recognised as rationals" if not recovered else "sympy did not reduce the recovered relations to 0"
+            "coefficients not recognised as rationals"
+            if not recovered
+            else "sympy did not reduce the recovered relations to 0"
         ) + (f" ({timed_out} exact proof(s) timed out)" if timed_out else "")
-    detail = RelationsDetail(decision.nullity, recovered, exact_relations, method, nullity_exact, rest_detail, timed_out, why_not)
+    detail = RelationsDetail(
+        decision.nullity, recovered, exact_relations, method, nullity_exact, rest_detail, timed_out, why_not
+    )
     return Certificate(CertificateKind.PROOF if proved or already else None, detail), relations
 
 
@@ -218,11 +238,15 @@ def replay(result: dict, probe_name: str) -> dict:
     condition = CONDITIONS[result["condition"]].from_json(result)
     try:
         points = np.array([[float.fromhex(v) for v in row] for row in detail.points])
-        rebuilt = condition.probe_from_json(probe_name, probe["components"]) or Probe(probe_name, _components(probe["components"]))
+        rebuilt = condition.probe_from_json(probe_name, probe["components"]) or Probe(
+            probe_name, _components(probe["components"])
+        )
         arb = condition.full_matrix(rebuilt, points).arb(test.digits)
         arb = _columns(arb, detail.columns)
     except (ValueError, IndexError, TypeError) as exc:
-        raise IdentcheckError(f"probe={probe_name!r}: the interval record does not fit its probe ({type(exc).__name__}: {exc})") from None
+        raise IdentcheckError(
+            f"probe={probe_name!r}: the interval record does not fit its probe ({type(exc).__name__}: {exc})"
+        ) from None
     bound, sigma = approximate_inverse_test(arb, list(test.column_exponents), test.digits)
     return {"proved": bound < 1, "residual_bound": bound, "sigma_min_lower_bound": sigma}
 

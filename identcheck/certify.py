@@ -36,13 +36,23 @@ import sympy as sp
 
 from .activation import Z
 from .budget import PROOF_SECONDS, Outcome, run
-from .echelon import dependent_columns
 from .compile import arb_precision
+from .echelon import dependent_columns
 from .families import ODE, phi_properties
 from .ode import phi_odes
 from .terms import TermSet, _PhiDerivative, phi_placeholder, substitute_phi
 
-__all__ = ["Hypotheses", "apply_hypotheses", "reduces_by_ode", "apply_symmetry", "prove_relation", "relation_expression", "is_exact_zero", "recover_relations", "RECOVERY_DIGITS"]
+__all__ = [
+    "Hypotheses",
+    "apply_hypotheses",
+    "reduces_by_ode",
+    "apply_symmetry",
+    "prove_relation",
+    "relation_expression",
+    "is_exact_zero",
+    "recover_relations",
+    "RECOVERY_DIGITS",
+]
 
 MAX_OPS_FOR_SIMPLIFY = 4000
 RECOVERY_DIGITS = 120
@@ -75,8 +85,16 @@ def relation_expression(term_set: TermSet, derivatives: tuple | None, components
     return total
 
 
-def prove_relation(term_set: TermSet, derivatives: tuple, components, coefficients, thorough: bool = True,
-                   seconds: float = PROOF_SECONDS, symmetry: tuple | None = None, family: str | None = None) -> Outcome:
+def prove_relation(
+    term_set: TermSet,
+    derivatives: tuple,
+    components,
+    coefficients,
+    thorough: bool = True,
+    seconds: float = PROOF_SECONDS,
+    symmetry: tuple | None = None,
+    family: str | None = None,
+) -> Outcome:
     """Truthy when sympy reduces the relation to exactly 0 (for all x); falsy if it could not.
 
     ``thorough=False`` skips the last, slow resort (``simplify``). The whole proof, building the
@@ -106,7 +124,9 @@ def prove_relation(term_set: TermSet, derivatives: tuple, components, coefficien
             plain = relation_expression(term_set, None, components, coefficients)
             if any(reduces_by_ode(plain, operator) for _, operator in phi_odes(tuple(derivatives), term_set.dim)[0]):
                 return True
-        abstract, rewritten = apply_hypotheses(relation_expression(term_set, None, components, coefficients), hypotheses)
+        abstract, rewritten = apply_hypotheses(
+            relation_expression(term_set, None, components, coefficients), hypotheses
+        )
         if rewritten and _exact_zero(abstract, term_set.x, False, False):
             return True
         expr = relation_expression(term_set, derivatives, components, coefficients)
@@ -205,8 +225,9 @@ def apply_symmetry(expr: sp.Expr, symmetry: tuple) -> tuple[sp.Expr, bool]:
     return expr.xreplace(replacements), bool(replacements)
 
 
-def is_exact_zero(expr: sp.Expr, x, thorough: bool = True, derivatives: bool = True,
-                  seconds: float = PROOF_SECONDS) -> Outcome:
+def is_exact_zero(
+    expr: sp.Expr, x, thorough: bool = True, derivatives: bool = True, seconds: float = PROOF_SECONDS
+) -> Outcome:
     """:func:`_exact_zero` under a budget of ``seconds`` (:mod:`budget`): a truthy
     :class:`~identcheck.budget.Outcome` when proved, ``timed_out`` when the budget ran out."""
     proved, timed_out = run(_exact_zero, expr, x, thorough, derivatives, seconds=seconds, default=False)
@@ -293,7 +314,9 @@ def _cancels_with_exponential_symbols(expr: sp.Expr, x) -> bool:
     return sp.cancel(sp.together(reduced)) == 0
 
 
-def recover_relations(null_space: np.ndarray, arb_matrix: Callable[[int], "flint.arb_mat"], digits: int = RECOVERY_DIGITS):
+def recover_relations(
+    null_space: np.ndarray, arb_matrix: Callable[[int], "flint.arb_mat"], digits: int = RECOVERY_DIGITS
+):
     """Exact rational candidates for a numerical null space (see the module docstring).
 
     Parameters

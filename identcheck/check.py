@@ -128,7 +128,9 @@ def make_condition(
             continue
         # another condition's option, accepted at that condition's default ("not used"): the first
         # condition that takes it gives the default; the registry is read only as far as needed (a read imports)
-        default = next((CONDITIONS[key].options[name] for key in CONDITIONS if name in CONDITIONS[key].options), _NO_TAKER)
+        default = next(
+            (CONDITIONS[key].options[name] for key in CONDITIONS if name in CONDITIONS[key].options), _NO_TAKER
+        )
         if default is _NO_TAKER:
             raise IdentcheckError(f"{name}={value!r}: no condition takes this option")
         if value != default:
@@ -139,7 +141,11 @@ def make_condition(
 
 
 def run(
-    condition: Condition, certify: bool = False, progress=None, started: float | None = None, include_inadmissible: bool = False
+    condition: Condition,
+    certify: bool = False,
+    progress=None,
+    started: float | None = None,
+    include_inadmissible: bool = False,
 ) -> CheckResult:
     """Run every probe of ``condition`` and conclude (``include_inadmissible``: see :func:`check`)."""
     started = time.perf_counter() if started is None else started
@@ -204,7 +210,9 @@ def decide_probe(condition: Condition, probe, index: int) -> tuple:
     return matrix, decision, dependent
 
 
-def _run_probe(condition: Condition, probe, index: int, certify: bool, include_inadmissible: bool = False) -> ProbeResult:
+def _run_probe(
+    condition: Condition, probe, index: int, certify: bool, include_inadmissible: bool = False
+) -> ProbeResult:
     matrix, decision, dependent = decide_probe(condition, probe, index)
     relations = condition.explain(probe, matrix, decision) if decision.independent is False else ()
     certificate = None
@@ -253,9 +261,8 @@ def conclude(results, ladder, certify=False) -> tuple[Verdict, Evidence, str, st
     verdict, evidence, summary, witness = _conclude(results, ladder, certify)
     apart = [p for p in results if not p.admissible and not p.counts_for_verdict]
     if apart:
-        summary += (
-            f"; {len(apart)} probe(s) outside the paper's assumptions reported apart, not counted: "
-            + ", ".join(f"'{p.name}' (violates {', '.join(_violated(p))})" for p in apart)
+        summary += f"; {len(apart)} probe(s) outside the paper's assumptions reported apart, not counted: " + ", ".join(
+            f"'{p.name}' (violates {', '.join(_violated(p))})" for p in apart
         )
     return verdict, evidence, summary, witness
 
@@ -281,7 +288,9 @@ def _conclude(results, ladder, certify=False) -> tuple[Verdict, Evidence, str, s
     if verdict is Verdict.NOT_IDENTIFIABLE:
         dependent = [p for p in counted if p.dependent]
         # best evidence first: a proved relation, then a named family, then probe order
-        witness = min(dependent, key=lambda p: (not _dependence_proved(p), p.relation is None or p.relation.family is None))
+        witness = min(
+            dependent, key=lambda p: (not _dependence_proved(p), p.relation is None or p.relation.family is None)
+        )
         relation = witness.relation
         proved = _dependence_proved(witness)
         family = (relation.family if relation is not None else None) or "a relation not in the known families"

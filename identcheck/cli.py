@@ -21,8 +21,8 @@ import tempfile
 
 from .cli_common import SuggestingParser, check_output_path
 from .errors import IdentcheckError
+from .interrupts import Interrupted, answer_interrupt, ignore_interrupts, interrupts, signal_of
 from .limits import MAX_COUNT, MAX_DIM
-from .pool import Interrupted, answer_interrupt, ignore_interrupts, interrupts, signal_of
 from .progress import StatusLine
 
 # Each command imports what it needs when it runs (below, in its function): sympy, numpy, scipy and
@@ -68,7 +68,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     c = sub.add_parser("check", help="check activations", description="Check activations phi(z).")
     c.set_defaults(func=_check)
-    c.add_argument("phi", nargs="*", help="activations in z, e.g. 'sigmoid(z + 1)' (default: the paper's examples z and sigmoid(z + 1))")
+    c.add_argument(
+        "phi",
+        nargs="*",
+        help="activations in z, e.g. 'sigmoid(z + 1)' (default: the paper's examples z and sigmoid(z + 1))",
+    )
     c.add_argument(
         "--condition",
         default="type1",
@@ -85,18 +89,39 @@ def build_parser() -> argparse.ArgumentParser:
         "e.g. 'e2*gelu(dot(e1, x))' (repeatable; --param fixes a scalar parameter)",
     )
     c.add_argument("--dim", type=_int("--dim"), default=2, help=f"input dimension d, 1..{MAX_DIM} (default 2)")
-    c.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="value of a named constant in phi (repeatable)")
+    c.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="value of a named constant in phi (repeatable)",
+    )
     c.add_argument("--seed", type=_int("--seed"), default=0, help="seed for probes and sample points (default 0)")
-    c.add_argument("--points-per-term", type=_int("--points-per-term"), default=4, help="sample points per column (default 4)")
-    c.add_argument("--include-zero", action="store_true", help="also probe a = 0 (a relation there holds for every phi; reported, not counted)")
+    c.add_argument(
+        "--points-per-term", type=_int("--points-per-term"), default=4, help="sample points per column (default 4)"
+    )
+    c.add_argument(
+        "--include-zero",
+        action="store_true",
+        help="also probe a = 0 (a relation there holds for every phi; reported, not counted)",
+    )
     c.add_argument(
         "--include-inadmissible",
         action="store_true",
         help="also count the probes that violate one of the paper's assumptions (A.1)-(A.5) (default: reported apart)",
     )
-    c.add_argument("--gates", type=_int("--gates"), default=2, help="type2: gating matrices N per head, the last fixed at 0 (default 2)")
+    c.add_argument(
+        "--gates",
+        type=_int("--gates"),
+        default=2,
+        help="type2: gating matrices N per head, the last fixed at 0 (default 2)",
+    )
     c.add_argument("--channels", type=_int("--channels"), default=2, help="type2: channels K per head (default 2)")
-    c.add_argument("--mixed-products", action="store_true", help="type2: add the mixed u·v second-order products (an extension beyond the paper's set)")
+    c.add_argument(
+        "--mixed-products",
+        action="store_true",
+        help="type2: add the mixed u·v second-order products (an extension beyond the paper's set)",
+    )
     c.add_argument(
         "--certify",
         action="store_true",
@@ -135,25 +160,43 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sc.set_defaults(func=_scan)
     sc.add_argument("phi", help="the activation with named constants, e.g. 'sigmoid(z + b)'")
-    sc.add_argument("--param", action="append", default=[], metavar="NAME=LO:HI:COUNT|NAME=VALUE",
-                    help=f"a scanned parameter (one or two; COUNT 2..{MAX_COUNT}) or a fixed value (repeatable)")
+    sc.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=LO:HI:COUNT|NAME=VALUE",
+        help=f"a scanned parameter (one or two; COUNT 2..{MAX_COUNT}) or a fixed value (repeatable)",
+    )
     sc.add_argument("--condition", default="type1", help="type1 (default) or type2")
     sc.add_argument("--dim", type=_int("--dim"), default=2, help="input dimension d (default 2)")
     sc.add_argument("--seed", type=_int("--seed"), default=0, help="seed for probes and sample points (default 0)")
-    sc.add_argument("--points-per-term", type=_int("--points-per-term"), default=4, help="sample points per column (default 4)")
-    sc.add_argument("--width", help="bisection stops at this bracket width (default (HI-LO)/10^4); a number like 1e-3 or 1/64")
+    sc.add_argument(
+        "--points-per-term", type=_int("--points-per-term"), default=4, help="sample points per column (default 4)"
+    )
+    sc.add_argument(
+        "--width", help="bisection stops at this bracket width (default (HI-LO)/10^4); a number like 1e-3 or 1/64"
+    )
     sc.add_argument("--jobs", type=_int("--jobs"), default=2, help="worker processes (default 2)")
-    sc.add_argument("--certify", action="store_true", help="certify the exact checks at simple numbers (proofs / interval bounds)")
-    sc.add_argument("--plot", metavar="FILE.png", help="margin against the parameter (heat map for two), written when complete")
+    sc.add_argument(
+        "--certify", action="store_true", help="certify the exact checks at simple numbers (proofs / interval bounds)"
+    )
+    sc.add_argument(
+        "--plot", metavar="FILE.png", help="margin against the parameter (heat map for two), written when complete"
+    )
     sc.add_argument("--json", action="store_true", help="print the result as JSON (the API's ScanResult.to_dict())")
     sc.add_argument("--progress", action="store_true", help=PROGRESS_HELP)
-    cat = sub.add_parser("catalog", help="type-1 and type-2 verdicts for common activations (about 2 minutes on 2 cores)")
+    cat = sub.add_parser(
+        "catalog", help="type-1 and type-2 verdicts for common activations (about 2 minutes on 2 cores)"
+    )
     cat.set_defaults(func=_catalog)
     cat.add_argument("--json", action="store_true", help="print the rows as JSON")
     cat.add_argument("--progress", action="store_true", help=PROGRESS_HELP)
     cat.add_argument("--markdown", action="store_true", help="print the markdown table (docs/catalog.md)")
-    cat.add_argument("--experts", action="store_true",
-                     help="the DeepSeekMoE expert conditions for common experts instead (docs/conditions/deepseekmoe_catalog.md)")
+    cat.add_argument(
+        "--experts",
+        action="store_true",
+        help="the DeepSeekMoE expert conditions for common experts instead (docs/conditions/deepseekmoe_catalog.md)",
+    )
     cat.add_argument("--out", help="write the output to this file instead of stdout (written only when complete)")
     cat.add_argument("--jobs", type=_int("--jobs"), default=2, help="worker processes (default 2)")
     return parser
@@ -210,7 +253,9 @@ def _run(argv) -> int:
         return args.func(args)
     except KeyboardInterrupt as exc:
         ignore_interrupts()
-        raise Interrupted(signal_of(exc), KEPT.get(args.command, "nothing written: the result is printed only when complete")) from None
+        raise Interrupted(
+            signal_of(exc), KEPT.get(args.command, "nothing written: the result is printed only when complete")
+        ) from None
 
 
 def _check(args) -> int:
@@ -224,21 +269,30 @@ def _check(args) -> int:
         hint = f" (did you mean {close[0]}?)" if close else ""
         raise IdentcheckError(f"--condition={args.condition!r} is unknown{hint}; available: {', '.join(choices)}")
     conditions = ("type1", "type2") if args.condition == "both" else (args.condition,)
-    params = {parse_param(p)[0]: p.partition("=")[2].strip() for p in args.param}  # as written: check() reads them exactly, shows them so
+    params = {
+        parse_param(p)[0]: p.partition("=")[2].strip() for p in args.param
+    }  # as written: check() reads them exactly, shows them so
     phis = (args.phi or [None]) if args.condition == "mha" else (args.phi or PAPER_EXAMPLES)
     experts = args.condition.startswith("deepseek-")  # conditions on an expert h(x; θ), not on φ
     if args.expert and not experts:
-        raise IdentcheckError(f"--expert: condition {args.condition!r} takes PHI, not an expert; --expert goes with deepseek-shared, deepseek-routed or deepseek-weak")
+        raise IdentcheckError(
+            f"--expert: condition {args.condition!r} takes PHI, not an expert; --expert goes with deepseek-shared, deepseek-routed or deepseek-weak"
+        )
     if experts:
         if args.phi or not args.expert:
-            raise IdentcheckError(f"--condition {args.condition}: give the expert as --expert EXPR (e.g. --expert 'e2*gelu(dot(e1, x))'), not as PHI")
+            raise IdentcheckError(
+                f"--condition {args.condition}: give the expert as --expert EXPR (e.g. --expert 'e2*gelu(dot(e1, x))'), not as PHI"
+            )
         phis = args.expert
     jobs = []
     for phi in phis:  # validate every input before any output: the library's checks, its errors
         for condition in conditions:
             used = {k: v for k, v in params.items() if condition == "mha" or _mentions(phi, k)}
             arguments = {"condition": condition, "dim": args.dim, "params": used, "seed": args.seed}
-            arguments |= {"points_per_term": args.points_per_term, **_options(args, condition, strict=args.condition != "both")}
+            arguments |= {
+                "points_per_term": args.points_per_term,
+                **_options(args, condition, strict=args.condition != "both"),
+            }
             make_condition(phi, **arguments)
             jobs.append((phi, arguments))
     unused = [name for name in params if not any(phi is not None and _mentions(phi, name) for phi in phis)]
@@ -253,7 +307,13 @@ def _check(args) -> int:
             def progress(done, n_probes, name, title=title):
                 status.show(f"{title}: probe {done}/{n_probes} ({name})")
 
-            result = check(phi, progress=progress, certify=args.certify, include_inadmissible=args.include_inadmissible, **arguments)
+            result = check(
+                phi,
+                progress=progress,
+                certify=args.certify,
+                include_inadmissible=args.include_inadmissible,
+                **arguments,
+            )
             status.clear()
             results.append(result)
             if not args.json:
@@ -278,15 +338,26 @@ def _scan(args) -> int:
         params[name] = value
     if args.condition not in ("type1", "type2"):
         close = difflib.get_close_matches(args.condition, ("type1", "type2"), n=1)
-        raise IdentcheckError(f"--condition={args.condition!r}: a scan takes type1 or type2" + (f" (did you mean {close[0]}?)" if close else ""))
+        raise IdentcheckError(
+            f"--condition={args.condition!r}: a scan takes type1 or type2"
+            + (f" (did you mean {close[0]}?)" if close else "")
+        )
     width = None if args.width is None else parse_param(f"width={args.width}")[1]
     if args.plot is not None:
         check_plot_path(args.plot)
     options = {"include_zero": False} if args.condition == "type1" else {}
     with StatusLine.for_command(asked=args.progress, json=args.json) as status:
         result = scan(
-            args.phi, params, condition=args.condition, dim=args.dim, seed=args.seed, points_per_term=args.points_per_term,
-            width=width, certify=args.certify, jobs=args.jobs, progress=lambda done, total, stage: status.show(f"scan {stage}: {done}/{total}"),
+            args.phi,
+            params,
+            condition=args.condition,
+            dim=args.dim,
+            seed=args.seed,
+            points_per_term=args.points_per_term,
+            width=width,
+            certify=args.certify,
+            jobs=args.jobs,
+            progress=lambda done, total, stage: status.show(f"scan {stage}: {done}/{total}"),
             **options,
         )
     if args.plot is not None:
@@ -314,7 +385,8 @@ def _catalog(args) -> int:
     from .catalog import catalog_rows, to_markdown
 
     if args.experts:  # the expert conditions' table (issue 25)
-        from .expert_catalog import expert_catalog_markdown as to_markdown, expert_catalog_rows as catalog_rows
+        from .expert_catalog import expert_catalog_markdown as to_markdown
+        from .expert_catalog import expert_catalog_rows as catalog_rows
     if args.out is not None:
         check_output_path(args.out, "--out")  # the policy every output path follows (cli_common)
         folder = os.path.dirname(os.path.abspath(args.out))
@@ -347,7 +419,13 @@ def _prove_pde(args) -> int:
     params = dict(parse_param(p) for p in args.param)
     proofs = prove_pde(args.phi, dim=args.dim, params=params)
     if args.json:
-        print(json.dumps({"phi": args.phi, "dim": args.dim, "families": [p.to_dict() for p in proofs]}, indent=2, ensure_ascii=False))
+        print(
+            json.dumps(
+                {"phi": args.phi, "dim": args.dim, "families": [p.to_dict() for p in proofs]},
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
         return 0
     print(f"phi(z) = {args.phi}; u = exp(x'Mx)*phi(a'x), x, a in R^{args.dim}, M symmetric")
     for proof in proofs:
@@ -372,7 +450,9 @@ def _positions(args) -> int:
     if args.check:
         for row in rows:
             if row.decided_by:
-                verdicts[row.position] = check(args.phi, condition=row.decided_by, params=params, seed=args.seed).verdict
+                verdicts[row.position] = check(
+                    args.phi, condition=row.decided_by, params=params, seed=args.seed
+                ).verdict
     if args.json:
         out = [r.to_dict() | ({"verdict": verdicts[r.position]} if r.position in verdicts else {}) for r in rows]
         print(json.dumps(out, indent=2, ensure_ascii=False))

@@ -32,8 +32,15 @@ from .errors import IdentcheckError
 __all__ = ["SuggestingParser", "check_output_path"]
 
 
-def check_output_path(path, flag: str, *, folder: bool = False, suffix: str | None = None, default: bool = False,
-                      error: type[ValueError] = IdentcheckError) -> None:
+def check_output_path(
+    path,
+    flag: str,
+    *,
+    folder: bool = False,
+    suffix: str | None = None,
+    default: bool = False,
+    error: type[ValueError] = IdentcheckError,
+) -> None:
     """Refuse an output path that the policy above does not accept (``error``, one line naming ``flag``).
 
     Parameters
@@ -68,7 +75,9 @@ def check_output_path(path, flag: str, *, folder: bool = False, suffix: str | No
         if default:
             return
         if not os.path.isdir(parent):
-            raise error(f"{shown}: folder {parent!r} does not exist (a new output folder is made only inside an existing one)")
+            raise error(
+                f"{shown}: folder {parent!r} does not exist (a new output folder is made only inside an existing one)"
+            )
         if not os.access(parent, os.W_OK | os.X_OK):
             raise error(f"{shown}: folder {parent!r} is not writable")
         return

@@ -144,7 +144,9 @@ def _unpack(names, source: str) -> str:
     return f"    {', '.join(names)}, = {source}\n" if names else ""
 
 
-def arb_closure(exprs: Sequence[sp.Expr], symbols: Sequence[sp.Symbol], n_fixed: int | None = None) -> Callable[..., list]:
+def arb_closure(
+    exprs: Sequence[sp.Expr], symbols: Sequence[sp.Symbol], n_fixed: int | None = None
+) -> Callable[..., list]:
     """Compile ``exprs`` into ``f(rows, memo=None) -> list of output lists`` (arb), one per input row.
 
     Each row is a list of arb values aligned with ``symbols``. Common subexpressions are computed
@@ -185,9 +187,17 @@ def arb_closure(exprs: Sequence[sp.Expr], symbols: Sequence[sp.Symbol], n_fixed:
     unpack_inputs = _unpack(list(inputs.values()), "v")
     unpack_constants = _unpack([f"c{i}" for i in range(len(numbers))], "c")
     source = (
-        "def fixed(v, c):\n" + unpack_inputs + unpack_constants + "".join(fixed.lines) + f"    return [{', '.join(kept)}]\n"
-        "def varying(v, f, c):\n" + unpack_inputs + _unpack([f"f{i}" for i in range(len(kept))], "f") + unpack_constants
-        + "".join(varying.lines) + f"    return [{', '.join(outputs)}]\n"
+        "def fixed(v, c):\n"
+        + unpack_inputs
+        + unpack_constants
+        + "".join(fixed.lines)
+        + f"    return [{', '.join(kept)}]\n"
+        "def varying(v, f, c):\n"
+        + unpack_inputs
+        + _unpack([f"f{i}" for i in range(len(kept))], "f")
+        + unpack_constants
+        + "".join(varying.lines)
+        + f"    return [{', '.join(outputs)}]\n"
     )
     namespace: dict = {"__builtins__": {}}
     exec(compile(source, "<arb_closure>", "exec"), namespace)  # generated names only (see _Emitter)
@@ -267,7 +277,9 @@ class CompiledTerms:
         for theta in components:
             theta = [float(t) for t in theta]
             with np.errstate(all="ignore"):
-                arguments = [np.broadcast_to(np.asarray(z, dtype=float), (n,)) for z in self._numpy_arguments(*points.T, *theta)]
+                arguments = [
+                    np.broadcast_to(np.asarray(z, dtype=float), (n,)) for z in self._numpy_arguments(*points.T, *theta)
+                ]
                 phis = [activation.numpy_derivative(m)(arguments[j]) for m, j in self._slots]
                 values = self._numpy(*points.T, *theta, *phis)
             columns.extend(np.broadcast_to(np.asarray(v, dtype=float), (n,)) for v in values)

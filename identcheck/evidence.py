@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Protocol
 
 __all__ = ["Certificate", "CertificateKind", "Evidence", "Tolerance", "Verdict"]
 
@@ -30,6 +31,17 @@ class CertificateKind(StrEnum):
     PROOF = "proof"  # dependence: an exact relation proved identically zero by sympy
 
 
+class CertificateDetail(Protocol):
+    """What a certificate's record offers (``IntervalDetail``, ``RelationsDetail`` in :mod:`certificates`,
+    which imports this module: the protocol keeps the annotation resolvable without a cycle)."""
+
+    why_not: str | None
+
+    def brief(self) -> str: ...
+
+    def to_dict(self) -> dict: ...
+
+
 @dataclass(frozen=True, slots=True)
 class Certificate:
     """What a probe's outcome rests on beyond numerics (:mod:`certificates`).
@@ -42,7 +54,7 @@ class Certificate:
     """
 
     kind: CertificateKind | None
-    detail: "IntervalDetail | RelationsDetail | str" = field(repr=False)  # noqa: F821 (defined in certificates)
+    detail: CertificateDetail | str = field(repr=False)
 
     @property
     def proved(self) -> bool:

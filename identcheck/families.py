@@ -291,7 +291,9 @@ def templates_for(term_set: TermSet, derivatives: tuple, probe: Probe) -> list[T
             for key in all_keys:
                 m = sum(1 for n in key if n.startswith("a"))
                 factor = ratio ** (props.euler - m)
-                b.add("Euler/homogeneity", f"phi(l*z) = l**{props.euler}*phi(z)", [(c2, {key: 1}), (c1, {key: -factor})])
+                b.add(
+                    "Euler/homogeneity", f"phi(l*z) = l**{props.euler}*phi(z)", [(c2, {key: 1}), (c1, {key: -factor})]
+                )
         if props.symmetry is not None and ratio == -1 and c1 < c2:
             s, q = props.symmetry
             for key in sorted(all_keys, key=lambda k: sp.diff(q, Z, sum(1 for n in k if n.startswith("a"))) != 0):
@@ -334,6 +336,8 @@ def _ratio(a2, a1):
 
 
 ODE = "ode"  # the family name of the relations an ODE of φ implies (its hypothesis: the equation)
+
+
 def _monomial_term(b: _Builder, alpha: tuple, m: int):
     """(derivative key, factor) with e·x^α·φ^(m) = factor·∂^key ū (module docstring), or None
     when no term of the set has that form."""
@@ -357,7 +361,9 @@ def _monomial_term(b: _Builder, alpha: tuple, m: int):
     return None
 
 
-def ode_templates_for(term_set: TermSet, derivatives: tuple, probe: Probe, timed_out: list | None = None) -> list[Template]:
+def ode_templates_for(
+    term_set: TermSet, derivatives: tuple, probe: Probe, timed_out: list | None = None
+) -> list[Template]:
     """The ``ode`` family's templates on this probe (module docstring): for every proved
     annihilator L of shape S_s (:func:`phi_odes`), every component and every x^β with |β| = s,
     the relation x^β·(Lφ)(aᵀx)·e = 0 on that component's columns. ``timed_out`` (a list) gets
@@ -385,4 +391,6 @@ def ode_templates_for(term_set: TermSet, derivatives: tuple, probe: Probe, timed
                         break
                 if relation:
                     b.add(ODE, operator.text(), [(c, relation)])
-    return [Template(t.family, t.hypothesis, tuple(sorted(t.coefficients, key=lambda cv: cv[0]))) for t in b.templates]  # in term order
+    return [
+        Template(t.family, t.hypothesis, tuple(sorted(t.coefficients, key=lambda cv: cv[0]))) for t in b.templates
+    ]  # in term order

@@ -20,7 +20,8 @@ from .catalog import CATALOG
 from .check import check, make_condition
 from .conditions.type1_full import head_terms
 from .families import ODE
-from .pool import Interrupted, WorkerPool, answer_interrupt, interrupts, signal_of
+from .interrupts import Interrupted, answer_interrupt, interrupts, signal_of
+from .pool import WorkerPool
 from .rank import decide_rank
 from .reduce import sub_gram
 
@@ -38,7 +39,9 @@ def _relation_text(probe, relation) -> str:
     if relation.exact is not None:
         text = str(relation)
     else:  # numerical coefficients: the labels only, v̄-terms first
-        labels = [label for (label, _), key in sorted(zip(relation.terms, relation.keys), key=lambda term: not _is_v(term[1]))]
+        labels = [
+            label for (label, _), key in sorted(zip(relation.terms, relation.keys), key=lambda term: not _is_v(term[1]))
+        ]
         text = "relation among " + ", ".join(labels[:SHOWN]) + (", …" if len(labels) > SHOWN else "")
     family = relation.family or "unrecognised"
     if relation.family == ODE:  # the family is the equation: name it
@@ -58,7 +61,9 @@ def _t1_nullities(phi, result) -> dict:
         head = probe.components[0]
         n_t1 = head_terms(condition.dim, len(head.M) - 1, len(head.a[0])).n_t1
         matrix = condition.matrix(probe, index)
-        block = decide_rank(matrix.float64()[:, :n_t1], ladder=condition.ladder, gram=sub_gram(matrix.gram, range(n_t1)))
+        block = decide_rank(
+            matrix.float64()[:, :n_t1], ladder=condition.ladder, gram=sub_gram(matrix.gram, range(n_t1))
+        )
         nullities[probe.name] = block.nullity if block.independent is not None else None
     return nullities
 
@@ -94,7 +99,10 @@ def finding(entry, t1=None, full=None) -> dict:
         outcome = "passes both"
     if added:
         probe = added[0]
-        witness = _v_witness(probe) + f" ({probe.nullity - blocks[probe.name]} of {probe.nullity} relation(s) from the v̄-terms)"
+        witness = (
+            _v_witness(probe)
+            + f" ({probe.nullity - blocks[probe.name]} of {probe.nullity} relation(s) from the v̄-terms)"
+        )
     elif full.witness_probe is not None:
         probe = full.witness_probe
         witness = _relation_text(probe, probe.relation) if probe.relation is not None else probe.name
@@ -137,7 +145,8 @@ def findings_markdown(rows) -> str:
         "",
         "Passes type-1 but fails the union: " + (", ".join(f"`{p}`" for p in passes_t1_fails_union) or "none") + ".",
         "The v̄-terms add relations (union nullity above its T1 block's on some counted probe) for: "
-        + (", ".join(f"`{p}`" for p in adds) or "none") + ".",
+        + (", ".join(f"`{p}`" for p in adds) or "none")
+        + ".",
         "",
         "| φ | type-1 | type1-full | finding | witness (where the v̄-terms add relations: the first with a v̄-term; else the verdict's) |",
         "| --- | --- | --- | --- | --- |",
@@ -152,13 +161,17 @@ def findings_markdown(rows) -> str:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python3 -m identcheck.full_catalog", description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, help="write the markdown here (default: print it)")
-    parser.add_argument("--jobs", type=int, default=1, choices=range(1, 9), metavar="1..8", help="processes (default 1)")
+    parser.add_argument(
+        "--jobs", type=int, default=1, choices=range(1, 9), metavar="1..8", help="processes (default 1)"
+    )
     args = parser.parse_args(argv)
     with interrupts():
         try:
             text = findings_markdown(findings(args.jobs))
         except KeyboardInterrupt as exc:  # SIGINT or SIGTERM: the workers are gone already (identcheck.pool)
-            return answer_interrupt(Interrupted(signal_of(exc), "nothing written (--out is written only when complete)"), parser.prog)
+            return answer_interrupt(
+                Interrupted(signal_of(exc), "nothing written (--out is written only when complete)"), parser.prog
+            )
     if args.out is None:
         sys.stdout.write(text)
     else:

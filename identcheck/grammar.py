@@ -22,7 +22,16 @@ from sympy.printing.numpy import NumPyPrinter
 
 from .errors import IdentcheckError
 
-__all__ = ["CONSTANTS", "FUNCTIONS", "NOT_SMOOTH", "Z", "lambdify_modules", "parse_param", "parse_text", "written_numbers"]
+__all__ = [
+    "CONSTANTS",
+    "FUNCTIONS",
+    "NOT_SMOOTH",
+    "Z",
+    "lambdify_modules",
+    "parse_param",
+    "parse_text",
+    "written_numbers",
+]
 
 #: The variable of φ. Real, so that sqrt(z**2) becomes Abs(z) and is caught as non-smooth.
 Z = sp.Symbol("z", real=True)
@@ -114,6 +123,8 @@ _OPERATOR_SYMBOLS = {
     ast.Invert: "'~'",
     ast.Not: "'not'",
 }
+
+
 def parse_param(text: str) -> tuple[str, sp.Rational]:
     """Parse ``NAME=VALUE`` (VALUE an integer, decimal, 1e-3 or p/q) into (name, exact value).
 

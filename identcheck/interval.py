@@ -42,7 +42,15 @@ import scipy.linalg
 
 from .compile import arb_precision
 
-__all__ = ["IntervalCertificate", "approximate_inverse_test", "certify_full_column_rank", "select_rows", "column_exponents", "start_digits", "MAX_DIGITS"]
+__all__ = [
+    "IntervalCertificate",
+    "approximate_inverse_test",
+    "certify_full_column_rank",
+    "select_rows",
+    "column_exponents",
+    "start_digits",
+    "MAX_DIGITS",
+]
 
 MAX_DIGITS = 480
 METHOD = "approximate inverse R of a square minor S, ||I - R S||_F < 1 in arb ball arithmetic"
@@ -156,9 +164,25 @@ def certify_full_column_rank(
         bound, sigma = approximate_inverse_test(rows_at(list(rows), digits), exponents, digits)
         attempts.append((digits, bound))
         if bound < 1:
-            return IntervalCertificate(True, tuple(int(r) for r in rows), tuple(int(e) for e in exponents), digits, bound, sigma, tuple(attempts))
+            return IntervalCertificate(
+                True,
+                tuple(int(r) for r in rows),
+                tuple(int(e) for e in exponents),
+                digits,
+                bound,
+                sigma,
+                tuple(attempts),
+            )
         if 2 * digits > max_digits:
-            return IntervalCertificate(False, tuple(int(r) for r in rows), tuple(int(e) for e in exponents), digits, math.inf, 0.0, tuple(attempts))
+            return IntervalCertificate(
+                False,
+                tuple(int(r) for r in rows),
+                tuple(int(e) for e in exponents),
+                digits,
+                math.inf,
+                0.0,
+                tuple(attempts),
+            )
         digits *= 2
 
 
@@ -179,7 +203,9 @@ def approximate_inverse_test(minor, exponents, digits) -> tuple[float, float]:
     """
     T = minor.ncols()
     if minor.nrows() != T or len(exponents) != T:
-        raise ValueError(f"need a square minor and one exponent per column, got {minor.nrows()} x {T} and {len(exponents)}")
+        raise ValueError(
+            f"need a square minor and one exponent per column, got {minor.nrows()} x {T} and {len(exponents)}"
+        )
     with arb_precision(digits):
         scale = [flint.arb(2) ** int(e) for e in exponents] * T
         entries = [v * c for v, c in zip(minor.entries(), scale)]

@@ -56,7 +56,9 @@ def _factor_text(factor) -> str:
     return "" if factor == 1 else ("−" if factor == -1 else f"{factor}·")
 
 
-def merge_proportional(labels: Sequence[str], groups: Sequence, factors: Sequence[sp.Expr], symbols=None) -> tuple[list, list, list]:
+def merge_proportional(
+    labels: Sequence[str], groups: Sequence, factors: Sequence[sp.Expr], symbols=None
+) -> tuple[list, list, list]:
     """Which terms are kept, and which merge into an earlier one.
 
     Parameters
@@ -82,7 +84,10 @@ def merge_proportional(labels: Sequence[str], groups: Sequence, factors: Sequenc
     if symbols is None:
         symbols = sorted(set().union(*(f.free_symbols for f in factors)), key=lambda s: s.name)
     rng = np.random.default_rng(_SEED)
-    samples = [dict(zip(symbols, (sp.Rational(int(v), 16) for v in rng.integers(-12, 13, len(symbols))))) for _ in range(_SAMPLES)]
+    samples = [
+        dict(zip(symbols, (sp.Rational(int(v), 16) for v in rng.integers(-12, 13, len(symbols)))))
+        for _ in range(_SAMPLES)
+    ]
     kept: list[int] = []
     merges: list[Merge] = []
     placement: list[tuple] = []

@@ -188,8 +188,12 @@ def _rational(vector, columns) -> Operator | None:
     for value, (i, m) in zip(vector, columns):
         if abs(value) < mpmath.mpf(10) ** (-RATIONAL_DIGITS):
             continue
-        guess = Fraction(mpmath.nstr(value, DIGITS, min_fixed=-mpmath.inf, max_fixed=mpmath.inf)).limit_denominator(MAX_DENOMINATOR)
-        if abs(value - mpmath.mpf(guess.numerator) / guess.denominator) > mpmath.mpf(10) ** (-RATIONAL_DIGITS) * max(1, abs(value)):
+        guess = Fraction(mpmath.nstr(value, DIGITS, min_fixed=-mpmath.inf, max_fixed=mpmath.inf)).limit_denominator(
+            MAX_DENOMINATOR
+        )
+        if abs(value - mpmath.mpf(guess.numerator) / guess.denominator) > mpmath.mpf(10) ** (-RATIONAL_DIGITS) * max(
+            1, abs(value)
+        ):
             return None
         coefficients.append((i, m, sp.Rational(guess.numerator, guess.denominator)))
     if not coefficients:
@@ -224,7 +228,9 @@ def _is_zero(expr: sp.Expr) -> bool:
         return False
 
 
-def annihilators(derivatives: tuple, columns, deadline: float | None = None, timed_out: list | None = None, values=None) -> list[Operator]:
+def annihilators(
+    derivatives: tuple, columns, deadline: float | None = None, timed_out: list | None = None, values=None
+) -> list[Operator]:
     """The proved annihilators of φ with support in ``columns`` ((i, m) pairs, echelon order): a
     canonical basis (module docstring). An operator whose proof ran out of time is left out and
     ``"ode"`` appended to ``timed_out``; none is tried after ``deadline`` (:func:`~identcheck.budget.clock`).
@@ -281,8 +287,14 @@ def phi_odes(derivatives: tuple, dim: int) -> tuple[tuple, tuple]:
     late: list = []
     deadline = clock() + PROPERTIES_SECONDS
     values = _values(key[0])
-    odes = () if values is None else tuple(
-        (s, operator) for s, shape in realizable_shapes(dim) for operator in annihilators(derivatives, shape, deadline, late, values)
+    odes = (
+        ()
+        if values is None
+        else tuple(
+            (s, operator)
+            for s, shape in realizable_shapes(dim)
+            for operator in annihilators(derivatives, shape, deadline, late, values)
+        )
     )
     if late:
         return odes, ("ode",)

@@ -36,11 +36,11 @@ import sympy as sp
 
 from .activation import Z, parse_activation
 from .certify import is_exact_zero
+from .errors import IdentcheckError
 from .families import phi_properties
 from .render import proof_markdown
-from .written import with_written_numbers
-from .errors import IdentcheckError
 from .terms import MAX_DIM, phi_placeholder, substitute_phi
+from .written import with_written_numbers
 
 __all__ = ["FamilyProof", "prove_pde"]
 
@@ -56,7 +56,9 @@ class FamilyProof:
     steps: tuple = field(default=())  # (what, expression shown, exact zero?)
     proved: bool = False
     note: str = ""
-    written_numbers: tuple = field(default=(), compare=False, repr=False)  # for the text only: Activation.written_numbers
+    written_numbers: tuple = field(
+        default=(), compare=False, repr=False
+    )  # for the text only: Activation.written_numbers
 
     def shown(self, text: str) -> str:
         """``text`` with φ's decimal constants as written (``1.702*z``, not ``851*z/500``); the JSON stays exact."""
@@ -83,7 +85,9 @@ class FamilyProof:
         lines = [f"{self.family}: {self.shown(self.hypothesis)}", f"  identity: {self.shown(self.identity)}"]
         for what, shown, ok in self.steps:
             lines.append(f"  {what}: {self.shown(shown)}  ->  {'exact 0 (sympy)' if ok else 'not reduced to 0'}")
-        lines.append("  PROVED for all x, symmetric M, a" if self.proved else f"  not proved: {self.note or 'a step failed'}")
+        lines.append(
+            "  PROVED for all x, symmetric M, a" if self.proved else f"  not proved: {self.note or 'a step failed'}"
+        )
         return "\n".join(lines)
 
 
@@ -135,7 +139,9 @@ def prove_pde(phi, dim: int = 2, params=None) -> list[FamilyProof]:
     k = props.euler
     out.append(
         _family(
-            s, derivatives, "Euler/homogeneity" + (" (k = 1: the paper's PDE (5))" if k == 1 else ""),
+            s,
+            derivatives,
+            "Euler/homogeneity" + (" (k = 1: the paper's PDE (5))" if k == 1 else ""),
             f"z*phi'(z) = {k}*phi(z)" if k is not None else "z*phi'(z) = k*phi(z) for a constant k",
             k is not None,
             None if k is None else sum(a[j] * sp.diff(u, a[j]) for j in range(dim)) - k * u,
@@ -148,10 +154,14 @@ def prove_pde(phi, dim: int = 2, params=None) -> list[FamilyProof]:
     pairs = [(j, kk) for j in range(dim) for kk in range(j, dim)]
     out.append(
         _family(
-            s, derivatives, "heat type",
+            s,
+            derivatives,
+            "heat type",
             f"phi'' = {c}*phi" if c is not None else "phi'' = c*phi for a constant c != 0",
             c is not None,
-            None if c is None else [sp.diff(u, s.M(j, kk)) - sp.Rational(_w(j, kk)) / c * sp.diff(u, a[j], a[kk]) for j, kk in pairs],
+            None
+            if c is None
+            else [sp.diff(u, s.M(j, kk)) - sp.Rational(_w(j, kk)) / c * sp.diff(u, a[j], a[kk]) for j, kk in pairs],
             None if c is None else f"du/dM_jk - (w_jk/{c})*d2u/da_j da_k = 0 for every j <= k",
             None if c is None else _phi(2) - c * _phi(0),
             "sympy did not reduce phi''/phi to a nonzero constant",
@@ -161,10 +171,14 @@ def prove_pde(phi, dim: int = 2, params=None) -> list[FamilyProof]:
     g = props.gaussian
     out.append(
         _family(
-            s, derivatives, "Gaussian type",
+            s,
+            derivatives,
+            "Gaussian type",
             f"phi'' = {g}*z*phi'" if g is not None else "phi'' = c*z*phi' for a constant c != 0",
             g is not None,
-            None if g is None else [
+            None
+            if g is None
+            else [
                 sp.diff(u, a[j], a[kk]) - g / _w(j, kk) * sum(a[l] * sp.diff(u, s.M(j, kk), a[l]) for l in range(dim))
                 for j, kk in pairs
             ],
@@ -176,7 +190,11 @@ def prove_pde(phi, dim: int = 2, params=None) -> list[FamilyProof]:
     )
     out.append(
         _family(
-            s, derivatives, "zero second derivative", "phi'' = 0", props.zero_second,
+            s,
+            derivatives,
+            "zero second derivative",
+            "phi'' = 0",
+            props.zero_second,
             [sp.diff(u, a[j], a[kk]) for j, kk in pairs] if props.zero_second else None,
             "d2u/da_j da_k = 0 for every j <= k",
             _phi(2),
@@ -191,9 +209,20 @@ def prove_pde(phi, dim: int = 2, params=None) -> list[FamilyProof]:
         identity = minus - sign * u - sp.exp(s.Q) * q.subs(Z, s.z)
         text = f"u(M, -a) - ({sign})*u(M, a) - exp(x'Mx)*({q})|z=a'x = 0" + (" (a and -a collide)" if q == 0 else "")
         hypothesis = phi_placeholder(0)(-Z) - sign * _phi(0) - q
-        out.append(_family(s, derivatives, "symmetry", f"phi(-z) = {sign}*phi(z) + ({q})", True, identity, text, hypothesis, ""))
+        out.append(
+            _family(
+                s, derivatives, "symmetry", f"phi(-z) = {sign}*phi(z) + ({q})", True, identity, text, hypothesis, ""
+            )
+        )
     else:
-        out.append(FamilyProof("symmetry", "phi(-z) = s*phi(z) + q(z), s = +-1, q a polynomial", False, note="sympy found no s = +-1 with phi(-z) - s*phi(z) a polynomial"))
+        out.append(
+            FamilyProof(
+                "symmetry",
+                "phi(-z) = s*phi(z) + q(z), s = +-1, q a polynomial",
+                False,
+                note="sympy found no s = +-1 with phi(-z) - s*phi(z) a polynomial",
+            )
+        )
     out.append(_polynomial(s, derivatives, props.degree))
     if activation.written_numbers:  # the reports show φ's decimal constants as written
         out = [dataclasses.replace(proof, written_numbers=activation.written_numbers) for proof in out]
@@ -227,7 +256,9 @@ def _polynomial(s, derivatives, degree) -> FamilyProof:
     concrete = sp.expand(substitute_phi(identity, all_orders) * sp.exp(-s.Q))
     outcome = is_exact_zero(concrete, (*s.x, *s.a, *b, *s.m.values()), thorough=False)
     proved = bool(outcome)
-    steps = (("direct (this phi)", f"u(M, b) - Taylor polynomial of degree {degree} in a around a, / exp(x'Mx)", proved),)
+    steps = (
+        ("direct (this phi)", f"u(M, b) - Taylor polynomial of degree {degree} in a around a, / exp(x'Mx)", proved),
+    )
     return FamilyProof(
         "polynomial",
         f"phi has degree {degree}",
@@ -239,7 +270,9 @@ def _polynomial(s, derivatives, degree) -> FamilyProof:
     )
 
 
-def _family(s, derivatives, family, hypothesis_text, holds, identities, identity_text, hypothesis, why_not, factors=None):
+def _family(
+    s, derivatives, family, hypothesis_text, holds, identities, identity_text, hypothesis, why_not, factors=None
+):
     """Steps 1–3 for one family; ``identities`` is one expression or a list (one per j ≤ k)."""
     if not holds:
         return FamilyProof(family, hypothesis_text, False, note=why_not)
@@ -260,7 +293,11 @@ def _family(s, derivatives, family, hypothesis_text, holds, identities, identity
     shown2 = f"H(z) = {sp.sstr(concrete_h)}"
     # step 3 (confirmation): the identity with φ substituted, divided by exp(Q)
     direct = all(
-        bool(is_exact_zero(sp.expand(substitute_phi(i, derivatives) * sp.exp(-s.Q)), (*s.x, *s.a, *s.m.values()), thorough=False))
+        bool(
+            is_exact_zero(
+                sp.expand(substitute_phi(i, derivatives) * sp.exp(-s.Q)), (*s.x, *s.a, *s.m.values()), thorough=False
+            )
+        )
         for i in identities
     )
     steps = (

@@ -25,11 +25,8 @@ reproduce`` and ``numeric confirm`` (through :func:`numeric.sweep.run_grid`) han
   results live in the main process once received (numeric's store commits each fit as it
   arrives), and the tasks in flight are lost.
 
-The CLIs run inside :func:`interrupts`: SIGINT and SIGTERM raise :class:`Interrupted` in the main
-thread — a KeyboardInterrupt, so every cleanup written for Ctrl-C also runs for SIGTERM; the
-exit code is 128 + the signal's number (:func:`exit_code`: 130, 143). Once a CLI has caught the
-interrupt it answers with :func:`answer_interrupt`: further signals ignored (a second Ctrl-C
-cannot turn its one-line message into a traceback), the line printed, the exit code returned.
+The CLIs run inside :func:`~identcheck.interrupts.interrupts`, which turns SIGINT and SIGTERM into
+:class:`~identcheck.interrupts.Interrupted` in the main thread (:mod:`identcheck.interrupts`);
 Python discards an exception raised inside a ``__del__`` or a weakref callback, and a signal
 handler can run there: so the pool also polls, every :data:`POLL_SECONDS` while it waits,
 whether a signal came whose exception never arrived, and raises it then.
@@ -57,104 +54,26 @@ their current task ends; a SIGTERM sent to one worker alone ends the command (ex
 from __future__ import annotations
 
 import ctypes
-import gc
 import multiprocessing
 import os
 import pickle
 import signal
-import sys
-import threading
 import time
 import traceback
 from collections import deque
-from contextlib import contextmanager
 from multiprocessing.connection import wait
 from typing import Callable, Iterable, Iterator
 
-__all__ = ["JOIN_SECONDS", "POLL_SECONDS", "Interrupted", "WorkerError", "WorkerPool", "answer_interrupt", "exit_code",
-           "ignore_interrupts", "interrupts", "signal_of"]
+from .interrupts import SIGNALS, Interrupted, raise_received
+
+__all__ = ["JOIN_SECONDS", "POLL_SECONDS", "WorkerError", "WorkerPool"]
 
 JOIN_SECONDS = 1.0  # the longest wait for the workers to end, after they were told or killed
 POLL_SECONDS = 0.25  # while waiting on the workers: how often to look for a discarded interrupt
-_received: list = []  # the signals interrupts()'s handler received (it also raised them)
-SIGNALS = (signal.SIGINT, signal.SIGTERM)
-
-
-class Interrupted(KeyboardInterrupt):
-    """SIGINT or SIGTERM received by the main process (:func:`interrupts`).
-
-    ``signum`` is the signal; ``kept`` says, for the user, what the interrupted command saved
-    (a CLI fills it in: the store and how to continue, or that nothing was written)."""
-
-    def __init__(self, signum: int, kept: str = ""):
-        super().__init__(signal.Signals(signum).name)
-        self.signum = signal.Signals(signum)
-        self.kept = kept
 
 
 class WorkerError(RuntimeError):
     """A worker process ended without answering (killed from outside, out of memory, ...)."""
-
-
-def signal_of(exc: KeyboardInterrupt) -> signal.Signals:
-    """The signal behind an interrupt: :class:`Interrupted`'s, else SIGINT (Python's own Ctrl-C)."""
-    return exc.signum if isinstance(exc, Interrupted) else signal.SIGINT
-
-
-def exit_code(exc: KeyboardInterrupt) -> int:
-    """The shell's code for a process ended by the signal: 128 + its number (SIGINT 130, SIGTERM 143)."""
-    return 128 + int(signal_of(exc))
-
-
-@contextmanager
-def interrupts():
-    """While the block runs, SIGINT and SIGTERM raise :class:`Interrupted` in the main thread (and
-    are noted for :class:`WorkerPool`'s poll). On exit the previous handlers are restored, unless
-    :func:`ignore_interrupts` was called (the process is ending). Outside the main thread nothing
-    is installed (Python allows handlers only there)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def handler(signum, frame):
-        _received.append(signum)
-        raise Interrupted(signum)
-
-    _received.clear()
-    previous = {number: signal.signal(number, handler) for number in SIGNALS}
-    try:
-        yield
-    finally:
-        _received.clear()
-        if signal.getsignal(signal.SIGINT) is handler:
-            for number, old in previous.items():
-                signal.signal(number, old)
-
-
-def ignore_interrupts() -> None:
-    """SIGINT and SIGTERM ignored from now on: for a CLI that has caught an interrupt and is ending
-    (SIG_IGN itself, not a handler that ignores: Python's exit resets those to the default)."""
-    for number in SIGNALS:
-        signal.signal(number, signal.SIG_IGN)
-
-
-def answer_interrupt(exc: KeyboardInterrupt, prog: str) -> int:
-    """A CLI's answer to an interrupt it caught, as it ends: further SIGINT and SIGTERM ignored (a
-    second Ctrl-C cannot turn the message into a traceback), one line on stderr — the signal and
-    what was kept (:attr:`Interrupted.kept`) —, the collector frozen (the interpreter's last
-    collection over everything loaded took 1.3 s of the 2 s at load 8, measured on ``numeric
-    confirm``); returns the exit code (:func:`exit_code`)."""
-    ignore_interrupts()
-    kept = exc.kept if isinstance(exc, Interrupted) else ""
-    print(f"{prog}: interrupted ({signal_of(exc).name})" + (f": {kept}" if kept else ""), file=sys.stderr)
-    gc.freeze()
-    return exit_code(exc)
-
-
-def _raise_received() -> None:
-    """Raise the interrupt whose exception Python discarded (the handler ran inside a ``__del__``)."""
-    if _received:
-        raise Interrupted(_received[0])
 
 
 def _die_with_parent(parent: int) -> None:
@@ -234,7 +153,7 @@ class WorkerPool:
         if depth not in (1, 2):
             raise ValueError(f"depth={depth!r}: must be 1 or 2")
         self.depth = depth
-        _raise_received()  # no new workers once an interrupt came
+        raise_received()  # no new workers once an interrupt came
         context = multiprocessing.get_context("fork")
         self._workers: list[_Worker] = []
         self._busy = False
@@ -243,10 +162,14 @@ class WorkerPool:
             for _ in range(jobs):
                 mine, theirs = context.Pipe(duplex=True)
                 others = [w.connection for w in self._workers]
-                process = context.Process(target=_work, args=(theirs, others, parent, initializer, initargs), daemon=True)
+                process = context.Process(
+                    target=_work, args=(theirs, others, parent, initializer, initargs), daemon=True
+                )
                 # listed before it starts: an interrupt as start() returns must not leave a worker kill() does not know
                 self._workers.append(_Worker(process, mine))
-                blocked = signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)  # the child sets its handling before it unblocks
+                blocked = signal.pthread_sigmask(
+                    signal.SIG_BLOCK, SIGNALS
+                )  # the child sets its handling before it unblocks
                 try:
                     process.start()
                 finally:
@@ -287,12 +210,12 @@ class WorkerPool:
                 if not busy:
                     break
                 ready = wait([w.connection for w in busy] + [w.process.sentinel for w in busy], POLL_SECONDS)
-                _raise_received()
+                raise_received()
                 for worker in busy:
                     if worker.connection in ready:
                         try:
                             index, ok, value = worker.connection.recv()
-                        except EOFError:  # it died before answering
+                        except (EOFError, OSError):  # it died before answering (EOF, or the pipe reset)
                             raise self._died(worker) from None
                         worker.in_flight.remove(index)
                         if not ok:
@@ -333,8 +256,10 @@ class WorkerPool:
         worker.process.join(JOIN_SECONDS)
         if worker.process.exitcode == -signal.SIGTERM:  # a SIGTERM to the group (or to the worker): the command ends
             return Interrupted(signal.SIGTERM)
-        return WorkerError(f"worker process {worker.process.pid} ended (exit code {worker.process.exitcode}) "
-                           f"before answering task {worker.in_flight[0]}")
+        return WorkerError(
+            f"worker process {worker.process.pid} ended (exit code {worker.process.exitcode}) "
+            f"before answering task {worker.in_flight[0]}"
+        )
 
     def close(self) -> None:
         """The normal end: each worker is told to stop and reaped; one still running after

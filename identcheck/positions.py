@@ -134,7 +134,9 @@ def positions(phi, params=None, seed: int = 0, samples: int = 40) -> list[Positi
             predicted, reason = True, "for every phi"
         else:
             predicted = homogeneous
-            reason = f"z*phi'/phi = {zeta}" + (" is constant: phi is homogeneous" if homogeneous else " is not constant")
+            reason = f"z*phi'/phi = {zeta}" + (
+                " is constant: phi is homogeneous" if homogeneous else " is not constant"
+            )
         results.append(
             PositionResult(name, where, form, decided_by, predicted, reason, residual, c, residual < RELATION_HOLDS)
         )

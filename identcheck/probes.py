@@ -161,9 +161,7 @@ def _random_matrix(rng, d):
         upper = rng.integers(-DENOMINATOR, DENOMINATOR + 1, size=(d, d))
         if np.any(np.triu(upper) != 0):
             break
-    return tuple(
-        tuple(sp.Rational(int(upper[min(i, j), max(i, j)]), DENOMINATOR) for j in range(d)) for i in range(d)
-    )
+    return tuple(tuple(sp.Rational(int(upper[min(i, j), max(i, j)]), DENOMINATOR) for j in range(d)) for i in range(d))
 
 
 def _zero_matrix(d):
@@ -296,7 +294,9 @@ def type1_head(components, dim: int, seed: int = 0) -> HeadConfig:
         groups.setdefault(c.M, []).append(tuple(c.a))
     sizes = {len(v) for v in groups.values()}
     if len(sizes) != 1:
-        raise IdentcheckError(f"components={components!r}: every gating matrix needs the same number of experts to form a head")
+        raise IdentcheckError(
+            f"components={components!r}: every gating matrix needs the same number of experts to form a head"
+        )
     (n_channels,) = sizes
     zero = _zero_matrix(dim)
     fixed = groups.pop(zero, None)

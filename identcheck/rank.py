@@ -100,7 +100,11 @@ def rule_tolerances(ladder) -> tuple[Tolerance, ...]:
     return (
         Tolerance("borderline", None, BORDERLINE_RULE),
         Tolerance("collapsed", None, COLLAPSE_RULE),
-        Tolerance("agreement", AGREEMENT, "independent when the smallest singular value agrees to this, relative, on two rungs"),
+        Tolerance(
+            "agreement",
+            AGREEMENT,
+            "independent when the smallest singular value agrees to this, relative, on two rungs",
+        ),
         Tolerance("ladder", tuple(ladder), "precisions (decimal digits) tried for borderline directions"),
         Tolerance("proof", None, PROOF_RULE),
     )
@@ -195,7 +199,9 @@ def decide_rank(
     if rows is not None and not zero.any() and s_min64 >= PROOF_FLOOR * s_max:
         proof = _prove_independent(matrix, rows, float(s_min64), ladder)
         if proof is not None:
-            return RankDecision(True, float(s_min64), proof.digits, 0, np.zeros((T, 0)), tuple(history), tolerances, proof=proof)
+            return RankDecision(
+                True, float(s_min64), proof.digits, 0, np.zeros((T, 0)), tuple(history), tolerances, proof=proof
+            )
 
     # Rotation: full V for the live columns, identity for the zero ones; borderline directions last.
     v_full = np.zeros((T, T))

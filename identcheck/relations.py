@@ -46,7 +46,9 @@ NULL_SPACE_TOLERANCE = Tolerance(
 )
 
 
-def explain_null_space(decision, matrix, templates, labels, keys, prove=None, hypotheses_timed_out=(), more=None) -> tuple:
+def explain_null_space(
+    decision, matrix, templates, labels, keys, prove=None, hypotheses_timed_out=(), more=None
+) -> tuple:
     """Relations explaining ``decision.null_space`` (a tuple of :class:`Relation`).
 
     ``labels`` and ``keys`` name each column, for people and for code (a structural key,
@@ -109,14 +111,17 @@ def explain_null_space(decision, matrix, templates, labels, keys, prove=None, hy
     missing = decision.nullity - len(kept_vectors)
     if missing > 0:
         hypothesis = (
-            "not recognised; the check of " + ", ".join(hypotheses_timed_out) + " ran out of time" if hypotheses_timed_out else None
+            "not recognised; the check of " + ", ".join(hypotheses_timed_out) + " ran out of time"
+            if hypotheses_timed_out
+            else None
         )
         for coeffs, exact in _raw_directions(q, norms, kept_vectors, missing):
             keep = np.flatnonzero(np.abs(coeffs) > RAW_CUTOFF * np.max(np.abs(coeffs)))
             columns = keep if exact is None else [c for c, _ in exact]
             relations.append(
                 Relation(
-                    terms=tuple((labels[c], float(coeffs[c])) for c in keep) if exact is None
+                    terms=tuple((labels[c], float(coeffs[c])) for c in keep)
+                    if exact is None
                     else tuple((labels[c], float(v)) for c, v in exact),
                     exact=None if exact is None else tuple((labels[c], str(v)) for c, v in exact),
                     keys=tuple(keys[c] for c in keep) if exact is None else tuple(keys[c] for c, _ in exact),

@@ -67,8 +67,16 @@ def proof_markdown(proof) -> str:
     """Markdown for a :class:`~pde.FamilyProof`."""
     if not proof.holds:
         return f"**{proof.family}**: {code(proof.hypothesis)} not shown for this φ ({proof.note})\n"
-    lines = [f"**{proof.family}**: {code(proof.shown(proof.hypothesis))}", "", f"identity: {code(proof.shown(proof.identity))}", ""]
+    lines = [
+        f"**{proof.family}**: {code(proof.shown(proof.hypothesis))}",
+        "",
+        f"identity: {code(proof.shown(proof.identity))}",
+        "",
+    ]
     for what, shown, ok in proof.steps:
         lines.append(f"- {what}: {code(proof.shown(shown))} → {'exact 0 (sympy)' if ok else 'not reduced to 0'}")
-    lines += ["", "**PROVED** for all x, symmetric M, a" if proof.proved else f"not proved: {proof.note or 'a step failed'}"]
+    lines += [
+        "",
+        "**PROVED** for all x, symmetric M, a" if proof.proved else f"not proved: {proof.note or 'a step failed'}",
+    ]
     return "\n".join(lines) + "\n"

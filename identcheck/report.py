@@ -28,8 +28,9 @@ import re
 from dataclasses import dataclass, field
 
 from .evidence import Certificate, Evidence, Verdict
-from .scope import ScopeStatement
+from .interval import IntervalCertificate
 from .render import check_markdown
+from .scope import ScopeStatement
 from .written import with_written_numbers
 
 __all__ = ["CheckResult", "ProbeResult", "Relation", "format_relation", "hypothesis_text"]
@@ -135,17 +136,25 @@ class Relation:
         tag = f"{self.family or 'unrecognised'}" + (f": {hypothesis_text(self.hypothesis)}" if self.hypothesis else "")
         if self.ties:
             tag += ", ties experts " + ", ".join(f"[{k}]" for k in self.ties)
-        return tag + (", proved by sympy" if self.proved else (", exact proof timed out: numeric evidence" if self.timed_out else ""))
+        return tag + (
+            ", proved by sympy"
+            if self.proved
+            else (", exact proof timed out: numeric evidence" if self.timed_out else "")
+        )
 
     def to_dict(self) -> dict:
-        return {
-            "terms": [[label, coeff] for label, coeff in self.terms],
-            "exact": None if self.exact is None else [[label, c] for label, c in self.exact],
-            "family": self.family,
-            "hypothesis": self.hypothesis,
-            "proved": self.proved,
-            "text": str(self),
-        } | ({"timed_out": True} if self.timed_out else {}) | ({"ties": list(self.ties)} if self.ties else {})
+        return (
+            {
+                "terms": [[label, coeff] for label, coeff in self.terms],
+                "exact": None if self.exact is None else [[label, c] for label, c in self.exact],
+                "family": self.family,
+                "hypothesis": self.hypothesis,
+                "proved": self.proved,
+                "text": str(self),
+            }
+            | ({"timed_out": True} if self.timed_out else {})
+            | ({"ties": list(self.ties)} if self.ties else {})
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,10 +283,18 @@ class CheckResult:
     certified: bool = False
     include_inadmissible: bool = False
     scope: ScopeStatement | None = field(default=None, repr=False)  # what the verdict implies (identcheck.scope)
-    environment: dict | None = field(default=None, compare=False, repr=False)  # versions and BLAS (identcheck.environment)
-    phi_as_written: str | None = field(default=None, compare=False, repr=False)  # for the text only: Activation.as_written
-    literal_reason: str | None = field(default=None, compare=False, repr=False)  # for the text only: why literal_verdict
-    written_numbers: tuple = field(default=(), compare=False, repr=False)  # for the text only: Activation.written_numbers
+    environment: dict | None = field(
+        default=None, compare=False, repr=False
+    )  # versions and BLAS (identcheck.environment)
+    phi_as_written: str | None = field(
+        default=None, compare=False, repr=False
+    )  # for the text only: Activation.as_written
+    literal_reason: str | None = field(
+        default=None, compare=False, repr=False
+    )  # for the text only: why literal_verdict
+    written_numbers: tuple = field(
+        default=(), compare=False, repr=False
+    )  # for the text only: Activation.written_numbers
 
     def to_dict(self) -> dict:
         return {

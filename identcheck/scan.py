@@ -32,38 +32,30 @@ family as its witness.
 
 from __future__ import annotations
 
-import copy
-import re
 import time
 from typing import Callable, Mapping
 
-import numpy as np
 import sympy as sp
 from threadpoolctl import threadpool_limits
 
-from .activation import Activation
-from .budget import SIMPLIFY_SECONDS, run as budgeted
-from .check import decide_probe, make_condition, run, verdict_of
 from .environment import environment
 from .errors import IdentcheckError
-from .evidence import Evidence, Verdict
-from .grammar import Z, parse_text
 from .pool import WorkerPool
-from .rank import DEFAULT_LADDER
-from .scan_report import MAX_COUNT, Bracket, ExceptionalPoint, ForAll, GridValue, ProbeMargin, ScanResult, exact, number
-from .scan_report import MAX_VALUES, parse_scan_param, split_params
+from .scan_family import Family, with_value
+from .scan_report import (
+    MAX_COUNT,
+    MAX_VALUES,
+    ScanResult,
+    exact,
+    parse_scan_param,
+)
 from .scan_summary import summarize
 
 __all__ = ["MAX_BRACKETS", "MAX_COUNT", "MAX_VALUES", "parse_scan_param", "scan"]
 
 MAX_BRACKETS = 24  # verdict changes refined by bisection, at most
 WIDTH_FRACTION = sp.Rational(1, 10000)  # default bracket width: (HI − LO) / 10⁴
-SIMPLE = sorted(
-    {sp.Rational(p, q) for q in (1, 2, 3, 4) for p in range(-16 * q, 16 * q + 1)},
-    key=lambda r: (r.q, abs(r.p), r.p < 0),
-)
-_SIMPLE_SET = frozenset(SIMPLE)
-_FAMILY: "_Family | None" = None  # the family a worker process evaluates (set before forking)
+_FAMILY: "Family | None" = None  # the family a worker process evaluates (set before forking)
 
 
 def scan(
@@ -112,15 +104,19 @@ def scan(
     ['identifiable', 'not identifiable', 'identifiable']
     """
     started = time.perf_counter()
-    family = _Family(phi, params, condition, dim, seed, points_per_term, options)
-    targets = [(a.hi - a.lo) * WIDTH_FRACTION if width is None else exact("width", width, positive=True) for a in family.axes]
+    family = Family(phi, params, condition, dim, seed, points_per_term, options)
+    targets = [
+        (a.hi - a.lo) * WIDTH_FRACTION if width is None else exact("width", width, positive=True) for a in family.axes
+    ]
     if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= 64:
         raise IdentcheckError(f"jobs={jobs!r}: must be an integer from 1 to 64")
     report = progress or (lambda done, total, stage: None)
     global _FAMILY
     _FAMILY = family
     pool = WorkerPool(jobs, initializer=_one_thread, depth=2) if jobs > 1 else None  # forked: workers inherit _FAMILY
-    limits = threadpool_limits(limits=1)  # one BLAS thread per process: on a shared machine 2 threads cost 50x (SPEC §6)
+    limits = threadpool_limits(
+        limits=1
+    )  # one BLAS thread per process: on a shared machine 2 threads cost 50x (SPEC §6)
     try:
         clock = [("setup", time.perf_counter() - started)]
         grid = list(_map(pool, _evaluate, family.points(), report, "grid"))
@@ -143,10 +139,22 @@ def scan(
         _FAMILY = None
     summary = summarize(family.axes, grid, exceptional, for_all)
     return ScanResult(
-        phi=phi, condition=condition, dim=dim, seed=seed, axes=family.axes, fixed=family.fixed, grid=tuple(grid),
-        probe_names=tuple(p.name for p in family.probes), brackets=tuple(brackets), exceptional=tuple(exceptional),
-        for_all=for_all, summary=summary, certified=certify, seconds=round(time.perf_counter() - started, 2),
-        skipped_brackets=max(0, len(edges) - max_brackets), environment=environment(),
+        phi=phi,
+        condition=condition,
+        dim=dim,
+        seed=seed,
+        axes=family.axes,
+        fixed=family.fixed,
+        grid=tuple(grid),
+        probe_names=tuple(p.name for p in family.probes),
+        brackets=tuple(brackets),
+        exceptional=tuple(exceptional),
+        for_all=for_all,
+        summary=summary,
+        certified=certify,
+        seconds=round(time.perf_counter() - started, 2),
+        skipped_brackets=max(0, len(edges) - max_brackets),
+        environment=environment(),
         timings=tuple((stage, round(t - (clock[i - 1][1] if i else 0.0), 2)) for i, (stage, t) in enumerate(clock)),
     )
 
@@ -171,167 +179,7 @@ def _bisect(task):
     return _FAMILY.bisect(*task)
 
 
-class _Family:
-    """φ with its scanned parameters symbolic, the condition and probes built once."""
-
-    def __init__(self, phi, params, condition, dim, seed, points_per_term, options):
-        if not isinstance(phi, str):
-            raise IdentcheckError(f"phi={phi!r}: a scan takes phi as text, e.g. 'sigmoid(z + b)'")
-        if condition not in ("type1", "type2"):
-            raise IdentcheckError(f"condition={condition!r}: a scan takes type1 or type2")
-        self.text, self.condition_name, self.options = phi.strip(), condition, options
-        axes, fixed = split_params(phi, params)
-        self.axes, self.fixed = tuple(axes), tuple(fixed)
-        self.symbols = tuple(sp.Symbol(a.name, real=True) for a in axes)
-        expr = parse_text(self.text, dict(fixed) | {a.name: s for a, s in zip(axes, self.symbols)})
-        first = sp.diff(expr, Z)
-        self.derivatives = (expr, first, sp.diff(first, Z))
-        self.numpy = tuple(sp.lambdify((Z, *self.symbols), d, modules=["scipy", "numpy"]) for d in self.derivatives)
-        self.condition = self._condition(dim, seed, points_per_term)
-        self.probes = self.condition.probes()
-        self.bound = max(c.l1 for p in self.probes for c in p.components)
-
-    def _condition(self, dim, seed, points_per_term):
-        """make_condition at the first grid value where φ parses (validates every other argument)."""
-        error = None
-        for values in self.points():
-            try:
-                return make_condition(self.text, self.condition_name, dim, self.params_at(values), seed, points_per_term, DEFAULT_LADDER, **self.options)
-            except IdentcheckError as exc:
-                if "phi=" not in str(exc):
-                    raise
-                error = error or exc
-        raise IdentcheckError(f"phi={self.text!r}: no grid value gives a valid phi (first: {error})")
-
-    def points(self) -> list:
-        grids = [a.values for a in self.axes]
-        return [(u,) for u in grids[0]] if len(grids) == 1 else [(u, v) for u in grids[0] for v in grids[1]]
-
-    def params_at(self, values) -> dict:
-        return dict(self.fixed) | {a.name: v for a, v in zip(self.axes, values)}
-
-    def activation_at(self, values) -> Activation:
-        subs = dict(zip(self.symbols, values))
-        derivatives = tuple(d.xreplace(subs) for d in self.derivatives)
-        shown = ", ".join(f"{k}={number(v)}" for k, v in self.params_at(values).items())
-        text = f"{self.text} [{shown}]"
-        if any(d.has(sp.zoo, sp.oo, -sp.oo, sp.nan) for d in derivatives):
-            raise IdentcheckError(f"phi={text!r} is not finite (it contains an infinity or 0/0)")
-        floats = [float(v) for v in values]
-        functions = tuple(_bind(f, floats) for f in self.numpy)
-        return Activation(text=text, expr=derivatives[0], derivatives=derivatives, _numpy=functions)
-
-    def evaluate(self, values) -> GridValue:
-        """Verdict and per-probe margins at one grid value (or the reason it has none)."""
-        try:
-            activation = self.activation_at(values)
-            activation.check_domain(self.bound)
-        except IdentcheckError as exc:
-            return GridValue(tuple(values), None, (), _reason(str(exc)))
-        condition = copy.copy(self.condition)
-        condition.activation = activation
-        margins = []
-        for index, probe in enumerate(self.probes):
-            try:  # the driver's own per-probe core: the φ-free arb parts are kept by the compiled terms
-                _, decision, dependent = decide_probe(condition, probe, index)
-            except IdentcheckError as exc:
-                return GridValue(tuple(values), None, (), _reason(str(exc)))
-            margins.append(ProbeMargin(probe.name, decision.smallest_singular_value, decision.precision_digits, dependent, probe.counts and probe.admissible))
-        return GridValue(tuple(values), _verdict(margins), tuple(margins))
-
-    def bisect(self, axis, base, lo, hi, lo_verdict, hi_verdict, target) -> Bracket:
-        """Shrink [lo, hi] along ``axis`` (other axes at ``base``) while the ends keep their verdicts."""
-        steps, trail = 0, []
-        while hi - lo > target:
-            mid = (lo + hi) / 2
-            point = self.evaluate(_with(base, axis, mid))
-            verdict = point.verdict
-            trail.append((mid, verdict, point.margin))
-            if verdict == lo_verdict:
-                lo = mid
-            elif verdict == hi_verdict:
-                hi = mid
-            else:  # a third outcome (inconclusive, or φ invalid there): the bracket stays as it is
-                break
-            steps += 1
-        at = tuple((a.name, base[i]) for i, a in enumerate(self.axes) if i != axis)
-        return Bracket(self.axes[axis].name, at, lo, hi, lo_verdict, hi_verdict, target, steps, tuple(trail))
-
-    def exceptional(self, brackets, certify) -> list[ExceptionalPoint]:
-        """Full checks at simple numbers of each closed bracket: an end that is a simple number
-        and not identifiable on the grid (an isolated exceptional value, e.g. b = 0), else the
-        simplest number strictly inside the bracket (if any)."""
-        names = [a.name for a in self.axes]
-        seen, points = set(), []
-        for b in brackets:
-            axis = names.index(b.parameter)
-            base = [dict(b.at).get(n) for n in names]
-            ends = [r for r, v in ((b.lo, b.lo_verdict), (b.hi, b.hi_verdict)) if r in _SIMPLE_SET and v != Verdict.IDENTIFIABLE]
-            candidates = ends or [r for r in SIMPLE if b.lo < r < b.hi][:1]
-            for r in candidates:
-                values = tuple(_with(base, axis, r))
-                if values not in seen:
-                    seen.add(values)
-                    point = self.exact_check(values, certify)
-                    points += [point] if point is not None else []
-        return points
-
-    def exact_check(self, values, certify) -> ExceptionalPoint | None:
-        """A full check at exact ``values`` (None where φ is not valid there)."""
-        try:
-            setup = make_condition(self.text, self.condition_name, self.condition.dim, self.params_at(values), self.condition.seed,
-                                   self.condition.points_per_term, DEFAULT_LADDER, **self.options)
-            result = run(setup, certify=certify)
-        except IdentcheckError:
-            return None
-        witness = result.witness_probe
-        relation = None if witness is None else witness.relation
-        return ExceptionalPoint(
-            values=tuple(zip([a.name for a in self.axes], values)), verdict=result.verdict, evidence=str(result.evidence),
-            family=None if relation is None else relation.family, relation=None if relation is None else str(relation),
-            proved=result.verdict == Verdict.NOT_IDENTIFIABLE and result.evidence == Evidence.PROOF, summary=result.summary,
-            hypothesis=None if relation is None else relation.hypothesis,
-        )
-
-    def for_all(self, grid) -> ForAll | None:
-        """A family hypothesis proved with the scanned parameters symbolic, when it explains the scan."""
-        evaluated = [g for g in grid if g.verdict is not None]
-        if not evaluated or any(g.verdict != Verdict.NOT_IDENTIFIABLE for g in evaluated):
-            return None
-        hypotheses = _symbolic_families(self.derivatives)
-        if not hypotheses:
-            return None
-        point = self.exact_check(evaluated[0].values, certify=False)
-        for family, hypothesis in hypotheses:
-            if point is not None and point.family is not None and point.family.startswith(family) and point.proved:
-                return ForAll(family, hypothesis, tuple(a.name for a in self.axes))
-        return None
-
-
-def _bind(function, values):
-    def evaluate(z):
-        z = np.asarray(z, dtype=float)
-        return np.broadcast_to(np.asarray(function(z, *values)), z.shape)
-
-    return evaluate
-
-
-def _with(base, axis, value) -> list:
-    out = list(base)
-    out[axis] = value
-    return out
-
-
-def _reason(message: str) -> str:
-    return re.sub(r"^phi='[^']*'", "phi", message)
-
-
-def _verdict(margins) -> Verdict:
-    """:func:`identcheck.check.conclude`'s rule (:func:`~identcheck.check.verdict_of`) on the probes that count."""
-    return verdict_of(m.dependent for m in margins if m.counts)
-
-
-def _edges(family: _Family, grid) -> list:
+def _edges(family: Family, grid) -> list:
     """Neighbouring grid values (along each axis) whose verdicts differ: (axis, base, lo, hi, v_lo, v_hi)."""
     shape = [a.count for a in family.axes]
     index = {tuple(g.values): g for g in grid}
@@ -342,38 +190,7 @@ def _edges(family: _Family, grid) -> list:
             i = values.index(g.values[axis])
             if i + 1 >= shape[axis]:
                 continue
-            other = index[tuple(_with(g.values, axis, values[i + 1]))]
+            other = index[tuple(with_value(g.values, axis, values[i + 1]))]
             if g.verdict is not None and other.verdict is not None and g.verdict != other.verdict:
                 out.append((axis, list(g.values), g.values[axis], values[i + 1], g.verdict, other.verdict))
-    return out
-
-
-def _constant_in_z(expr):
-    value, _ = budgeted(sp.simplify, expr, seconds=SIMPLIFY_SECONDS)
-    if value is None or value.has(Z) or value.has(sp.nan, sp.zoo) or value == 0:
-        return None
-    return value
-
-
-def _symbolic_families(derivatives) -> list[tuple[str, str]]:
-    """The family hypotheses sympy proves for φ(z; p) with p symbolic: (family, hypothesis)."""
-    phi, d1, d2 = derivatives
-    out = []
-    zero, _ = budgeted(sp.simplify, d2, seconds=SIMPLIFY_SECONDS)
-    if zero == 0:
-        out.append(("zero second derivative", "phi'' = 0"))
-    for family, ratio, shown in (("Euler/homogeneity", Z * d1 / phi, "z*phi' = ({})*phi"), ("heat type", d2 / phi, "phi'' = ({})*phi"),
-                                 ("Gaussian type", d2 / (Z * d1), "phi'' = ({})*z*phi'")):
-        if zero != 0 or family == "Euler/homogeneity":
-            value = _constant_in_z(ratio)
-            if value is not None:
-                out.append((family, shown.format(value)))
-    for s in (1, -1):
-        difference = phi.subs(Z, -Z) - s * phi
-        q, _ = budgeted(sp.expand, difference, seconds=1.0)
-        if q is None or not q.is_polynomial(Z):
-            q, _ = budgeted(sp.simplify, difference, seconds=SIMPLIFY_SECONDS)
-        if q is not None and q.is_polynomial(Z):
-            out.append(("symmetry", f"phi(-z) = {s}*phi(z) + ({sp.expand(q)})"))
-            break
     return out

@@ -87,7 +87,15 @@ def _one(result):
             ax.semilogy(x[dependent], margin[dependent], "x", color=color, ms=7, mew=1.6)
     low = ax.get_ylim()[0]
     if (~evaluated).any():
-        ax.plot(x[~evaluated], np.full((~evaluated).sum(), low), "v", color="0.4", ms=6, label="not evaluated (φ invalid)", clip_on=False)
+        ax.plot(
+            x[~evaluated],
+            np.full((~evaluated).sum(), low),
+            "v",
+            color="0.4",
+            ms=6,
+            label="not evaluated (φ invalid)",
+            clip_on=False,
+        )
     trail = [(float(v), m) for b in result.brackets for v, _, m in b.trail if m is not None]
     if trail:
         tx, ty = zip(*trail)
@@ -96,15 +104,35 @@ def _one(result):
         ax.axvspan(float(b.lo), float(b.hi), color="orange", alpha=0.25, lw=0)
     for k, e in enumerate(result.exceptional):
         bad = e.verdict == Verdict.NOT_IDENTIFIABLE
-        ax.axvline(float(e.values[0][1]), color="crimson" if bad else "green", ls="--", lw=1,
-                   label=f"{e.label()}: {e.why()}" if k < 4 else None)
+        ax.axvline(
+            float(e.values[0][1]),
+            color="crimson" if bad else "green",
+            ls="--",
+            lw=1,
+            label=f"{e.label()}: {e.why()}" if k < 4 else None,
+        )
     ax.axhline(np.sqrt(np.finfo(float).eps), color="0.5", lw=0.6, ls="-.")
-    ax.text(x[0], np.sqrt(np.finfo(float).eps) * 2, " float64 borderline √eps·s₁ (s₁ ≈ 1)", fontsize=7, color="0.4", va="bottom")
+    ax.text(
+        x[0],
+        np.sqrt(np.finfo(float).eps) * 2,
+        " float64 borderline √eps·s₁ (s₁ ≈ 1)",
+        fontsize=7,
+        color="0.4",
+        va="bottom",
+    )
     ax.set_xlabel(result.axes[0].name)
     ax.set_ylabel("margin: scaled smallest singular value")
     if any(p.dependent for g in result.grid for p in g.probes):
         ax.axhline(floor, color="crimson", lw=0.6, ls=":")
-        ax.text(x[-1], floor * 3, "× dependent: margin collapsed with precision (drawn here) ", fontsize=7, color="crimson", ha="right", va="bottom")
+        ax.text(
+            x[-1],
+            floor * 3,
+            "× dependent: margin collapsed with precision (drawn here) ",
+            fontsize=7,
+            color="crimson",
+            ha="right",
+            va="bottom",
+        )
     ax.set_title(_title(result), fontsize=10)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), framealpha=0.85)
     figure.text(0.01, 0.005, _wrap(result.summary), fontsize=7, va="bottom")
@@ -117,7 +145,9 @@ def _two(result):
     ax = figure.subplots()
     a, b = result.axes
     shape = (a.count, b.count)
-    margin = np.array([np.log10(max(g.margin, FLOOR)) if g.margin is not None else np.nan for g in result.grid]).reshape(shape)
+    margin = np.array(
+        [np.log10(max(g.margin, FLOOR)) if g.margin is not None else np.nan for g in result.grid]
+    ).reshape(shape)
     verdicts = np.array([g.verdict for g in result.grid], dtype=object).reshape(shape)
     extent = (float(b.lo), float(b.hi), float(a.lo), float(a.hi))
     dy, dx = float(a.hi - a.lo) / (a.count - 1), float(b.hi - b.lo) / (b.count - 1)
@@ -125,14 +155,36 @@ def _two(result):
     image = ax.imshow(np.clip(margin, -20, None), origin="lower", extent=extent, aspect="auto", cmap="viridis")
     figure.colorbar(image, ax=ax, label="log10 smallest margin over counted probes (clipped at -20)")
     ya, xb = np.meshgrid([float(v) for v in a.values], [float(v) for v in b.values], indexing="ij")
-    for verdict, marker, label in ((Verdict.NOT_IDENTIFIABLE, "x", "not identifiable"), (Verdict.INCONCLUSIVE, "o", "inconclusive"), (None, "s", "not evaluated")):
+    for verdict, marker, label in (
+        (Verdict.NOT_IDENTIFIABLE, "x", "not identifiable"),
+        (Verdict.INCONCLUSIVE, "o", "inconclusive"),
+        (None, "s", "not evaluated"),
+    ):
         mask = verdicts == verdict
         if mask.any():
-            ax.plot(xb[mask], ya[mask], marker, color="white" if verdict else "0.3", mfc="none", ms=5, mew=1.2, ls="none", label=label)
+            ax.plot(
+                xb[mask],
+                ya[mask],
+                marker,
+                color="white" if verdict else "0.3",
+                mfc="none",
+                ms=5,
+                mew=1.2,
+                ls="none",
+                label=label,
+            )
     for k, e in enumerate(result.exceptional):
         values = dict(e.values)
-        ax.plot(float(values[b.name]), float(values[a.name]), "*", color="crimson", ms=13, mec="white", ls="none",
-                label="checked exactly (full check)" if k == 0 else None)
+        ax.plot(
+            float(values[b.name]),
+            float(values[a.name]),
+            "*",
+            color="crimson",
+            ms=13,
+            mec="white",
+            ls="none",
+            label="checked exactly (full check)" if k == 0 else None,
+        )
     ax.set_xlabel(b.name)
     ax.set_ylabel(a.name)
     ax.set_title(_title(result), fontsize=10)

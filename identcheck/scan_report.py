@@ -27,7 +27,23 @@ from .limits import MAX_COUNT, MAX_VALUES
 from .render import cell, code, table
 from .report import hypothesis_text
 
-__all__ = ["MAX_COUNT", "MAX_VALUES", "split_params", "SCHEMA", "axis_from", "exact", "parse_scan_param", "Axis", "Bracket", "ExceptionalPoint", "ForAll", "GridValue", "ProbeMargin", "ScanResult", "number"]
+__all__ = [
+    "MAX_COUNT",
+    "MAX_VALUES",
+    "split_params",
+    "SCHEMA",
+    "axis_from",
+    "exact",
+    "parse_scan_param",
+    "Axis",
+    "Bracket",
+    "ExceptionalPoint",
+    "ForAll",
+    "GridValue",
+    "ProbeMargin",
+    "ScanResult",
+    "number",
+]
 
 SCHEMA = "identcheck.scan/2"  # docs/changelog.md
 
@@ -88,7 +104,9 @@ def split_params(phi: str, params) -> tuple[list, list]:
     if not axes:
         raise IdentcheckError("params: nothing to scan; give one or two parameters as NAME=(LO, HI, COUNT)")
     if len(axes) > 2:
-        raise IdentcheckError(f"params: {len(axes)} scanned parameters ({', '.join(a.name for a in axes)}); a scan takes one or two")
+        raise IdentcheckError(
+            f"params: {len(axes)} scanned parameters ({', '.join(a.name for a in axes)}); a scan takes one or two"
+        )
     total = math.prod(a.count for a in axes)
     if total > MAX_VALUES:
         raise IdentcheckError(f"params: {total} grid values; at most {MAX_VALUES} (e.g. 51 x 51)")
@@ -135,7 +153,13 @@ class ProbeMargin:
     counts: bool = True
 
     def to_dict(self) -> dict:
-        return {"probe": self.name, "margin": self.margin, "digits": self.digits, "dependent": self.dependent, "counts": self.counts}
+        return {
+            "probe": self.name,
+            "margin": self.margin,
+            "digits": self.digits,
+            "dependent": self.dependent,
+            "counts": self.counts,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,14 +249,22 @@ class ExceptionalPoint:
         return {
             "values": {k: number(v) for k, v in self.values},
             "verdict": str(self.verdict),
-            "evidence": self.evidence, "family": self.family, "hypothesis": self.hypothesis,
-            "relation": self.relation, "proved": self.proved, "summary": self.summary,
+            "evidence": self.evidence,
+            "family": self.family,
+            "hypothesis": self.hypothesis,
+            "relation": self.relation,
+            "proved": self.proved,
+            "summary": self.summary,
         }
 
-    def why(self, detail: bool = False) -> str:  # detail: the family's hypothesis (an ODE: its equation), or the raw relation
+    def why(
+        self, detail: bool = False
+    ) -> str:  # detail: the family's hypothesis (an ODE: its equation), or the raw relation
         if self.verdict != Verdict.NOT_IDENTIFIABLE:
             return f"{self.verdict} ({self.evidence} evidence)"
-        said = (hypothesis_text(self.hypothesis) if self.family and self.hypothesis else self.relation) if detail else None
+        said = (
+            (hypothesis_text(self.hypothesis) if self.family and self.hypothesis else self.relation) if detail else None
+        )
         which = ": ".join(t for t in (self.family or "a relation not in the known families", said) if t)
         return f"{which}, {'proved' if self.proved else 'numeric: confirmed at two precisions, not proved'}"
 
@@ -269,7 +301,9 @@ class ScanResult:
     seconds: float
     skipped_brackets: int = 0
     timings: tuple = ()  # ((stage, seconds), ...): setup, grid, bisection, exact checks
-    environment: dict | None = field(default=None, compare=False, repr=False)  # versions and BLAS (identcheck.environment)
+    environment: dict | None = field(
+        default=None, compare=False, repr=False
+    )  # versions and BLAS (identcheck.environment)
 
     @property
     def shape(self) -> tuple:
@@ -306,7 +340,9 @@ class ScanResult:
         lines = [self._head(), f"  {self.summary}"]
         if self.for_all is not None:
             f = self.for_all
-            lines.append(f"  for all {', '.join(f.parameters)}: {f.family}, {f.hypothesis} (sympy, parameters symbolic)")
+            lines.append(
+                f"  for all {', '.join(f.parameters)}: {f.family}, {f.hypothesis} (sympy, parameters symbolic)"
+            )
         lines += [f"  exceptional: {e.label()}: {e.why(detail=True)}" for e in self.exceptional]
         lines += [f"  bracket: {b.text()}" for b in self.brackets]
         if self.skipped_brackets:
@@ -321,22 +357,30 @@ class ScanResult:
             for g in self.grid:
                 key = g.reason and "not evaluated" or str(g.verdict)
                 counts[key] = counts.get(key, 0) + 1
-            lines.append("  grid: " + ", ".join(f"{n} {k}" for k, n in counts.items()) + " (use --json or --plot for the map)")
+            lines.append(
+                "  grid: " + ", ".join(f"{n} {k}" for k, n in counts.items()) + " (use --json or --plot for the map)"
+            )
         lines.append(f"  {self.seconds:.1f} s (" + ", ".join(f"{k} {v:.1f} s" for k, v in self.timings) + ")")
         return "\n".join(lines)
 
     def _repr_markdown_(self) -> str:
         parts = [f"**Scan of φ(z) = {code(self.phi)}** · {self.condition}, d = {self.dim}", f"**{self.summary}**"]
         if self.for_all is not None:
-            parts.append(f"For all {', '.join(self.for_all.parameters)}: {self.for_all.family}, {code(self.for_all.hypothesis)} (sympy, parameters symbolic).")
+            parts.append(
+                f"For all {', '.join(self.for_all.parameters)}: {self.for_all.family}, {code(self.for_all.hypothesis)} (sympy, parameters symbolic)."
+            )
         if self.exceptional:
             parts.append("\n".join(f"- exceptional {code(e.label())}: {e.why(detail=True)}" for e in self.exceptional))
         if self.brackets:
             parts.append("\n".join(f"- bracket {cell(b.text())}" for b in self.brackets))
         if len(self.axes) == 1:
             rows = [
-                (_short(g.values[0]), g.reason or g.verdict, "" if g.margin is None else f"{g.margin:.2e}",
-                 max((p.digits for p in g.probes), default=""))
+                (
+                    _short(g.values[0]),
+                    g.reason or g.verdict,
+                    "" if g.margin is None else f"{g.margin:.2e}",
+                    max((p.digits for p in g.probes), default=""),
+                )
                 for g in self.grid
             ]
             parts.append(table((self.axes[0].name, "verdict", "min margin", "max digits"), rows, "rlrr"))
@@ -348,5 +392,7 @@ def _row_text(g: GridValue, width: int) -> str:
     value = f"{_short(g.values[0]):>10}"
     if g.reason is not None:
         return f"{value}  not evaluated: {g.reason}"
-    probes = "  ".join(f"{p.margin:.1e}@{p.digits}{'*' if p.dependent else ('?' if p.dependent is None else '')}" for p in g.probes)
+    probes = "  ".join(
+        f"{p.margin:.1e}@{p.digits}{'*' if p.dependent else ('?' if p.dependent is None else '')}" for p in g.probes
+    )
     return f"{value}  {str(g.verdict):<17} {g.margin:>10.2e}  {probes}"

@@ -33,9 +33,16 @@ def summarize(axes, grid, exceptional, for_all) -> str:
         counts[g.verdict] = counts.get(g.verdict, 0) + 1
     common = max(counts, key=lambda v: (counts[v], v == Verdict.IDENTIFIABLE))  # ties: the exceptions are the failures
     if len(counts) == 1 and common == Verdict.NOT_IDENTIFIABLE and for_all is not None:
-        return f"not identifiable for every {span} where phi is defined ({for_all.family}: {for_all.hypothesis}, proved for all {names})" + tail
+        return (
+            f"not identifiable for every {span} where phi is defined ({for_all.family}: {for_all.hypothesis}, proved for all {names})"
+            + tail
+        )
     if len(counts) == 1:
-        how = "numerical evidence at those values" if common == Verdict.IDENTIFIABLE else "a dependence at each, confirmed at two precisions"
+        how = (
+            "numerical evidence at those values"
+            if common == Verdict.IDENTIFIABLE
+            else "a dependence at each, confirmed at two precisions"
+        )
         return f"{common} at all {len(evaluated)} grid values of {span} ({how})" + tail
     odd = [g for g in evaluated if g.verdict != common]
     checked = {tuple(v for _, v in e.values): e for e in exceptional}
@@ -60,6 +67,10 @@ def _line(axes, odd, checked) -> str | None:
         if len({g.values[i] for g in odd}) == 1 and len(odd) == other.count:
             found = [checked.get(tuple(g.values)) for g in odd]
             families = {e.why() for e in found if e is not None}
-            how = f"{families.pop()} at {sum(e is not None for e in found)} of {len(odd)}" if len(families) == 1 else str(odd[0].verdict)
+            how = (
+                f"{families.pop()} at {sum(e is not None for e in found)} of {len(odd)}"
+                if len(families) == 1
+                else str(odd[0].verdict)
+            )
             return f"{a.name} = {number(odd[0].values[i])} for every grid value of {other.name} ({how})"
     return None

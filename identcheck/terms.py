@@ -36,7 +36,14 @@ from .limits import MAX_DIM
 from .merge import Merge, merge_proportional
 
 __all__ = [
-    "Merge", "Term", "TermSet", "derivative_label", "phi_placeholder", "substitute_phi", "symmetric_matrix", "type1_term_set",
+    "Merge",
+    "Term",
+    "TermSet",
+    "derivative_label",
+    "phi_placeholder",
+    "substitute_phi",
+    "symmetric_matrix",
+    "type1_term_set",
     "type1_terms",
 ]
 
@@ -215,7 +222,13 @@ def type1_term_set(dim: int, base: str = "ū") -> TermSet:
         reduced_terms.append(reduced)
     kept, merges, placement = merge_proportional(labels, groups, factors)
     terms = [
-        Term(labels[i], derivatives[i], exponential * reduced_terms[i], reduced_terms[i], sum(1 for n in derivatives[i] if n.startswith("a")))
+        Term(
+            labels[i],
+            derivatives[i],
+            exponential * reduced_terms[i],
+            reduced_terms[i],
+            sum(1 for n in derivatives[i] if n.startswith("a")),
+        )
         for i in kept
     ]
     index = dict(zip(derivatives, placement))

@@ -212,7 +212,9 @@ def family_residual(phi, family: str, component: Component, x: np.ndarray, param
     return best
 
 
-def assert_no_named_family_relation(phi, family: str, component: Component, x: np.ndarray, tol: float = 1e-8, params=None):
+def assert_no_named_family_relation(
+    phi, family: str, component: Component, x: np.ndarray, tol: float = 1e-8, params=None
+):
     """Fail (AssertionError) when the named ``family``'s relation holds for φ at these inputs, up to ``tol``.
 
     Checks that one family of :data:`FAMILIES` only: a φ can pass all five and still be not

@@ -120,7 +120,11 @@ def _pair_name(j, l):
 @lru_cache(maxsize=None)
 def type2_term_set(dim: int = 2, n_gates: int = 2, n_channels: int = 2, mixed_products: bool = False) -> Type2TermSet:
     """Build the type-2 set for one head with ``n_gates`` gating matrices and ``n_channels`` channels."""
-    for name, value, top in (("dim", dim, 3), ("n_gates", n_gates, MAX_GATES), ("n_channels", n_channels, MAX_CHANNELS)):
+    for name, value, top in (
+        ("dim", dim, 3),
+        ("n_gates", n_gates, MAX_GATES),
+        ("n_channels", n_channels, MAX_CHANNELS),
+    ):
         if isinstance(value, bool) or not isinstance(value, int) or not (2 if name == "n_gates" else 1) <= value <= top:
             low = 2 if name == "n_gates" else 1
             raise IdentcheckError(f"{name}={value!r}: must be an integer from {low} to {top} for type-2")
@@ -132,7 +136,12 @@ def type2_term_set(dim: int = 2, n_gates: int = 2, n_channels: int = 2, mixed_pr
         for j in range(d):
             for l in range(j, d):
                 m_syms[(i, j, l)] = sp.Symbol(f"M{i + 1}_{_pair_name(j, l)}", real=True)
-    a_syms = {(i, k, l): sp.Symbol(f"a{i + 1}{k + 1}_{l + 1}", real=True) for i in range(N) for k in range(K) for l in range(d)}
+    a_syms = {
+        (i, k, l): sp.Symbol(f"a{i + 1}{k + 1}_{l + 1}", real=True)
+        for i in range(N)
+        for k in range(K)
+        for l in range(d)
+    }
     params = tuple(m_syms.values()) + tuple(a_syms.values())
 
     def matrix(i):
@@ -146,7 +155,9 @@ def type2_term_set(dim: int = 2, n_gates: int = 2, n_channels: int = 2, mixed_pr
     f = tuple(sum(exps[i] * s[(i, k)] for i in range(N)) / E for k in range(K))
 
     def m_names(i):
-        return [(f"M_{_pair_name(j, l)}", m_syms[(i, j, l)]) for j in range(d) for l in range(j, d)] if i < N - 1 else []
+        return (
+            [(f"M_{_pair_name(j, l)}", m_syms[(i, j, l)]) for j in range(d) for l in range(j, d)] if i < N - 1 else []
+        )
 
     def a_names(i, k):
         return [(f"a_{l + 1}", a_syms[(i, k, l)]) for l in range(d)]
@@ -195,7 +206,9 @@ def type2_term_set(dim: int = 2, n_gates: int = 2, n_channels: int = 2, mixed_pr
             for (l1, e1, p1), (l2, e2, p2) in itertools.product(first_u, first_v):
                 label = f"{l1}·{l2}·φ''(f{kk})/E² [extension]"
                 terms.append(Type2Term(label, k, 2, "uv", e1 * e2 / E**2, ("uv", k, p1, p2)))
-    kept, merges, placement = merge_proportional([t.label for t in terms], [t.group for t in terms], [t.factor for t in terms], (*x, *params))
+    kept, merges, placement = merge_proportional(
+        [t.label for t in terms], [t.group for t in terms], [t.factor for t in terms], (*x, *params)
+    )
     distinct = [terms[i] for i in kept]
     index = {t.key: place for t, place in zip(terms, placement)}
     return Type2TermSet(

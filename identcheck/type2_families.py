@@ -73,7 +73,11 @@ def templates(ts, activation, config, columns, full_terms) -> list[Template]:
                 sign, q = props.symmetry
                 if sp.diff(q, Z, order) == 0:  # φ^(m)(−z) = s(−1)^m φ^(m)(z) wherever q^(m) ≡ 0
                     mirrored = on_channel(key, 0)
-                    add("symmetry", f"phi(-z) = {sign}*phi(z) + ({q})", [(key, 1), (mirrored, -sign * (-1) ** order * ratio)])
+                    add(
+                        "symmetry",
+                        f"phi(-z) = {sign}*phi(z) + ({q})",
+                        [(key, 1), (mirrored, -sign * (-1) ** order * ratio)],
+                    )
     else:
         for k in range(K):
             for i in range(N - 1):
@@ -137,7 +141,9 @@ def prover(ts, activation, values, columns, full_terms):
         if euler is not None and family in ("Euler/homogeneity", None):
             # φ kept abstract: cheaper than expanding a polynomial φ of the softmax outputs
             abstract = apply_euler(total, euler, outputs, seen)
-            if abstract is not None and is_exact_zero(abstract, ts.x, thorough=False, derivatives=False, seconds=UNBUDGETED):
+            if abstract is not None and is_exact_zero(
+                abstract, ts.x, thorough=False, derivatives=False, seconds=UNBUDGETED
+            ):
                 return True
         concrete = substitute_phi(total, activation.derivatives)
         # a polynomial φ substitutes into rational functions of exponentials: quick to cancel
@@ -147,7 +153,10 @@ def prover(ts, activation, values, columns, full_terms):
             abstract, flipped = apply_parity(total, symmetry, outputs, seen)
             if flipped and is_exact_zero(abstract, ts.x, thorough=False, derivatives=False, seconds=UNBUDGETED):
                 return True
-        terms = [substitute_phi((coeff * exprs[columns[c]]).xreplace(values), activation.derivatives) for c, coeff in coefficients]
+        terms = [
+            substitute_phi((coeff * exprs[columns[c]]).xreplace(values), activation.derivatives)
+            for c, coeff in coefficients
+        ]
         if _clearly_nonzero(terms, ts.x):  # a wrong relation: no exact route can succeed
             return False
         return bool(is_exact_zero(concrete, ts.x, thorough, seconds=UNBUDGETED))

@@ -39,14 +39,16 @@ def with_written_numbers(text: str, numbers) -> str:
             continue
         if over_product:
             close = _closing(text, match.end() - len(match[4]) - 2)
-            inner = text[match.end():close]
+            inner = text[match.end() : close]
             if _top_level_sum(inner):  # 851*z/(500*x + 1): 500 is no factor of the denominator
                 continue
             single = inner.startswith("(") and _closing(text, match.end()) == close - 1
-            out.append(text[position:match.start()] + shown + match[2] + ("/" + inner if single else "/(" + inner + ")"))
+            out.append(
+                text[position : match.start()] + shown + match[2] + ("/" + inner if single else "/(" + inner + ")")
+            )
             position = close + 1
         else:
-            out.append(text[position:match.start()] + shown + match[2])
+            out.append(text[position : match.start()] + shown + match[2])
             position = match.end()
     return "".join(out) + text[position:]
 

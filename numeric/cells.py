@@ -34,7 +34,14 @@ import numpy as np
 from .params import HMoEParams, NumericError
 from .voronoi import voronoi_cells
 
-__all__ = ["CellErrors", "assignments_differ", "cell_errors", "function_assignment", "mha_identified_error", "QUANTITIES"]
+__all__ = [
+    "CellErrors",
+    "assignments_differ",
+    "cell_errors",
+    "function_assignment",
+    "mha_identified_error",
+    "QUANTITIES",
+]
 
 #: Quantities a rate can be fitted to, with the exponent of n the theory gives (None: no power law).
 QUANTITIES = {
@@ -121,7 +128,9 @@ def assignments_differ(model, fitted: HMoEParams, truth: HMoEParams) -> bool:
     """Whether the cells by parameter distance (:mod:`numeric.voronoi`) and by expert-function
     distance (:func:`function_assignment`) put some fitted channel in different cells."""
     distances = voronoi_cells(fitted, truth).distances
-    by_parameters = {(hf, kf): divmod(int(np.argmin(distances[hf, kf])), truth.K) for hf in range(fitted.H) for kf in range(fitted.K)}
+    by_parameters = {
+        (hf, kf): divmod(int(np.argmin(distances[hf, kf])), truth.K) for hf in range(fitted.H) for kf in range(fitted.K)
+    }
     return by_parameters != function_assignment(model, fitted, truth)
 
 

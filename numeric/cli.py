@@ -19,7 +19,7 @@ from threadpoolctl import threadpool_limits
 from identcheck import IdentcheckError
 from identcheck.cli_common import SuggestingParser, check_output_path
 from identcheck.environment import environment
-from identcheck.pool import Interrupted, answer_interrupt, ignore_interrupts, interrupts, signal_of
+from identcheck.interrupts import Interrupted, answer_interrupt, ignore_interrupts, interrupts, signal_of
 
 from . import confirm_cli
 from .choices import MODELS, OPTIMIZERS
@@ -38,17 +38,32 @@ class _Parser(SuggestingParser):  # every error one line, exit 2; an unknown fla
 
 
 def _phi_args(p) -> None:
-    p.add_argument("--phi", default=None, metavar="PHI", help="gate activation in z (default: the truth's, sigmoid(z)); parsed by identcheck's parser")
-    p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="value of a named constant in PHI (repeatable)")
+    p.add_argument(
+        "--phi",
+        default=None,
+        metavar="PHI",
+        help="gate activation in z (default: the truth's, sigmoid(z)); parsed by identcheck's parser",
+    )
+    p.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="value of a named constant in PHI (repeatable)",
+    )
 
 
 def _truth(args):
     """The truth file (or shipped name) with --phi/--param applied; identcheck's one-line errors."""
     from identcheck import parse_param
+
     from .truth import load_truth
+
     truth = load_truth(args.truth)
     if args.phi is not None and getattr(args, "model", None) == "mha":
-        raise NumericError("--phi: the mha model has no gate (its experts are linear); drop --phi or choose gated1/gated2")
+        raise NumericError(
+            "--phi: the mha model has no gate (its experts are linear); drop --phi or choose gated1/gated2"
+        )
     if args.param and args.phi is None:
         raise NumericError("--param needs --phi (the truth's own phi carries its constants)")
     if args.phi is not None:
@@ -77,24 +92,61 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     f = sub.add_parser("fit", help="one least-squares fit", description="Generate data from the truth, fit, evaluate.")
     f.add_argument("--model", required=True, choices=MODELS)
-    f.add_argument("--K", type=_positive_int("--K"), default=3, help="channels per head of the fitted model (default 3)")
+    f.add_argument(
+        "--K", type=_positive_int("--K"), default=3, help="channels per head of the fitted model (default 3)"
+    )
     f.add_argument("--n", type=_positive_int("--n"), default=10_000, help="sample size (default 10000)")
     f.add_argument("--seed", type=_non_negative_int("--seed"), default=0)
-    f.add_argument("--optimizer", choices=OPTIMIZERS, default="lm", help="gd: the paper's protocol; lm: trust-region least squares (default)")
-    f.add_argument("--gd-objective", choices=("mean", "sum"), default="mean", help="gd: backtracking on the mean (default) or the sum of squares (eq. 3)")
-    f.add_argument("--truth", default=None, help="ground-truth JSON file or shipped name (default: truths/default.json)")
+    f.add_argument(
+        "--optimizer",
+        choices=OPTIMIZERS,
+        default="lm",
+        help="gd: the paper's protocol; lm: trust-region least squares (default)",
+    )
+    f.add_argument(
+        "--gd-objective",
+        choices=("mean", "sum"),
+        default="mean",
+        help="gd: backtracking on the mean (default) or the sum of squares (eq. 3)",
+    )
+    f.add_argument(
+        "--truth", default=None, help="ground-truth JSON file or shipped name (default: truths/default.json)"
+    )
     _phi_args(f)
-    f.add_argument("--box", type=_positive_float("--box"), default=2.0, help="box size relative to the truth (default 2)")
-    f.add_argument("--init", choices=("paper", "fixed"), default="paper", help="perturbation n^-0.083 (paper) or --init-scale (fixed)")
+    f.add_argument(
+        "--box", type=_positive_float("--box"), default=2.0, help="box size relative to the truth (default 2)"
+    )
+    f.add_argument(
+        "--init",
+        choices=("paper", "fixed"),
+        default="paper",
+        help="perturbation n^-0.083 (paper) or --init-scale (fixed)",
+    )
     f.add_argument("--init-scale", type=_positive_float("--init-scale"), default=0.1)
     f.add_argument("--json", action="store_true", help="print one JSON object")
     f.add_argument("--progress", action="store_true", help=PROGRESS_HELP)
     f.set_defaults(func=_fit)
-    r = sub.add_parser("reproduce", help="a grid of fits (the paper's, or a preset), resumable", description="Run the grid; finished fits are stored and skipped on rerun.")
-    r.add_argument("--preset", default=None, metavar="NAME", help="a named experiment: 'local' (the theorems' regime, docs/theorems.md); with --quick, its small variant")
+    r = sub.add_parser(
+        "reproduce",
+        help="a grid of fits (the paper's, or a preset), resumable",
+        description="Run the grid; finished fits are stored and skipped on rerun.",
+    )
+    r.add_argument(
+        "--preset",
+        default=None,
+        metavar="NAME",
+        help="a named experiment: 'local' (the theorems' regime, docs/theorems.md); with --quick, its small variant",
+    )
     r.add_argument("--models", nargs="+", default=list(MODELS), metavar="MODEL")
     r.add_argument("--K", nargs="+", type=_positive_int("--K"), default=[3, 4], dest="Ks", metavar="K")
-    r.add_argument("--sizes", nargs="+", type=_positive_int("--sizes"), default=None, metavar="N", help="default: 10 sizes from 1e4 to 1e5")
+    r.add_argument(
+        "--sizes",
+        nargs="+",
+        type=_positive_int("--sizes"),
+        default=None,
+        metavar="N",
+        help="default: 10 sizes from 1e4 to 1e5",
+    )
     r.add_argument("--reps", type=_positive_int("--reps"), default=10)
     r.add_argument("--optimizer", choices=OPTIMIZERS, default="lm")
     r.add_argument("--gd-objective", choices=("mean", "sum"), default="mean")
@@ -104,36 +156,83 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--jobs", type=_positive_int("--jobs"), default=2)
     r.add_argument("--truth", default=None)
     _phi_args(r)
-    r.add_argument("--allow-weak-truth", action="store_true", help="run even if Var f*(X)/nu^2 < 10 (the fits then measure mostly noise)")
-    r.add_argument("--out", default=REPRODUCE_OUT, help=f"folder of the fit store (default {REPRODUCE_OUT}; a new folder only inside an existing one)")
-    r.add_argument("--quick", action="store_true", help="a small preset: K = 3, sizes 2000-16000, 3 repetitions (with --preset: the preset's small variant)")
-    r.add_argument("--shard", default="0/1", metavar="I/M", help="run only fits I, I+M, I+2M, ... of the grid (one shard per machine; join the stores with `numeric merge`)")
+    r.add_argument(
+        "--allow-weak-truth",
+        action="store_true",
+        help="run even if Var f*(X)/nu^2 < 10 (the fits then measure mostly noise)",
+    )
+    r.add_argument(
+        "--out",
+        default=REPRODUCE_OUT,
+        help=f"folder of the fit store (default {REPRODUCE_OUT}; a new folder only inside an existing one)",
+    )
+    r.add_argument(
+        "--quick",
+        action="store_true",
+        help="a small preset: K = 3, sizes 2000-16000, 3 repetitions (with --preset: the preset's small variant)",
+    )
+    r.add_argument(
+        "--shard",
+        default="0/1",
+        metavar="I/M",
+        help="run only fits I, I+M, I+2M, ... of the grid (one shard per machine; join the stores with `numeric merge`)",
+    )
     r.add_argument("--json", action="store_true", help="print the counts as JSON")
     r.add_argument("--progress", action="store_true", help=PROGRESS_HELP)
     r.set_defaults(func=_reproduce)
-    mg = sub.add_parser("merge", help="join fit stores (e.g. one per machine) into one", description="Copy the records of SOURCE stores into the store in OUT.")
+    mg = sub.add_parser(
+        "merge",
+        help="join fit stores (e.g. one per machine) into one",
+        description="Copy the records of SOURCE stores into the store in OUT.",
+    )
     mg.add_argument("out", help="folder of the target store (created if needed, inside an existing folder)")
     mg.add_argument("sources", nargs="+", metavar="SOURCE", help="folders of the stores to copy")
     mg.add_argument("--json", action="store_true")
     mg.set_defaults(func=_merge)
-    rt = sub.add_parser("rates", help="slopes of log(mean loss) vs log(n) with bootstrap CIs", description="Slopes per experiment (settings, model, K); records of different settings are never pooled.")
+    rt = sub.add_parser(
+        "rates",
+        help="slopes of log(mean loss) vs log(n) with bootstrap CIs",
+        description="Slopes per experiment (settings, model, K); records of different settings are never pooled.",
+    )
     rt.add_argument("folder")
-    rt.add_argument("--by-cell", action="store_true", help="per Voronoi cell: exact-fitted (|V| = 1) and over-fitted (|V| > 1) parameter errors (Table 1)")
+    rt.add_argument(
+        "--by-cell",
+        action="store_true",
+        help="per Voronoi cell: exact-fitted (|V| = 1) and over-fitted (|V| > 1) parameter errors (Table 1)",
+    )
     rt.add_argument("--regression", action="store_true", help="||f_fit - f*||_L2(mu) against n (Proposition 1)")
     rt.add_argument("--json", action="store_true")
     rt.set_defaults(func=_rates)
     pl = sub.add_parser("plot", help="Figure-1-style panel (PNG and PDF) from a fit store")
     pl.add_argument("folder")
-    pl.add_argument("--quantity", nargs="+", default=["voronoi"], metavar="Q", help="voronoi (default), voronoi_measure, regression, exact_param, over_param, ...: one figure each")
+    pl.add_argument(
+        "--quantity",
+        nargs="+",
+        default=["voronoi"],
+        metavar="Q",
+        help="voronoi (default), voronoi_measure, regression, exact_param, over_param, ...: one figure each",
+    )
     pl.set_defaults(func=_rates)
-    ra = sub.add_parser("ratio", help="Theorem 1's sequence: ||f_Gn - f_G*|| / L(G_n, G*) against n (or a channel recombination)")
+    ra = sub.add_parser(
+        "ratio", help="Theorem 1's sequence: ||f_Gn - f_G*|| / L(G_n, G*) against n (or a channel recombination)"
+    )
     ra.add_argument("--model", required=True, choices=MODELS)
-    ra.add_argument("--path", choices=("theorem1", "recombination"), default="theorem1",
-                    help="theorem1 (default): the sequence of Theorem 1's proof over --ns; recombination: channels re-paired "
-                         "with weight eps = 1e-1 ... 1e-4 at K channels per head, and the exact alternatives (docs/theorems.md)")
-    ra.add_argument("--K", type=_positive_int("--K"), default=None, help="--path recombination: channels per head (default K* + 2)")
-    ra.add_argument("--ns", nargs="+", type=_positive_float("--ns"), default=[10.0, 30.0, 100.0, 300.0, 1000.0, 3000.0, 10000.0])
-    ra.add_argument("--r", type=_positive_float("--r"), default=1.0, help="the r of L1,r (MHA) and of the weight offset n^-(r+1)")
+    ra.add_argument(
+        "--path",
+        choices=("theorem1", "recombination"),
+        default="theorem1",
+        help="theorem1 (default): the sequence of Theorem 1's proof over --ns; recombination: channels re-paired "
+        "with weight eps = 1e-1 ... 1e-4 at K channels per head, and the exact alternatives (docs/theorems.md)",
+    )
+    ra.add_argument(
+        "--K", type=_positive_int("--K"), default=None, help="--path recombination: channels per head (default K* + 2)"
+    )
+    ra.add_argument(
+        "--ns", nargs="+", type=_positive_float("--ns"), default=[10.0, 30.0, 100.0, 300.0, 1000.0, 3000.0, 10000.0]
+    )
+    ra.add_argument(
+        "--r", type=_positive_float("--r"), default=1.0, help="the r of L1,r (MHA) and of the weight offset n^-(r+1)"
+    )
     ra.add_argument("--mc", type=_positive_int("--mc"), default=200_000, help="Monte Carlo points for the L2 norm")
     ra.add_argument("--truth", default=None)
     _phi_args(ra)
@@ -164,6 +263,7 @@ def _run(argv) -> int:
         parser.print_help()
         return 0
     import scipy.linalg  # noqa: F401  (numpy's and scipy's BLAS, loaded before the limit: it applies to the libraries loaded)
+
     try:
         with threadpool_limits(limits=1):  # one fit, one thread: see docs/numeric.md
             return args.func(args)
@@ -177,38 +277,67 @@ def _run(argv) -> int:
 def _kept(args) -> str:
     """What an interrupted command leaves: the fits its store holds and how to continue, or nothing."""
     from .store import kept_fits
+
     if args.command not in ("reproduce", "confirm"):
-        return "nothing written: the result is printed only when complete" if args.command in ("fit", "ratio", "rates") else ""
+        return (
+            "nothing written: the result is printed only when complete"
+            if args.command in ("fit", "ratio", "rates")
+            else ""
+        )
     folder = args.out or confirm_cli._default_out(args.phi, args.condition)  # confirm's default, if not given
     stores, fits = kept_fits(folder)
-    where = os.path.join(folder, "fits.sqlite") if args.command == "reproduce" else f"the stores under {os.path.join(folder, 'rates')}"
-    return (f"{fits} finished fit(s) kept in {where} (each is committed when it ends; those in flight are lost); run the "
-            "same command to continue where it stopped") if stores else "interrupted before the first fit: nothing saved"
+    where = (
+        os.path.join(folder, "fits.sqlite")
+        if args.command == "reproduce"
+        else f"the stores under {os.path.join(folder, 'rates')}"
+    )
+    return (
+        (
+            f"{fits} finished fit(s) kept in {where} (each is committed when it ends; those in flight are lost); run the "
+            "same command to continue where it stopped"
+        )
+        if stores
+        else "interrupted before the first fit: nothing saved"
+    )
 
 
 def _fit(args) -> int:
     from identcheck.progress import StatusLine
 
     from .fit import fit
+
     truth = _truth(args)
     with StatusLine.for_command(asked=args.progress, json=args.json) as status:
         result = fit(
-            args.model, args.K, args.n, seed=args.seed, optimizer=args.optimizer, truth=truth,
-            box_factor=args.box, init=args.init, init_scale=args.init_scale, gd_objective=args.gd_objective,
-            progress=status.show, notice=lambda text: print(f"numeric: {text}", file=sys.stderr, flush=True),
+            args.model,
+            args.K,
+            args.n,
+            seed=args.seed,
+            optimizer=args.optimizer,
+            truth=truth,
+            box_factor=args.box,
+            init=args.init,
+            init_scale=args.init_scale,
+            gd_objective=args.gd_objective,
+            progress=status.show,
+            notice=lambda text: print(f"numeric: {text}", file=sys.stderr, flush=True),
         )
     data = result.to_dict()
     data["truth"] = truth.source
     data["environment"] = environment()
     if result.underdetermined:  # said on stderr whatever the format; the JSON has "underdetermined"
-        print(f"numeric: warning: --n {result.n} is below the {result.n_params} parameters of {result.model} K={result.K}: "
-              "the fit is underdetermined (it can interpolate the data; its losses say nothing about rates)", file=sys.stderr)
+        print(
+            f"numeric: warning: --n {result.n} is below the {result.n_params} parameters of {result.model} K={result.K}: "
+            "the fit is underdetermined (it can interpolate the data; its losses say nothing about rates)",
+            file=sys.stderr,
+        )
     if args.json:
         print(json.dumps(data, indent=2))
     else:
         print(
             f"{result.model} K={result.K} n={result.n} seed={result.seed} optimizer={result.optimizer}"
-            + (f" ({result.gd_objective} of squares)" if result.optimizer == "gd" else "") + "\n"
+            + (f" ({result.gd_objective} of squares)" if result.optimizer == "gd" else "")
+            + "\n"
             f"  training MSE {result.mse:.6g}  (start {result.start_mse:.6g}; truth on the same data {result.truth_mse:.6g})\n"
             f"  Voronoi loss {result.loss_kind} {result.voronoi_loss:.6g}; ||f_fit - f*||_L2 {result.regression_l2:.4g} +/- {result.regression_se:.1g}\n"
             f"  iterations {result.iterations}, converged {result.converged}, {result.seconds:.2f} s\n"
@@ -220,21 +349,34 @@ def _fit(args) -> int:
 
 #: What a preset fixes itself; combined with --preset these are refused, not silently ignored.
 _PRESET_OWNS = {
-    "models": "--models", "Ks": "--K", "sizes": "--sizes", "reps": "--reps", "optimizer": "--optimizer",
-    "gd_objective": "--gd-objective", "init": "--init", "box": "--box", "truth": "--truth", "phi": "--phi",
-    "param": "--param", "allow_weak_truth": "--allow-weak-truth", "shard": "--shard",
+    "models": "--models",
+    "Ks": "--K",
+    "sizes": "--sizes",
+    "reps": "--reps",
+    "optimizer": "--optimizer",
+    "gd_objective": "--gd-objective",
+    "init": "--init",
+    "box": "--box",
+    "truth": "--truth",
+    "phi": "--phi",
+    "param": "--param",
+    "allow_weak_truth": "--allow-weak-truth",
+    "shard": "--shard",
 }
 
 
 def _reproduce(args) -> int:
     from .sweep import DEFAULT_SIZES, QUICK, Grid, run_grid, run_preset
+
     check_output_path(args.out, "--out", folder=True, default=args.out == REPRODUCE_OUT, error=NumericError)
     if args.preset is not None:
         defaults = build_parser().parse_args(["reproduce"])
         for dest, flag in _PRESET_OWNS.items():
             if getattr(args, dest) != getattr(defaults, dest):
                 raise NumericError(f"--preset {args.preset} runs its own grid: {flag} cannot be combined with it")
-        counts = run_preset(args.preset, args.out, jobs=args.jobs, quick=args.quick, progress=progress_wanted(args), seed=args.seed)
+        counts = run_preset(
+            args.preset, args.out, jobs=args.jobs, quick=args.quick, progress=progress_wanted(args), seed=args.seed
+        )
         if args.json:
             print(json.dumps({"legs": counts, "out": args.out, "environment": environment()}))
         else:
@@ -247,13 +389,25 @@ def _reproduce(args) -> int:
     Ks, reps = tuple(args.Ks), args.reps
     if args.quick:
         sizes, reps, Ks = QUICK["sizes"], QUICK["reps"], QUICK["Ks"]
-    grid = Grid(tuple(args.models), Ks, sizes, reps, args.optimizer, args.init, args.box, args.seed, args.gd_objective).validate()
+    grid = Grid(
+        tuple(args.models), Ks, sizes, reps, args.optimizer, args.init, args.box, args.seed, args.gd_objective
+    ).validate()
     shard = _shard(args.shard)
-    counts = run_grid(grid, args.out, jobs=args.jobs, truth=truth, progress=progress_wanted(args), shard=shard, allow_weak_truth=args.allow_weak_truth)
+    counts = run_grid(
+        grid,
+        args.out,
+        jobs=args.jobs,
+        truth=truth,
+        progress=progress_wanted(args),
+        shard=shard,
+        allow_weak_truth=args.allow_weak_truth,
+    )
     if args.json:
         print(json.dumps(counts | {"out": args.out, "environment": environment()}))
     else:
-        print(f"{counts['ran']} fits run, {counts['skipped']} already done, {counts['total']} in the grid; store: {args.out}/fits.sqlite (settings {counts['settings']})")
+        print(
+            f"{counts['ran']} fits run, {counts['skipped']} already done, {counts['total']} in the grid; store: {args.out}/fits.sqlite (settings {counts['settings']})"
+        )
     return 0
 
 
@@ -268,18 +422,22 @@ def _shard(text: str) -> tuple:
 
 def _merge(args) -> int:
     from .store import merge_stores
+
     check_output_path(args.out, "OUT", folder=True, error=NumericError)
     counts = merge_stores(args.out, args.sources)
     if args.json:
         print(json.dumps(counts | {"out": args.out, "environment": environment()}))
     else:
-        print(f"{counts['added']} records added, {counts['already_present']} already present, "
-              f"{counts['conflicts']} conflicting (kept the target's); store: {args.out}/fits.sqlite")
+        print(
+            f"{counts['added']} records added, {counts['already_present']} already present, "
+            f"{counts['conflicts']} conflicting (kept the target's); store: {args.out}/fits.sqlite"
+        )
     return 0
 
 
 def _ratio(args) -> int:
     from .ratio import ratio_table
+
     if args.path == "recombination":
         return _recombination(args)
     rows = ratio_table(args.model, _truth(args), args.ns, r=args.r, mc=args.mc)
@@ -296,27 +454,47 @@ def _ratio(args) -> int:
 
 def _recombination(args) -> int:
     from .recombination import recombination_table
+
     truth = _truth(args)
     rows, constructions = recombination_table(args.model, truth, args.K, mc=args.mc)
     K = constructions[0].K
     if args.json:
-        print(json.dumps({"path": "recombination", "model": args.model, "K": K, "K_star": truth.params.K,
-                          "rows": [row.to_dict() for row in rows], "constructions": [c.to_dict() for c in constructions],
-                          "environment": environment()}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "path": "recombination",
+                    "model": args.model,
+                    "K": K,
+                    "K_star": truth.params.K,
+                    "rows": [row.to_dict() for row in rows],
+                    "constructions": [c.to_dict() for c in constructions],
+                    "environment": environment(),
+                },
+                indent=2,
+            )
+        )
         return 0
     kind = "L1,1" if args.model == "mha" else "L2"
-    print(f"{args.model}: channels 1, 2 of every head re-paired with weight eps (K = {K}, K* = {truth.params.K}); "
-          f"||g_eps - g*||_L2 / {kind}(G_eps, G*), Monte Carlo {args.mc} points")
-    print(f"{'eps':>9}  {'L2 norm':>11}  {'+/- s.e.':>9}  {kind + ' (channels)':>15}  {'measure loss':>12}  {'ratio':>11}")
+    print(
+        f"{args.model}: channels 1, 2 of every head re-paired with weight eps (K = {K}, K* = {truth.params.K}); "
+        f"||g_eps - g*||_L2 / {kind}(G_eps, G*), Monte Carlo {args.mc} points"
+    )
+    print(
+        f"{'eps':>9}  {'L2 norm':>11}  {'+/- s.e.':>9}  {kind + ' (channels)':>15}  {'measure loss':>12}  {'ratio':>11}"
+    )
     for row in rows:
-        print(f"{row.epsilon:>9.3g}  {row.l2:>11.4e}  {row.l2_se:>9.1e}  {row.loss:>15.4e}  {row.measure_loss:>12.1e}  {row.ratio:>11.4e}")
+        print(
+            f"{row.epsilon:>9.3g}  {row.l2:>11.4e}  {row.l2_se:>9.1e}  {row.loss:>15.4e}  {row.measure_loss:>12.1e}  {row.ratio:>11.4e}"
+        )
     for c in constructions:
         if not c.applies:
             print(f"  {c.construction}: not built ({c.reason})")
             continue
         moved = "exact: g unchanged" if c.exact else "not exact"
-        print(f"  {c.construction}: ||g' - g*||/||g*|| = {c.relative_change:.1e} ({moved}); L2 = {c.channel_loss:.4g}, "
-              f"measure loss = {c.measure_loss:.1e}; {c.reason}")
+        print(
+            f"  {c.construction}: ||g' - g*||/||g*|| = {c.relative_change:.1e} ({moved}); L2 = {c.channel_loss:.4g}, "
+            f"measure loss = {c.measure_loss:.1e}; {c.reason}"
+        )
     return 0
 
 
@@ -326,18 +504,25 @@ def _rates(args) -> int:
     from .rates import rates_from_records
     from .store import read_records, read_settings
     from .truth import truth_from_dict
+
     records = read_records(args.folder)
     if not records:
         raise NumericError(f"{args.folder!r}: the fit store is empty")
     settings = read_settings(args.folder)
     if args.command == "plot":
-        by_quantity = [(quantity, rates_from_records(records, settings, (quantity,))) for quantity in args.quantity]  # all before a file is written
+        by_quantity = [
+            (quantity, rates_from_records(records, settings, (quantity,))) for quantity in args.quantity
+        ]  # all before a file is written
         for quantity, rates in by_quantity:
             name = f"rates_{quantity}"  # one pattern for every quantity (rates_voronoi.png)
             for path in plot_rates(rates, args.folder, name, QUANTITIES[quantity]):
                 print(path)
         return 0
-    quantities = ["voronoi", "voronoi_measure", "mha_identified"]  # gated: both losses; mha: L1,r and its identified quantities
+    quantities = [
+        "voronoi",
+        "voronoi_measure",
+        "mha_identified",
+    ]  # gated: both losses; mha: L1,r and its identified quantities
     if args.regression:
         quantities.append("regression")
     if args.by_cell:
@@ -348,18 +533,33 @@ def _rates(args) -> int:
         from .measure_loss import recombined
 
         truths = {sid: truth_from_dict(s.truth, sid) for sid, s in settings.items()}
-        differ = sum(assignments_differ(truths[r.settings_id].model(r.model), r.fitted(), truths[r.settings_id].params) for r in records)
+        differ = sum(
+            assignments_differ(truths[r.settings_id].model(r.model), r.fitted(), truths[r.settings_id].params)
+            for r in records
+        )
         gated = [r for r in records if r.model != "mha"]
         mixed = sum(recombined(r.fitted(), truths[r.settings_id].params) for r in gated)
     if args.json:
         out = [r.to_dict() | {"environment": environment()} for r in rates]  # where the slopes were computed
-        print(json.dumps(out if differ is None else {"rates": out, "cells_differ": {"fits": differ, "of": len(records)},
-                                                     "recombined": {"fits": mixed, "of": len(gated)}}, indent=2))
+        print(
+            json.dumps(
+                out
+                if differ is None
+                else {
+                    "rates": out,
+                    "cells_differ": {"fits": differ, "of": len(records)},
+                    "recombined": {"fits": mixed, "of": len(gated)},
+                },
+                indent=2,
+            )
+        )
         return 0
     for sid in sorted({r.settings_id for r in rates}):
         group = [r for r in rates if r.settings_id == sid]
         print(f"settings {sid}: {group[0].settings}")
-        print(f"  {'model':<7}{'K':>3}  {'quantity':<23}{'slope':>7}  {'95% CI':<18}{'theory':>7}{'paper':>7}  reps  sizes            conv  <start  <=truth  box")
+        print(
+            f"  {'model':<7}{'K':>3}  {'quantity':<23}{'slope':>7}  {'95% CI':<18}{'theory':>7}{'paper':>7}  reps  sizes            conv  <start  <=truth  box"
+        )
         for r in group:
             theory = f"{r.theory_slope:.2f}" if r.theory_slope is not None else "-"
             paper = f"{r.paper:.2f}" if r.paper is not None else "-"
@@ -369,12 +569,18 @@ def _rates(args) -> int:
                 + f"  {r.share_converged:4.0%}  {r.share_below_start:5.0%}  {r.share_at_or_below_truth:6.0%}  {r.share_box_active:4.0%}"
             )
     if differ is not None:
-        print(f"cells by parameter distance and by expert-function distance differ in {differ} of {len(records)} fits"
-              " (voronoi_function_cells: the loss with the function cells)")
-        print(f"recombined (a channel with an atom outside the cells of the true channel L2 puts it with): {mixed} of {len(gated)} gated fits"
-              " (voronoi_measure: the loss that forgives it)")
-    print("theory: the slope of (log n / n)^alpha over the measured sizes (alpha from Proposition 1 / Theorems 2-3; '-' = no power law);"
-          " conv / <start / <=truth / box: shares of fits that converged, ended below their start's MSE, at or below the truth's MSE, on the box")
+        print(
+            f"cells by parameter distance and by expert-function distance differ in {differ} of {len(records)} fits"
+            " (voronoi_function_cells: the loss with the function cells)"
+        )
+        print(
+            f"recombined (a channel with an atom outside the cells of the true channel L2 puts it with): {mixed} of {len(gated)} gated fits"
+            " (voronoi_measure: the loss that forgives it)"
+        )
+    print(
+        "theory: the slope of (log n / n)^alpha over the measured sizes (alpha from Proposition 1 / Theorems 2-3; '-' = no power law);"
+        " conv / <start / <=truth / box: shares of fits that converged, ended below their start's MSE, at or below the truth's MSE, on the box"
+    )
     return 0
 
 

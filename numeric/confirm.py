@@ -53,8 +53,19 @@ from .recombination import recombination_path
 from .truth import load_truth
 from .witness import CONSTRUCTIONS, lift_probe, probe_path, random_paths, relation_construction, witness_path
 
-__all__ = ["ConfirmResult", "RateRow", "Sequence", "confirm", "OUTCOMES", "SLOPE_TO_ZERO", "SNR_TARGET", "QUICK_SIZES", "FULL_SIZES",
-           "QUICK_BUDGET", "FULL_BUDGET"]
+__all__ = [
+    "ConfirmResult",
+    "RateRow",
+    "Sequence",
+    "confirm",
+    "OUTCOMES",
+    "SLOPE_TO_ZERO",
+    "SNR_TARGET",
+    "QUICK_SIZES",
+    "FULL_SIZES",
+    "QUICK_BUDGET",
+    "FULL_BUDGET",
+]
 
 MODEL_FOR = {"type1": "gated1", "type2": "gated2"}
 T_VALUES = tuple(float(t) for t in np.logspace(-1, -4, 7))
@@ -75,8 +86,22 @@ def _sequence(model, path, X) -> Sequence:
     ratio_se = tuple(se / loss if loss > 0 else 0.0 for se, loss in zip(curve.distance_se, curve.loss))
     if curve.exact_invariance:
         ratio_se = tuple(0.0 for _ in ratio_se)
-    return Sequence(path.kind, path.name, path.construction, path.note, curve.t, curve.ratio, ratio_se, curve.loss,
-                    curve.slope, curve.exact_invariance, curve.max_relative_change, curve.limit, curve.sensitivity, curve.window)
+    return Sequence(
+        path.kind,
+        path.name,
+        path.construction,
+        path.note,
+        curve.t,
+        curve.ratio,
+        ratio_se,
+        curve.loss,
+        curve.slope,
+        curve.exact_invariance,
+        curve.max_relative_change,
+        curve.limit,
+        curve.sensitivity,
+        curve.window,
+    )
 
 
 def _witness_sequence(model, candidates, condition, X):
@@ -86,8 +111,9 @@ def _witness_sequence(model, candidates, condition, X):
     construction, probe order then relation order), and lifted (:func:`numeric.witness.witness_path`)
     until one's ratio → 0, at most MAX_TRIED; else the one with the smallest t → 0 limit is
     reported. Returns (sequence, probe name, relation used)."""
-    pairs = [(probe, lift, index, relation) for probe, lift in candidates
-             for index, relation in enumerate(probe.relations)]
+    pairs = [
+        (probe, lift, index, relation) for probe, lift in candidates for index, relation in enumerate(probe.relations)
+    ]
     pairs.sort(key=lambda p: CONSTRUCTIONS.index(relation_construction(p[3], condition)))
     best = None
     for probe, lift, index, relation in pairs[:MAX_TRIED]:
@@ -106,9 +132,13 @@ def _witness_sequence(model, candidates, condition, X):
 def describe(s: Sequence) -> str:
     """One phrase with the numbers of a sequence."""
     if s.exact_invariance:
-        return f"'{s.name}': the function does not move at all (ratio 0; max ||dg||/||g*|| = {s.max_relative_change:.1e})"
+        return (
+            f"'{s.name}': the function does not move at all (ratio 0; max ||dg||/||g*|| = {s.max_relative_change:.1e})"
+        )
     slope = "—" if s.slope is None else f"{s.slope:.2f}"
-    text = f"'{s.name}': slope {slope}, ratio {s.ratio[0]:.2e} at t = {s.t[0]:g} -> {s.ratio[-1]:.2e} at t = {s.t[-1]:g}"
+    text = (
+        f"'{s.name}': slope {slope}, ratio {s.ratio[0]:.2e} at t = {s.t[0]:g} -> {s.ratio[-1]:.2e} at t = {s.t[-1]:g}"
+    )
     if s.limit is not None:
         text += f", t->0 limit {s.limit:.2e}"
         if s.plateau is not None:
@@ -125,7 +155,9 @@ EXACT_CONSTRUCTIONS = ("euler-scale", "weights")
 def _verdict_line(check, sequences) -> tuple:
     """(paths outcome, line) from identcheck's verdict and the sequences (:data:`OUTCOMES`)."""
     witness = [s for s in sequences if s.kind == "witness"]
-    others = [s for s in sequences if s.kind not in ("witness", "recombination")]  # recombination: about the loss, for every phi
+    others = [
+        s for s in sequences if s.kind not in ("witness", "recombination")
+    ]  # recombination: about the loss, for every phi
     if check.verdict == "not identifiable":
         said = f"identcheck says not identifiable (witness probe '{check.witness}')"
         if not witness:
@@ -134,32 +166,46 @@ def _verdict_line(check, sequences) -> tuple:
         if s.to_zero:
             return "consistent", f"consistent: {said}, and along the witness {describe(s)}"
         if s.construction in EXACT_CONSTRUCTIONS:
-            return "inconsistent", (f"inconsistent: {said}; the witness construction '{s.construction}' is exact by derivation, "
-                                    f"yet the function moves: {describe(s)}")
+            return "inconsistent", (
+                f"inconsistent: {said}; the witness construction '{s.construction}' is exact by derivation, "
+                f"yet the function moves: {describe(s)}"
+            )
         vanishing = [q for q in others if q.to_zero]
         if vanishing:
-            return "consistent", (f"consistent: {said}; the witness relation does not lift ({describe(s)}), but another path "
-                                  f"goes to 0: {describe(vanishing[0])}")
+            return "consistent", (
+                f"consistent: {said}; the witness relation does not lift ({describe(s)}), but another path "
+                f"goes to 0: {describe(vanishing[0])}"
+            )
         unresolved = [q for q in [s, *others] if not q.bounded]
         if unresolved:
-            return "not-resolved", (f"not-resolved: {said}; no witness construction reaches ratio 0 (best: {describe(s)}), and "
-                                    "these paths are not resolved: " + "; ".join(describe(q) for q in unresolved))
+            return "not-resolved", (
+                f"not-resolved: {said}; no witness construction reaches ratio 0 (best: {describe(s)}), and "
+                "these paths are not resolved: " + "; ".join(describe(q) for q in unresolved)
+            )
         return "identifiable-beyond-condition", (
             f"identifiable-beyond-condition: {said} — the sufficient condition fails — but the model stays identifiable along "
             f"every tested path: the best witness construction levels off ({describe(s)}), and all {len(others)} other paths "
-            f"show a positive plateau")
+            f"show a positive plateau"
+        )
     if check.verdict == "identifiable":
         vanishing = [s for s in others if s.to_zero]
         if vanishing:
-            return "inconsistent", "inconsistent: identcheck says identifiable, but the ratio goes to 0 along " + "; ".join(
-                describe(s) for s in vanishing)
+            return (
+                "inconsistent",
+                "inconsistent: identcheck says identifiable, but the ratio goes to 0 along "
+                + "; ".join(describe(s) for s in vanishing),
+            )
         unresolved = [s for s in others if not s.bounded]
         if unresolved:
-            return "not-resolved", ("not-resolved: identcheck says identifiable; these paths do not show a positive plateau: "
-                                    + "; ".join(describe(s) for s in unresolved))
+            return "not-resolved", (
+                "not-resolved: identcheck says identifiable; these paths do not show a positive plateau: "
+                + "; ".join(describe(s) for s in unresolved)
+            )
         low = min(others, key=lambda s: s.limit if s.limit is not None else min(s.ratio))
-        return "consistent", (f"consistent: identcheck says identifiable, and the ratio is bounded away from 0 along all {len(others)} "
-                              f"paths, each with its plateau in the data (smallest: {describe(low)})")
+        return "consistent", (
+            f"consistent: identcheck says identifiable, and the ratio is bounded away from 0 along all {len(others)} "
+            f"paths, each with its plateau in the data (smallest: {describe(low)})"
+        )
     return "nothing-to-confirm", f"nothing-to-confirm: identcheck's verdict is {check.verdict!r} ({check.summary})"
 
 
@@ -169,7 +215,9 @@ def _check_K(K, K_star: int, sizes) -> None:
         raise NumericError(f"K={K!r}: must be from K* = {K_star} (the generic truth's channels per head) to {MAX_K}")
     need, budget = estimate_bytes("lm", max(sizes), 2, 2, K, 2), memory_budget()
     if need > budget:
-        raise NumericError(f"K={K}: a fit at n = {max(sizes)} needs ~{need / 2**20:.0f} MB, above the budget of {budget / 2**20:.0f} MB")
+        raise NumericError(
+            f"K={K}: a fit at n = {max(sizes)} needs ~{need / 2**20:.0f} MB, above the budget of {budget / 2**20:.0f} MB"
+        )
 
 
 def _recombination(model, truth, K: int, X):
@@ -187,7 +235,9 @@ def _recombination(model, truth, K: int, X):
             continue
         moved = "g unchanged (exact)" if a.exact else f"g moves, ||dg||/||g*|| = {a.relative_change:.1e}"
         at = f" at eps = {a.epsilon:g}" if a.epsilon is not None else ""
-        parts.append(f"{a.construction}{at}: {moved}, channel-level L2 = {a.channel_loss:.3g}, measure-level loss = {a.measure_loss:.1e}")
+        parts.append(
+            f"{a.construction}{at}: {moved}, channel-level L2 = {a.channel_loss:.3g}, measure-level loss = {a.measure_loss:.1e}"
+        )
     why = MODEL_NOTE_SHORT[model.kind]
     return sequence, found, f"channel recombination at K = {K} (K* = {truth.K}; {why}): " + "; ".join(parts)
 
@@ -199,7 +249,9 @@ MODEL_NOTE_SHORT = {
 }
 
 
-def _rates(model_kind, phi, truths, out_path, sizes, reps, jobs, seed, progress, phi_params, spare, expected, started, budget):
+def _rates(
+    model_kind, phi, truths, out_path, sizes, reps, jobs, seed, progress, phi_params, spare, expected, started, budget
+):
     """The rate rows and their :class:`RateSeparation`: the first grid, then grown (:func:`numeric.confirm_rates.grow`)
     while the intervals do not separate and the predicted time of the next round's new fits fits in ``budget``."""
     round_index, stop = 1, ""
@@ -218,16 +270,30 @@ def _rates(model_kind, phi, truths, out_path, sizes, reps, jobs, seed, progress,
         predicted = (per_n or 0.0) * new_units / jobs
         elapsed = time.perf_counter() - started
         if elapsed + GROWTH_SAFETY * predicted > budget:
-            stop = (f"; the time budget ends ({elapsed:.0f} s spent, the next round's fits need ~{predicted:.0f} s "
-                    f"(x {GROWTH_SAFETY:g} for safety), budget {budget:.0f} s)")
+            stop = (
+                f"; the time budget ends ({elapsed:.0f} s spent, the next round's fits need ~{predicted:.0f} s "
+                f"(x {GROWTH_SAFETY:g} for safety), budget {budget:.0f} s)"
+            )
             break
         sizes, reps, round_index = next_sizes, next_reps, round_index + 1
     return rows, RateSeparation(expected, separated, reason + stop, round_index, tuple(sizes), reps, budget)
 
 
-def confirm(phi: str, condition: str = "type1", quick: bool = False, jobs: int = 1, out=None, seed: int = 0,
-            mc: int | None = None, rates: bool = True, figure: bool = True, progress=False,
-            params: dict | None = None, K: int | None = None, budget: float | None = None) -> ConfirmResult:
+def confirm(
+    phi: str,
+    condition: str = "type1",
+    quick: bool = False,
+    jobs: int = 1,
+    out=None,
+    seed: int = 0,
+    mc: int | None = None,
+    rates: bool = True,
+    figure: bool = True,
+    progress=False,
+    params: dict | None = None,
+    K: int | None = None,
+    budget: float | None = None,
+) -> ConfirmResult:
     """Run the confirmation (module docstring). Raises IdentcheckError / NumericError on bad input.
 
     ``K``: channels per head of the over-specified fits of the rate grid (K* + (K − 2) at each
@@ -336,19 +402,55 @@ def confirm(phi: str, condition: str = "type1", quick: bool = False, jobs: int =
             truths.append(("generic", generic_params, generic_snr, generic.noise_std))
             rates_started = time.perf_counter()
             if paths_outcome in ("consistent", "identifiable-beyond-condition"):  # the rates can confirm or contradict
-                expected = "witness slower" if check.verdict == "not identifiable" and paths_outcome == "consistent" else "rates at both truths"
-                rows, separation_result = _rates(model_kind, phi, truths, out_path, sizes, reps, jobs, seed, progress, phi_params,
-                                                 K - generic.params.K, expected, started, budget)
+                expected = (
+                    "witness slower"
+                    if check.verdict == "not identifiable" and paths_outcome == "consistent"
+                    else "rates at both truths"
+                )
+                rows, separation_result = _rates(
+                    model_kind,
+                    phi,
+                    truths,
+                    out_path,
+                    sizes,
+                    reps,
+                    jobs,
+                    seed,
+                    progress,
+                    phi_params,
+                    K - generic.params.K,
+                    expected,
+                    started,
+                    budget,
+                )
                 if not separation_result.separated:
                     outcome = "rates-not-separated"
-                    line = (f"rates-not-separated: the paths say {line}; but the rates ({separation_result.expected} expected) "
-                            f"do not separate after {separation_result.rounds} grid round(s): {separation_result.reason}")
+                    line = (
+                        f"rates-not-separated: the paths say {line}; but the rates ({separation_result.expected} expected) "
+                        f"do not separate after {separation_result.rounds} grid round(s): {separation_result.reason}"
+                    )
             else:  # inconsistent or not resolved: the first grid is reported, it cannot change the outcome
-                rows = rate_rows(model_kind, phi, truths, out_path, sizes, reps, jobs, seed, progress, phi_params,
-                                 spare=K - generic.params.K)
+                rows = rate_rows(
+                    model_kind,
+                    phi,
+                    truths,
+                    out_path,
+                    sizes,
+                    reps,
+                    jobs,
+                    seed,
+                    progress,
+                    phi_params,
+                    spare=K - generic.params.K,
+                )
             rates_seconds = time.perf_counter() - rates_started
         if figure:
-            figure_path = ratio_figure(sequences, out_path / "confirm.png", f"{phi} ({condition}, model {model_kind}): {outcome}")
+            figure_path = ratio_figure(
+                sequences,
+                out_path / "confirm.png",
+                f"{phi} ({condition}, model {model_kind}): {outcome}"
+                f" — {'quick, ' if quick else ''}{mc} Monte Carlo points per ratio",
+            )
     result = ConfirmResult(
         phi=phi + (" [" + ", ".join(f"{k}={v}" for k, v in sorted(phi_params.items())) + "]" if phi_params else ""),
         condition=condition,

@@ -13,8 +13,8 @@ import sys
 from identcheck import IdentcheckError
 from identcheck.cli_common import check_output_path
 
-from .flags import to_flags
 from .errors import NumericError
+from .flags import to_flags
 
 __all__ = ["add_parser", "run"]
 
@@ -28,23 +28,50 @@ def add_parser(subparsers):
         "parameter paths, and convergence rates at the witness configuration and a generic truth.",
     )
     p.add_argument("phi", help="gate activation in z, e.g. 'sigmoid(z + 1)'")
-    p.add_argument("--condition", choices=("type1", "type2"), default="type1",
-                   help="type1: Setting I (model gated1, default); type2: Setting II (model gated2)")
-    p.add_argument("--quick", action="store_true", help="20k Monte Carlo points, rates on 4 sizes x 3 repetitions (about a minute)")
+    p.add_argument(
+        "--condition",
+        choices=("type1", "type2"),
+        default="type1",
+        help="type1: Setting I (model gated1, default); type2: Setting II (model gated2)",
+    )
+    p.add_argument(
+        "--quick", action="store_true", help="20k Monte Carlo points, rates on 4 sizes x 3 repetitions (about a minute)"
+    )
     p.add_argument("--jobs", type=int, default=1, help="parallel fit processes for the rates (default 1)")
     p.add_argument("--out", default=None, help="output folder (default confirm-out/<phi>-<condition>)")
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
     p.add_argument("--progress", action="store_true", help="show the status line even with --json or on a pipe")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--mc", type=int, default=None, help="Monte Carlo points for the L2(mu) norm (default 100000; 20000 with --quick)")
+    p.add_argument(
+        "--mc",
+        type=int,
+        default=None,
+        help="Monte Carlo points for the L2(mu) norm (default 100000; 20000 with --quick)",
+    )
     p.add_argument("--no-rates", action="store_true", help="skip the rate grid (sequences and verdict only)")
-    p.add_argument("--budget", type=float, default=None, metavar="SECONDS",
-                   help="time budget of the whole command; the rate grid grows within it until its intervals separate "
-                        "(default 150 with --quick, 900 without)")
-    p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="value of a named constant in PHI (repeatable)")
-    p.add_argument("--K", type=int, default=None, metavar="K",
-                   help="channels per head of the fitted model: the over-specified rate fits (K - 2 spare channels at each truth) and "
-                        "the channel recombination at the generic truth (default 3 = K* + 1; the local recombination needs K >= 4)")
+    p.add_argument(
+        "--budget",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="time budget of the whole command; the rate grid grows within it until its intervals separate "
+        "(default 150 with --quick, 900 without)",
+    )
+    p.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="value of a named constant in PHI (repeatable)",
+    )
+    p.add_argument(
+        "--K",
+        type=int,
+        default=None,
+        metavar="K",
+        help="channels per head of the fitted model: the over-specified rate fits (K - 2 spare channels at each truth) and "
+        "the channel recombination at the generic truth (default 3 = K* + 1; the local recombination needs K >= 4)",
+    )
     return p
 
 
@@ -55,7 +82,9 @@ def _default_out(phi: str, condition: str) -> str:
 
 def run(args) -> int:
     """Run ``confirm`` for parsed ``args``; print the report (or JSON); return the exit code."""
-    from identcheck import parse_param  # here, not at the top: `numeric --help` loads neither sympy nor the confirm modules
+    from identcheck import (
+        parse_param,
+    )  # here, not at the top: `numeric --help` loads neither sympy nor the confirm modules
 
     from .confirm import confirm
 
@@ -89,28 +118,50 @@ def run(args) -> int:
 
 def format_result(result) -> str:
     s = result.symbolic
-    lines = [f"phi = {result.phi}  ({result.condition}, model {result.model})",
-             f"identcheck: {s.verdict} ({s.evidence}); {s.summary}"]
+    lines = [
+        f"phi = {result.phi}  ({result.condition}, model {result.model})",
+        f"identcheck: {s.verdict} ({s.evidence}); {s.summary}",
+    ]
     if s.relation:
         lines.append(f"witness relation ({s.family or 'unrecognised'}): {s.relation}")
     if s.witness_path_relation and s.witness_path_relation != s.relation:
         lines.append(f"lifted for the witness path: probe '{s.witness_path_probe}', {s.witness_path_relation}")
-    window = result.sequences[0].t[: result.sequences[0].window or len(result.sequences[0].t)] if result.sequences else ()
-    lines.append(f"ratio ||g_t - g*|| / L2 for t = {window[0]:g} ... {window[-1]:g}, slope over this window, smaller t where a "
-                 f"path needs them to reach its plateau ({result.mc_points} Monte Carlo points):" if result.sequences else "no paths")
+    window = (
+        result.sequences[0].t[: result.sequences[0].window or len(result.sequences[0].t)] if result.sequences else ()
+    )
+    lines.append(
+        f"ratio ||g_t - g*|| / L2 for t = {window[0]:g} ... {window[-1]:g}, slope over this window, smaller t where a "
+        f"path needs them to reach its plateau ({result.mc_points} Monte Carlo points):"
+        if result.sequences
+        else "no paths"
+    )
     for q in result.sequences:
-        shape = "exact invariance (ratio 0)" if q.exact_invariance else ("slope   —  " if q.slope is None else f"slope {q.slope:5.2f}")
+        shape = (
+            "exact invariance (ratio 0)"
+            if q.exact_invariance
+            else ("slope   —  " if q.slope is None else f"slope {q.slope:5.2f}")
+        )
         limit = "" if q.limit is None or q.exact_invariance else f" (t->0: {q.limit:.1e})"
-        lines.append(f"  {q.kind:8s} {shape:28s} ratio {q.ratio[0]:.2e} -> {q.ratio[-1]:.2e} at t = {q.t[-1]:<8.2g}{limit:18s} "
-                     f"{q.status:12s} {q.name}")
+        lines.append(
+            f"  {q.kind:8s} {shape:28s} ratio {q.ratio[0]:.2e} -> {q.ratio[-1]:.2e} at t = {q.t[-1]:<8.2g}{limit:18s} "
+            f"{q.status:12s} {q.name}"
+        )
     for r in result.rates:
-        measure = "" if r.measure_slope is None else f"; measure-level loss {r.measure_slope:+.2f} [{r.measure_ci[0]:+.2f}, {r.measure_ci[1]:+.2f}]"
-        lines.append(f"  rate {r.truth:8s} K = {r.K} (K* = {r.K_star}): slope {r.slope:+.2f} [{r.ci[0]:+.2f}, {r.ci[1]:+.2f}]"
-                     f"{measure}  Var g*/nu^2 = {r.signal_to_noise:.1f}")
+        measure = (
+            ""
+            if r.measure_slope is None
+            else f"; measure-level loss {r.measure_slope:+.2f} [{r.measure_ci[0]:+.2f}, {r.measure_ci[1]:+.2f}]"
+        )
+        lines.append(
+            f"  rate {r.truth:8s} K = {r.K} (K* = {r.K_star}): slope {r.slope:+.2f} [{r.ci[0]:+.2f}, {r.ci[1]:+.2f}]"
+            f"{measure}  Var g*/nu^2 = {r.signal_to_noise:.1f}"
+        )
     if result.separation is not None:
         sep = result.separation
-        lines.append(f"  rates {'separate' if sep.separated else 'do not separate'} ({sep.expected} expected; {sep.rounds} grid round(s), "
-                     f"last n = {sep.sizes[0]}..{sep.sizes[-1]} x {sep.repetitions}): {sep.reason}")
+        lines.append(
+            f"  rates {'separate' if sep.separated else 'do not separate'} ({sep.expected} expected; {sep.rounds} grid round(s), "
+            f"last n = {sep.sizes[0]}..{sep.sizes[-1]} x {sep.repetitions}): {sep.reason}"
+        )
     if result.recombination_line:
         lines.append(f"  {result.recombination_line}")
     for name, why in result.skipped:

@@ -38,9 +38,20 @@ def confirm_figure(sequences, title: str = ""):
         width = 2.2 if s.kind == "witness" else 1.0
         z = 3 if s.kind == "witness" else 2
         if s.exact_invariance:
-            ax.plot(s.t, [floor] * len(s.t), color=color, lw=width, ls="--", marker="v", zorder=z, label=f"{s.name} (ratio ≡ 0, drawn at floor)")
+            ax.plot(
+                s.t,
+                [floor] * len(s.t),
+                color=color,
+                lw=width,
+                ls="--",
+                marker="v",
+                zorder=z,
+                label=f"{s.name} (ratio ≡ 0, drawn at floor)",
+            )
             continue
-        ax.plot(s.t, s.ratio, color=color, lw=width, marker="o", ms=3, zorder=z, label=f"{s.name} (slope {s.slope:.2f})")
+        ax.plot(
+            s.t, s.ratio, color=color, lw=width, marker="o", ms=3, zorder=z, label=f"{s.name} (slope {s.slope:.2f})"
+        )
         if s.limit:  # the t -> 0 limit, dotted, left of the measured range
             ax.plot([s.t[-1] / 1000, s.t[-1]], [s.limit, s.limit], color=color, lw=width, ls=":")
     ax.set_xscale("log")

@@ -39,7 +39,17 @@ from .rates import rates_from_records
 from .store import read_records, read_settings
 from .sweep import Grid, run_grid
 
-__all__ = ["check_range", "with_signal", "rate_rows", "separation", "grow", "fit_cost", "SNR_TARGET", "BOX_FACTOR", "Z95"]
+__all__ = [
+    "check_range",
+    "with_signal",
+    "rate_rows",
+    "separation",
+    "grow",
+    "fit_cost",
+    "SNR_TARGET",
+    "BOX_FACTOR",
+    "Z95",
+]
 
 #: The normal quantile of a two-sided 95 % interval.
 Z95 = 1.96
@@ -90,7 +100,9 @@ def separation(rows, expected: str) -> tuple:
     problems = []
     for r in rows:
         if (expected == "rates at both truths" or r.truth == "generic") and r.ci[1] >= 0:
-            problems.append(f"{r.truth} K = {r.K}: interval [{r.ci[0]:+.2f}, {r.ci[1]:+.2f}] contains 0 or lies above it")
+            problems.append(
+                f"{r.truth} K = {r.K}: interval [{r.ci[0]:+.2f}, {r.ci[1]:+.2f}] contains 0 or lies above it"
+            )
     if expected == "witness slower":
         by = {(r.truth, r.K): r for r in rows}
         for (truth, K), w in sorted(by.items()):
@@ -99,12 +111,17 @@ def separation(rows, expected: str) -> tuple:
                 continue
             margin = Z95 * float(np.hypot(_se(w), _se(g)))
             if w.slope - g.slope <= margin:
-                problems.append(f"K = {K}: witness slope {w.slope:+.2f} is not slower than the generic {g.slope:+.2f} by more "
-                                f"than {margin:.2f} (1.96 se of the difference)")
+                problems.append(
+                    f"K = {K}: witness slope {w.slope:+.2f} is not slower than the generic {g.slope:+.2f} by more "
+                    f"than {margin:.2f} (1.96 se of the difference)"
+                )
     if problems:
         return False, "; ".join(problems)
-    return True, ("every interval lies below 0" if expected == "rates at both truths"
-                  else "the generic truth's intervals lie below 0 and the witness is slower at every K")
+    return True, (
+        "every interval lies below 0"
+        if expected == "rates at both truths"
+        else "the generic truth's intervals lie below 0 and the witness is slower at every K"
+    )
 
 
 def grow(sizes, reps: int, round_index: int) -> tuple:
@@ -129,7 +146,19 @@ def fit_cost(out: Path) -> float | None:
     return seconds / units if units else None
 
 
-def rate_rows(model_kind, phi, truths, out: Path, sizes, reps: int, jobs: int, seed: int, progress, phi_params=None, spare: int = 1):
+def rate_rows(
+    model_kind,
+    phi,
+    truths,
+    out: Path,
+    sizes,
+    reps: int,
+    jobs: int,
+    seed: int,
+    progress,
+    phi_params=None,
+    spare: int = 1,
+):
     """One :class:`RateRow` per (truth, K) for ``truths`` = [(label, params, snr, ν)], fitted into
     stores under ``out/rates`` with K = K* and K* + ``spare`` (K* alone when ``spare`` is 0).
     Only the fits of this grid (sizes, repetitions < ``reps``) enter the rates, whatever else the
@@ -137,21 +166,49 @@ def rate_rows(model_kind, phi, truths, out: Path, sizes, reps: int, jobs: int, s
     rows = []
     phi_params = dict(phi_params or {})
     for label, params, snr, noise in truths:
-        record = {"name": f"confirm-{label}", "description": f"numeric confirm: {label} truth for phi={phi}, omega scaled to Var g*/nu^2 = {snr:.1f}",
-                  "phi": phi, "phi_params": phi_params, "noise_std": noise, **params.to_dict()}
+        record = {
+            "name": f"confirm-{label}",
+            "description": f"numeric confirm: {label} truth for phi={phi}, omega scaled to Var g*/nu^2 = {snr:.1f}",
+            "phi": phi,
+            "phi_params": phi_params,
+            "noise_std": noise,
+            **params.to_dict(),
+        }
         digest = hashlib.sha256(json.dumps(record, sort_keys=True).encode()).hexdigest()[:10]
         folder = out / "rates" / f"{label}-{digest}"
         folder.mkdir(parents=True, exist_ok=True)
         truth_path = folder / "truth.json"
         truth_path.write_text(json.dumps(record, indent=1), encoding="utf-8")
         K_star = params.K
-        grid = Grid(models=(model_kind,), Ks=(K_star, K_star + spare) if spare else (K_star,), sizes=sizes, reps=reps, box=BOX_FACTOR, seed=seed)
+        grid = Grid(
+            models=(model_kind,),
+            Ks=(K_star, K_star + spare) if spare else (K_star,),
+            sizes=sizes,
+            reps=reps,
+            box=BOX_FACTOR,
+            seed=seed,
+        )
         run_grid(grid, folder, jobs=jobs, truth_path=truth_path, progress=progress)
         records = [r for r in read_records(folder) if r.n in sizes and r.rep < reps]
         rates = rates_from_records(records, read_settings(folder), ("voronoi", "voronoi_measure"))
-        measure = {r.K: r for r in rates if r.quantity == "voronoi_measure"}  # the measure-level loss (numeric.measure_loss)
+        measure = {
+            r.K: r for r in rates if r.quantity == "voronoi_measure"
+        }  # the measure-level loss (numeric.measure_loss)
         for rate in (r for r in rates if r.quantity == "voronoi"):
             m = measure.get(rate.K)
-            rows.append(RateRow(label, rate.K, K_star, rate.slope, (rate.ci_low, rate.ci_high), snr, rate.sizes, rate.means, rate.n_reps,
-                                None if m is None else m.slope, None if m is None else (m.ci_low, m.ci_high)))
+            rows.append(
+                RateRow(
+                    label,
+                    rate.K,
+                    K_star,
+                    rate.slope,
+                    (rate.ci_low, rate.ci_high),
+                    snr,
+                    rate.sizes,
+                    rate.means,
+                    rate.n_reps,
+                    None if m is None else m.slope,
+                    None if m is None else (m.ci_low, m.ci_high),
+                )
+            )
     return tuple(rows)

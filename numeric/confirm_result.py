@@ -29,8 +29,18 @@ from .paths import NULL_TOL
 from .render import confirm_markdown
 from .splits import RESIDUAL_TOL
 
-__all__ = ["Sequence", "RateRow", "SymbolicSummary", "ConfirmResult", "RateSeparation", "OUTCOMES", "SCHEMA", "SLOPE_TO_ZERO",
-           "PLATEAU_FACTOR", "SNR_REQUIRED"]
+__all__ = [
+    "Sequence",
+    "RateRow",
+    "SymbolicSummary",
+    "ConfirmResult",
+    "RateSeparation",
+    "OUTCOMES",
+    "SCHEMA",
+    "SLOPE_TO_ZERO",
+    "PLATEAU_FACTOR",
+    "SNR_REQUIRED",
+]
 
 #: The JSON's schema (docs/changelog.md). 1 was the unversioned JSON with ``consistent``.
 SCHEMA = "numeric.confirm/2"
@@ -38,19 +48,19 @@ SCHEMA = "numeric.confirm/2"
 #: ``ConfirmResult.outcome``: value → what it means (the verdict line starts with the value).
 OUTCOMES = {
     "consistent": "identcheck's verdict holds in the model: not identifiable and a witness path's ratio goes to 0, or "
-                  "identifiable and every path's ratio is bounded away from 0 with its plateau in the data; and, when the rate "
-                  "grid ran, its intervals separate",
+    "identifiable and every path's ratio is bounded away from 0 with its plateau in the data; and, when the rate "
+    "grid ran, its intervals separate",
     "identifiable-beyond-condition": "identcheck says not identifiable (the sufficient condition fails), but the model stays "
-                                     "identifiable along every tested path: no witness construction reaches ratio 0 (none of them "
-                                     "is exact by derivation) and every path shows a positive plateau (exp(z), docs/confirm.md)",
+    "identifiable along every tested path: no witness construction reaches ratio 0 (none of them "
+    "is exact by derivation) and every path shows a positive plateau (exp(z), docs/confirm.md)",
     "inconsistent": "a contradiction: identcheck says identifiable and some path's ratio goes to 0, or a construction that is "
-                    "exact by derivation (Euler scale, weights) moves the function",
+    "exact by derivation (Euler scale, weights) moves the function",
     "rates-not-separated": "the paths agree with identcheck (consistent or identifiable-beyond-condition, kept in "
-                           "paths_outcome), but the rate grid's intervals do not separate within the time budget: an interval "
-                           "that should lie below 0 contains 0, or the witness is not slower than the generic truth",
+    "paths_outcome), but the rate grid's intervals do not separate within the time budget: an interval "
+    "that should lie below 0 contains 0, or the witness is not slower than the generic truth",
     "not-resolved": "a path the decision needs was not resolved: its ratio never came within 2x of its positive t -> 0 limit "
-                    "down to the smallest t float64 allows, or it neither falls nor has a positive limit, or no witness path "
-                    "could be built",
+    "down to the smallest t float64 allows, or it neither falls nor has a positive limit, or no witness path "
+    "could be built",
     "nothing-to-confirm": "identcheck's verdict is inconclusive",
 }
 
@@ -76,7 +86,9 @@ class Sequence:
     max_relative_change: float
     limit: float | None = None
     sensitivity: float | None = None
-    window: int | None = None  # the first ``window`` ts are the standard window the slope is fitted on; the rest extend it
+    window: int | None = (
+        None  # the first ``window`` ts are the standard window the slope is fitted on; the rest extend it
+    )
 
     @property
     def plateau(self) -> bool | None:
@@ -88,7 +100,7 @@ class Sequence:
 
     @property
     def status(self) -> str:
-        """"to zero", "bounded", "not resolved" or "undecided" (module docstring)."""
+        """ "to zero", "bounded", "not resolved" or "undecided" (module docstring)."""
         if self.to_zero:
             return "to zero"
         if self.bounded:
@@ -190,8 +202,15 @@ class RateSeparation:
     budget_seconds: float
 
     def to_dict(self) -> dict:
-        return {"expected": self.expected, "separated": self.separated, "reason": self.reason, "rounds": self.rounds,
-                "sizes": list(self.sizes), "repetitions": self.repetitions, "budget_seconds": self.budget_seconds}
+        return {
+            "expected": self.expected,
+            "separated": self.separated,
+            "reason": self.reason,
+            "rounds": self.rounds,
+            "sizes": list(self.sizes),
+            "repetitions": self.repetitions,
+            "budget_seconds": self.budget_seconds,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,11 +301,14 @@ class ConfirmResult:
             "mc_points": self.mc_points,
             "skipped_probes": [list(s) for s in self.skipped],
             "K": self.K,
-            "recombination": {"line": self.recombination_line, "constructions": [a.to_dict() for a in self.recombination]},
+            "recombination": {
+                "line": self.recombination_line,
+                "constructions": [a.to_dict() for a in self.recombination],
+            },
             "tolerances": {
                 "slope_to_zero": SLOPE_TO_ZERO,
                 "plateau": f"smallest-t ratio within {PLATEAU_FACTOR:g}x of a positive limit; t extended by half decades "
-                           f"down to {T_MIN:g} or until ||g_t - g*|| < {DISTANCE_FLOOR:g} * ||g*||",
+                f"down to {T_MIN:g} or until ||g_t - g*|| < {DISTANCE_FLOOR:g} * ||g*||",
                 "exact_invariance": f"max_t ||g_t - g*|| <= {EXACT_TOL:g} * ||g*|| (L2(mu), Monte Carlo)",
                 "null_space": f"sensitivity ||J_s d_s|| / (s_max ||d_s||) <= {NULL_TOL:g} (column-scaled model Jacobian): limit 0",
                 "split_residual": f"||Q + J w|| <= {RESIDUAL_TOL:g} * ||Q||: limit 0",

@@ -107,8 +107,19 @@ def ratio_curve(model: Model, path: Path, ts, X: np.ndarray, extend: bool = Fals
     slope = None
     if not exact and np.all(ratio[:window] > 0):
         slope = float(np.polyfit(np.log(ts[:window]), np.log(ratio[:window]), 1)[0])
-    return RatioCurve(tuple(ts), tuple(distances.tolist()), tuple(ses), tuple(losses.tolist()),
-                      tuple(ratio.tolist()), slope, exact, relative, limit, sensitivity, window)
+    return RatioCurve(
+        tuple(ts),
+        tuple(distances.tolist()),
+        tuple(ses),
+        tuple(losses.tolist()),
+        tuple(ratio.tolist()),
+        slope,
+        exact,
+        relative,
+        limit,
+        sensitivity,
+        window,
+    )
 
 
 def first_order_limit(model: Model, path: Path, X: np.ndarray):

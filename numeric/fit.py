@@ -51,7 +51,17 @@ TYPICAL_ITERATIONS = {"lm": (9, 150), "trf": (9, 150)}
 #: one iteration's work in units of the calibrated evaluation
 ITERATION_COST = {"lm": 1.5, "trf": 8.0, "gd": 3.0}
 
-__all__ = ["Box", "FitResult", "fit", "initial_params", "OPTIMIZERS", "GD_OBJECTIVES", "estimate_bytes", "memory_budget", "regression_error"]
+__all__ = [
+    "Box",
+    "FitResult",
+    "fit",
+    "initial_params",
+    "OPTIMIZERS",
+    "GD_OBJECTIVES",
+    "estimate_bytes",
+    "memory_budget",
+    "regression_error",
+]
 
 PAPER_INIT_EXPONENT = -0.083
 
@@ -116,7 +126,9 @@ class FitResult:
         }
 
 
-def initial_params(truth: HMoEParams, K: int, n: int, seed: int, box: Box, init: str = "paper", init_scale: float = 0.1) -> np.ndarray:
+def initial_params(
+    truth: HMoEParams, K: int, n: int, seed: int, box: Box, init: str = "paper", init_scale: float = 0.1
+) -> np.ndarray:
     """The starting θ (module docstring), clipped into ``box``."""
     if init not in ("paper", "fixed"):
         raise NumericError(f"init={init!r}: choose 'paper' or 'fixed'")
@@ -134,7 +146,6 @@ def initial_params(truth: HMoEParams, K: int, n: int, seed: int, box: Box, init:
 
 def _mse(model, X, Y, theta, shape):
     return float(np.mean((model.value(HMoEParams.from_vector(theta, *shape), X) - Y) ** 2))
-
 
 
 def fit(
@@ -184,7 +195,9 @@ def fit(
     if gd_objective not in GD_OBJECTIVES:
         raise NumericError(f"gd_objective={gd_objective!r}: choose one of {', '.join(GD_OBJECTIVES)}")
     if isinstance(K, bool) or not isinstance(K, (int, np.integer)) or not truth.params.K <= K <= 16:
-        raise NumericError(f"K={K!r}: must be an integer from K* = {truth.params.K} (the truth's channels per head) to 16")
+        raise NumericError(
+            f"K={K!r}: must be an integer from K* = {truth.params.K} (the truth's channels per head) to 16"
+        )
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise NumericError(f"n={n!r}: must be a positive integer")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
@@ -221,8 +234,12 @@ def fit(
             )
     report = None
     if progress is not None:
+
         def report(iteration, mse):
-            progress(f"{model} K={K} n={n} {optimizer}: iteration {iteration}, MSE {mse:.6g}, {time.perf_counter() - started:.0f} s")
+            progress(
+                f"{model} K={K} n={n} {optimizer}: iteration {iteration}, MSE {mse:.6g}, {time.perf_counter() - started:.0f} s"
+            )
+
     theta, iterations, converged = optimise(
         optimizer, m, X, Y, theta0, shape, box, max_epochs=max_epochs, gd_objective=gd_objective, report=report
     )
@@ -250,7 +267,7 @@ def fit(
         seconds=round(time.perf_counter() - started, 3),
         active_bounds=int(box.active(theta).size),
         box=box.description,
-        init=f"{init} (delta = {n ** PAPER_INIT_EXPONENT if init == 'paper' else init_scale:.3g})",
+        init=f"{init} (delta = {n**PAPER_INIT_EXPONENT if init == 'paper' else init_scale:.3g})",
         phi=truth.phi_text if model != "mha" else "identity",
         params=fitted,
         gd_objective=gd_objective,

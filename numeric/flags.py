@@ -18,13 +18,24 @@ import re
 
 __all__ = ["FLAGS", "non_negative_int", "positive_float", "positive_int", "to_flags"]
 
-_NO_STORE = (re.compile(r"^folder '(.*)': no fit store here \(run a grid into it first\)"), r"folder '\1': no fit store here (run `numeric reproduce --out \1` first)")
+_NO_STORE = (
+    re.compile(r"^folder '(.*)': no fit store here \(run a grid into it first\)"),
+    r"folder '\1': no fit store here (run `numeric reproduce --out \1` first)",
+)
 
 #: command → [(pattern, replacement)], applied in order (re.sub).
 FLAGS = {
     "fit": [(re.compile(r"^n="), "--n=")],
-    "reproduce": [(re.compile(r"^shard="), "--shard "), (re.compile(r"\ballow_weak_truth=True\b"), "--allow-weak-truth")],
-    "ratio": [(re.compile(r"^r="), "--r "), (re.compile(r"^mc="), "--mc "), (re.compile(r"^ns\[\d+\]="), "--ns "), (re.compile(r"^K="), "--K ")],
+    "reproduce": [
+        (re.compile(r"^shard="), "--shard "),
+        (re.compile(r"\ballow_weak_truth=True\b"), "--allow-weak-truth"),
+    ],
+    "ratio": [
+        (re.compile(r"^r="), "--r "),
+        (re.compile(r"^mc="), "--mc "),
+        (re.compile(r"^ns\[\d+\]="), "--ns "),
+        (re.compile(r"^K="), "--K "),
+    ],
     "rates": [(re.compile(r"^quantity="), "--quantity "), _NO_STORE],
     "plot": [(re.compile(r"^quantity="), "--quantity "), _NO_STORE],
     "merge": [_NO_STORE],
@@ -41,13 +52,16 @@ def to_flags(message: str, command: str | None) -> str:
 
 def _int_from(flag, least: int):
     """The converter of an integer flag that must be >= ``least``."""
+
     def convert(text):
         try:
             value = int(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{flag}={text!r} is not an integer") from None
         if value < least:
-            raise argparse.ArgumentTypeError(f"{flag}={value} must be " + ("a positive integer" if least == 1 else f">= {least}"))
+            raise argparse.ArgumentTypeError(
+                f"{flag}={value} must be " + ("a positive integer" if least == 1 else f">= {least}")
+            )
         return value
 
     return convert

@@ -48,8 +48,6 @@ class Lift:
     note: str
 
 
-
-
 def exact_float(text) -> float:
     """An identcheck exact number (text such as '-3/4', or a number) as a float."""
     return float(Fraction(str(text)))
@@ -70,7 +68,8 @@ def lift_probe(probe, condition: str) -> Lift:
         params.validate(f"probe {probe.name!r}")
         return Lift(params, (), "the probe's head as is (H = 1)")
     comps = [
-        (np.array([[exact_float(v) for v in row] for row in c["M"]]), np.array([exact_float(v) for v in c["a"]])) for c in dicts
+        (np.array([[exact_float(v) for v in row] for row in c["M"]]), np.array([exact_float(v) for v in c["a"]]))
+        for c in dicts
     ]
     d = comps[0][1].size
     heads = []  # distinct nonzero M
@@ -113,5 +112,3 @@ def lift_probe(probe, condition: str) -> Lift:
 
 def _weights(H: int, K: int) -> np.ndarray:
     return np.tile(1.0 + 0.5 * np.arange(K), (H, 1))
-
-

@@ -90,7 +90,9 @@ def _head_distance(fitted: HMoEParams, hf: int, truth: HMoEParams, h: int, order
 def measure_cells(fitted: HMoEParams, truth: HMoEParams) -> MeasureCells:
     """Match heads and gates, then put every atom of positive mass in its cell (module docstring)."""
     if fitted.N != truth.N or fitted.dim != truth.dim:
-        raise NumericError(f"fitted (N={fitted.N}, d={fitted.dim}) and truth (N={truth.N}, d={truth.dim}) differ in N or d")
+        raise NumericError(
+            f"fitted (N={fitted.N}, d={fitted.dim}) and truth (N={truth.N}, d={truth.dim}) differ in N or d"
+        )
     if truth.N > MAX_N_FOR_PERMUTATIONS:
         raise NumericError(f"N={truth.N}: the gate matching enumerates N! orders; at most {MAX_N_FOR_PERMUTATIONS}")
     heads = {}

@@ -47,6 +47,7 @@ def exact_constants(params) -> dict:
 @lru_cache(maxsize=32)
 def _phi_functions(phi: str, params: tuple = ()):
     if phi == "sigmoid(z)" and not params:  # the default, written out for speed and overflow-free evaluation
+
         def f1(z, value=None):  # σ' = σ(1 − σ), from σ(z) when the caller has it already
             s = expit(z) if value is None else value
             return s * (1.0 - s)

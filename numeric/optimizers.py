@@ -91,7 +91,9 @@ def _lm(model, X, Y, theta, shape, box, ftol=1e-6, max_iter=200, report=None):
     for iteration in range(1, max_iter + 1):
         A = JtJ / n
         g = Jtr / n
-        pinned = ((theta <= box.lo + PIN_TOLERANCE * span) & (g > 0)) | ((theta >= box.hi - PIN_TOLERANCE * span) & (g < 0))
+        pinned = ((theta <= box.lo + PIN_TOLERANCE * span) & (g > 0)) | (
+            (theta >= box.hi - PIN_TOLERANCE * span) & (g < 0)
+        )
         free = ~pinned
         A_free = A[np.ix_(free, free)]
         scale = np.maximum(np.diag(A_free), 1e-12 * max(float(np.diag(A_free).max()), 1e-300))
@@ -144,13 +146,23 @@ def _trf(model, X, Y, theta, shape, box, ftol=1e-6, max_nfev=500, report=None):
     span = box.hi - box.lo
     inside = np.clip(theta, box.lo + 1e-9 * span, box.hi - 1e-9 * span)
     result = least_squares(
-        residuals, inside, jac=jacobian, bounds=(box.lo, box.hi), method="trf", x_scale="jac",
-        ftol=ftol, xtol=1e-10, gtol=1e-10, max_nfev=max_nfev,
+        residuals,
+        inside,
+        jac=jacobian,
+        bounds=(box.lo, box.hi),
+        method="trf",
+        x_scale="jac",
+        ftol=ftol,
+        xtol=1e-10,
+        gtol=1e-10,
+        max_nfev=max_nfev,
     )
     return result.x, int(result.nfev), bool(result.status > 0)
 
 
-def optimise(optimizer: str, model, X, Y, theta, shape, box, max_epochs: int = 1000, gd_objective: str = "mean", report=None):
+def optimise(
+    optimizer: str, model, X, Y, theta, shape, box, max_epochs: int = 1000, gd_objective: str = "mean", report=None
+):
     """Run ``optimizer`` (one of :data:`OPTIMIZERS`) from ``theta``; returns (θ, iterations, converged).
 
     ``report(iteration, mse)``, when given, is called after every iteration (gd: epoch; lm:

@@ -87,7 +87,9 @@ class HMoEParams:
         p = dim * (dim + 1) // 2
         sizes = [H * K, H * (N - 1) * p, H * N * K * dim]
         if theta.shape != (sum(sizes),):
-            raise NumericError(f"theta has shape {theta.shape}, expected ({sum(sizes)},) for H={H}, N={N}, K={K}, d={dim}")
+            raise NumericError(
+                f"theta has shape {theta.shape}, expected ({sum(sizes)},) for H={H}, N={N}, K={K}, d={dim}"
+            )
         omega = theta[: sizes[0]].reshape(H, K)
         m = theta[sizes[0] : sizes[0] + sizes[1]].reshape(H, N - 1, p)
         a = theta[sizes[0] + sizes[1] :].reshape(H, N, K, dim)
@@ -116,7 +118,9 @@ class HMoEParams:
         vectors = self.a.reshape(-1, self.dim)
         unique, counts = np.unique(vectors, axis=0, return_counts=True)  # sorting: O(n log n), not pairwise
         if np.any(counts > 1):
-            raise NumericError(f"{what}: (A.5) expert vectors a must be distinct; two equal {unique[np.argmax(counts > 1)].tolist()}")
+            raise NumericError(
+                f"{what}: (A.5) expert vectors a must be distinct; two equal {unique[np.argmax(counts > 1)].tolist()}"
+            )
         return self
 
     def to_dict(self) -> dict:

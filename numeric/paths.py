@@ -43,8 +43,6 @@ class Path:
     sensitivity: float | None = None  # splits: the relative residual ‖Q + Jw‖/‖Q‖
 
 
-
-
 def index_of(params: HMoEParams):
     """(ω(h, k), m(h, i, q), a(h, i, k, j)): positions in θ (module docstring)."""
     H, N, K, d = params.a.shape
@@ -78,9 +76,9 @@ def scaled_jacobian(model: Model, params: HMoEParams, X: np.ndarray):
     return J, norms, s, vt
 
 
-
-
 def line_path(kind: str, name: str, construction: str, G: HMoEParams, direction: np.ndarray, note: str = "") -> Path:
     """The straight line G* + t·d (d in the flat layout θ)."""
     theta, shape = G.to_vector(), shape_of(G)
-    return Path(kind, name, construction, G, lambda t: HMoEParams.from_vector(theta + t * direction, *shape), note, direction)
+    return Path(
+        kind, name, construction, G, lambda t: HMoEParams.from_vector(theta + t * direction, *shape), note, direction
+    )

@@ -80,7 +80,14 @@ def rates_figure(rates, ylabel: str = "Voronoi loss", title: str | None = None):
         if ax.has_data():
             label_log_ticks(ax)
             if id(ax) in theory_drawn:  # one legend entry for the reference lines of every colour
-                ax.plot([], [], ":", color="0.3", lw=1.6, label=f"dotted: theory slope {' / '.join(sorted(theory_drawn[id(ax)]))}")
+                ax.plot(
+                    [],
+                    [],
+                    ":",
+                    color="0.3",
+                    lw=1.6,
+                    label=f"dotted: theory slope {' / '.join(sorted(theory_drawn[id(ax)]))}",
+                )
             ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), frameon=False)
         else:
             ax.set_visible(False)
@@ -92,8 +99,16 @@ def grid_title(rates) -> str:
     """``'quick grid: n = 2000 … 16000 (4 sizes), 3 repetitions per size'``: what the points average."""
     sizes = sorted({n for r in rates for n in r.sizes})
     reps = sorted({r.n_reps for r in rates})
-    quick = any(tuple(r.sizes) == tuple(q["sizes"]) and r.n_reps == q["reps"] for r in rates for q in (QUICK, QUICK_LOCAL))
+    quick = any(
+        tuple(r.sizes) == tuple(q["sizes"]) and r.n_reps == q["reps"] for r in rates for q in (QUICK, QUICK_LOCAL)
+    )
     repetitions = f"{reps[0]}" if len(reps) == 1 else f"{reps[0]}–{reps[-1]}"
-    text = (f"n = {tick_text(sizes[0])} … {tick_text(sizes[-1])} ({len(sizes)} sizes), "
-            f"{repetitions} repetition{'s' if reps[-1] > 1 else ''} per size (points: means)") if sizes else "no complete sizes"
+    text = (
+        (
+            f"n = {tick_text(sizes[0])} … {tick_text(sizes[-1])} ({len(sizes)} sizes), "
+            f"{repetitions} repetition{'s' if reps[-1] > 1 else ''} per size (points: means)"
+        )
+        if sizes
+        else "no complete sizes"
+    )
     return ("quick grid: " if quick else "") + text

@@ -27,9 +27,9 @@ from scipy.stats import bootstrap
 
 from .cells import QUANTITIES, cell_errors, function_assignment, mha_identified_error
 from .measure_loss import measure_loss
-from .voronoi import voronoi_loss
 from .params import NumericError
 from .truth import truth_from_dict
+from .voronoi import voronoi_loss
 
 __all__ = ["PAPER_SLOPES", "THEORY_EXPONENTS", "Rate", "fit_rate", "rates_from_records"]
 
@@ -150,8 +150,16 @@ def fit_rate(sizes, losses, n_boot: int = 2000, level: float = 0.95, seed: int =
     slope, intercept = _slope(log_n, np.log(losses.mean(axis=1)))
     if losses.shape[1] == 1:
         return float(slope), float(slope), float(slope), float(intercept)
-    result = bootstrap(tuple(losses), _slope_of_means(log_n), n_resamples=n_boot, confidence_level=level,
-                       method="percentile", vectorized=True, paired=False, rng=np.random.default_rng(seed))
+    result = bootstrap(
+        tuple(losses),
+        _slope_of_means(log_n),
+        n_resamples=n_boot,
+        confidence_level=level,
+        method="percentile",
+        vectorized=True,
+        paired=False,
+        rng=np.random.default_rng(seed),
+    )
     low, high = result.confidence_interval
     return float(slope), float(low), float(high), float(intercept)
 
@@ -196,7 +204,9 @@ def _paper_slope(settings, model: str, K: int, quantity: str) -> float | None:
     return PAPER_SLOPES.get((model, K))
 
 
-def rates_from_records(records, settings: dict | None = None, quantities=("voronoi",), n_boot: int = 2000) -> list[Rate]:
+def rates_from_records(
+    records, settings: dict | None = None, quantities=("voronoi",), n_boot: int = 2000
+) -> list[Rate]:
     """One Rate per (settings, model, K, quantity) in the records (complete sizes only).
 
     ``settings`` maps settings ids to :class:`numeric.store.Settings` (needed for every quantity
@@ -245,9 +255,23 @@ def rates_from_records(records, settings: dict | None = None, quantities=("voron
             exponent = THEORY_EXPONENTS.get((quantity, kind))
             out.append(
                 Rate(
-                    sid, settings[sid].describe() if sid in settings else sid, model, K, quantity, slope, low, high, intercept,
-                    tuple(sizes), tuple(losses.mean(axis=1)), reps, exponent, theory_slope(exponent, sizes),
-                    _paper_slope(settings.get(sid), model, K, quantity), *health, dropped,
+                    sid,
+                    settings[sid].describe() if sid in settings else sid,
+                    model,
+                    K,
+                    quantity,
+                    slope,
+                    low,
+                    high,
+                    intercept,
+                    tuple(sizes),
+                    tuple(losses.mean(axis=1)),
+                    reps,
+                    exponent,
+                    theory_slope(exponent, sizes),
+                    _paper_slope(settings.get(sid), model, K, quantity),
+                    *health,
+                    dropped,
                 )
             )
     return out

@@ -76,7 +76,7 @@ MODEL_NOTE = {
     "gated1": "model (9) depends on the channels only through the per-(head, gate) measures sum_k omega_k delta_(a_ik): exact for every phi",
     "mha": "model (2) depends on the channels only through the per-(head, gate) measures: exact",
     "gated2": "model (12) applies phi to one channel's gate mixture sum_i sigma_i a_ik^T x, so g is not a function of the per-(head, gate) "
-              "measures: re-pairing atoms moves g unless phi is affine; no exact invariance is claimed",
+    "measures: re-pairing atoms moves g unless phi is affine; no exact invariance is claimed",
 }
 
 
@@ -103,7 +103,9 @@ class Alternative:
 
 def _check(truth: HMoEParams, K: int, spare: int, what: str) -> None:
     if truth.N < 2:
-        raise NumericError(f"{what}: needs N >= 2 gates (one gate: a channel is its own atom, nothing to re-pair); N = {truth.N}")
+        raise NumericError(
+            f"{what}: needs N >= 2 gates (one gate: a channel is its own atom, nothing to re-pair); N = {truth.N}"
+        )
     if truth.K < 2:
         raise NumericError(f"{what}: needs K* >= 2 channels per head to re-pair; K* = {truth.K}")
     if isinstance(K, bool) or not isinstance(K, int) or K < truth.K + spare:
@@ -142,7 +144,9 @@ def local_recombination(truth: HMoEParams, K: int, epsilon: float) -> HMoEParams
     """Construction 1 in every head (channels 1 and 2), K channels per head."""
     _check(truth, K, 2, "local recombination")
     if not 0 <= epsilon <= truth.omega[:, :2].min():
-        raise NumericError(f"epsilon={epsilon!r}: must be from 0 to the smaller weight of the re-paired channels, {truth.omega[:, :2].min():g}")
+        raise NumericError(
+            f"epsilon={epsilon!r}: must be from 0 to the smaller weight of the re-paired channels, {truth.omega[:, :2].min():g}"
+        )
     omega, a = [], []
     for h in range(truth.H):
         w, vectors = _channels(truth, h)
@@ -175,7 +179,9 @@ def global_alternative(truth: HMoEParams, K: int) -> HMoEParams:
     """Construction 2 in every head with two unequal weights, K channels per head."""
     _check(truth, K, 1, "global alternative")
     if not any(_unequal_pair(truth.omega[h]) for h in range(truth.H)):
-        raise NumericError("global alternative: needs a head with two unequal channel weights (with equal weights it is the swap)")
+        raise NumericError(
+            "global alternative: needs a head with two unequal channel weights (with equal weights it is the swap)"
+        )
     omega, a = [], []
     for h in range(truth.H):
         w, vectors = _channels(truth, h)
@@ -199,7 +205,9 @@ def swap_alternative(truth: HMoEParams, K: int | None = None) -> HMoEParams:
     K = truth.K if K is None else K
     _check(truth, K, 0, "swap")
     if not any(_equal_pair(truth.omega[h]) for h in range(truth.H)):
-        raise NumericError("swap: needs a head with two equal channel weights; the truth's weights differ in every head")
+        raise NumericError(
+            "swap: needs a head with two equal channel weights; the truth's weights differ in every head"
+        )
     omega, a = [], []
     for h in range(truth.H):
         w, vectors = _channels(truth, h)
@@ -242,8 +250,21 @@ def alternatives(model, truth: HMoEParams, K: int, X: np.ndarray) -> tuple:
         note = MODEL_NOTE[model.kind]
         if model.kind == "gated2" and exact:
             note = "model (12) is not a function of the per-(head, gate) measures, but here the change is rounding only (phi affine on the range?)"
-        out.append(Alternative(construction, model.kind, K, truth.K, True, note, change, exact,
-                               voronoi_loss(G, truth, "L2"), measure_loss(G, truth), epsilon if construction == "local" else None))
+        out.append(
+            Alternative(
+                construction,
+                model.kind,
+                K,
+                truth.K,
+                True,
+                note,
+                change,
+                exact,
+                voronoi_loss(G, truth, "L2"),
+                measure_loss(G, truth),
+                epsilon if construction == "local" else None,
+            )
+        )
     return tuple(out)
 
 
@@ -258,10 +279,21 @@ def recombination_path(model, truth: HMoEParams, K: int, X: np.ndarray) -> Path:
     scale = float(np.sqrt(np.mean(model.value(truth, X[:20_000]) ** 2)))
     limit = 0.0 if distance <= EXACT_TOL * scale else distance / voronoi_loss(G, truth, "L2")
     heads = "every head" if truth.H > 1 else "the head"
-    note = (f"channels 1, 2 of {heads} re-paired at gate 1 with weight eps = t (K = {K}, K* = {truth.K}): every per-(head, gate) "
-            f"measure is unchanged; {MODEL_NOTE[model.kind]}")
-    return Path("recombination", f"recombination, K = {K}", "recombination", truth,
-                lambda t: local_recombination(truth, K, t), note, None, limit, None)
+    note = (
+        f"channels 1, 2 of {heads} re-paired at gate 1 with weight eps = t (K = {K}, K* = {truth.K}): every per-(head, gate) "
+        f"measure is unchanged; {MODEL_NOTE[model.kind]}"
+    )
+    return Path(
+        "recombination",
+        f"recombination, K = {K}",
+        "recombination",
+        truth,
+        lambda t: local_recombination(truth, K, t),
+        note,
+        None,
+        limit,
+        None,
+    )
 
 
 #: ε of the ratio table (``numeric ratio --path recombination``): seven points from 1e-1 to 1e-4, as ``numeric confirm``.
@@ -296,7 +328,9 @@ def recombination_table(model_kind: str, truth, K: int | None = None, mc: int = 
     params = truth.params
     K = params.K + 2 if K is None else K
     if isinstance(K, bool) or not isinstance(K, int) or not params.K + 2 <= K <= MAX_TABLE_K:
-        raise NumericError(f"K={K!r}: the local recombination needs K from K* + 2 = {params.K + 2} to {MAX_TABLE_K} channels per head")
+        raise NumericError(
+            f"K={K!r}: the local recombination needs K from K* + 2 = {params.K + 2} to {MAX_TABLE_K} channels per head"
+        )
     if not 1000 <= mc <= 10_000_000:
         raise NumericError(f"mc={mc}: must be from 1,000 to 10,000,000")
     model = truth.model(model_kind)
@@ -312,5 +346,7 @@ def recombination_table(model_kind: str, truth, K: int | None = None, mc: int = 
         l2_se = float(squared.std(ddof=1) / np.sqrt(mc) / (2 * l2)) if l2 > 0 else 0.0
         loss = voronoi_loss(G, params, kind)
         exact = l2 <= EXACT_TOL * scale
-        rows.append(RecombinationRow(epsilon, l2, l2_se, loss, measure_loss(G, params), 0.0 if exact else l2 / loss, exact))
+        rows.append(
+            RecombinationRow(epsilon, l2, l2_se, loss, measure_loss(G, params), 0.0 if exact else l2 / loss, exact)
+        )
     return tuple(rows), alternatives(model, params, K, X[:20_000])

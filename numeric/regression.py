@@ -20,7 +20,9 @@ __all__ = ["MC_POINTS", "regression_error"]
 MC_POINTS = 100_000
 
 
-def regression_error(model: Model, fitted: HMoEParams, truth: HMoEParams, dim: int, points: int = MC_POINTS) -> tuple[float, float]:
+def regression_error(
+    model: Model, fitted: HMoEParams, truth: HMoEParams, dim: int, points: int = MC_POINTS
+) -> tuple[float, float]:
     """‖f_fitted − f_truth‖_{L²(μ)} by Monte Carlo on ``points`` fixed uniform points, and its
     standard error (delta method: se(√m) = se(m)/(2√m))."""
     X = np.random.default_rng(0xE7A1).uniform(-1.0, 1.0, size=(points, dim))

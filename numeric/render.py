@@ -18,16 +18,40 @@ __all__ = ["confirm_markdown"]
 def _sequence_row(s) -> tuple:
     slope = "—" if s.slope is None else f"{s.slope:.2f}"
     limit = "—" if s.limit is None else f"{s.limit:.1e}"
-    status = {"to zero": "yes", "bounded": "no (bounded, plateau reached)", "not resolved": "not resolved (plateau not reached)",
-              "undecided": "undecided"}[s.status]
-    return (s.kind, s.name, slope, "yes" if s.exact_invariance else "no", f"{s.ratio[0]:.2e}", f"{s.t[-1]:g}", f"{s.ratio[-1]:.2e}",
-            limit, status)
+    status = {
+        "to zero": "yes",
+        "bounded": "no (bounded, plateau reached)",
+        "not resolved": "not resolved (plateau not reached)",
+        "undecided": "undecided",
+    }[s.status]
+    return (
+        s.kind,
+        s.name,
+        slope,
+        "yes" if s.exact_invariance else "no",
+        f"{s.ratio[0]:.2e}",
+        f"{s.t[-1]:g}",
+        f"{s.ratio[-1]:.2e}",
+        limit,
+        status,
+    )
 
 
 def _rate_row(r) -> tuple:
-    measure = "—" if r.measure_slope is None else f"{r.measure_slope:+.2f} [{r.measure_ci[0]:+.2f}, {r.measure_ci[1]:+.2f}]"
-    return (r.truth, r.K, r.K_star, f"{r.slope:+.2f}", f"[{r.ci[0]:+.2f}, {r.ci[1]:+.2f}]", measure, f"{r.signal_to_noise:.1f}",
-            f"{r.sizes[0]}–{r.sizes[-1]}", r.repetitions)
+    measure = (
+        "—" if r.measure_slope is None else f"{r.measure_slope:+.2f} [{r.measure_ci[0]:+.2f}, {r.measure_ci[1]:+.2f}]"
+    )
+    return (
+        r.truth,
+        r.K,
+        r.K_star,
+        f"{r.slope:+.2f}",
+        f"[{r.ci[0]:+.2f}, {r.ci[1]:+.2f}]",
+        measure,
+        f"{r.signal_to_noise:.1f}",
+        f"{r.sizes[0]}–{r.sizes[-1]}",
+        r.repetitions,
+    )
 
 
 def confirm_markdown(result) -> str:
@@ -49,26 +73,50 @@ def confirm_markdown(result) -> str:
         parts.append(
             f"Ratio ‖g_t − g*‖ / L2(G_t, G*) for t = {t[0]:g} … {t[-1]:g} (slope over this window; smaller t where a path "
             f"needs them to reach its plateau; {result.mc_points} Monte Carlo points):\n\n"
-            + table(("kind", "path", "slope", "exact invariance", f"ratio at t = {t[0]:g}", "smallest t", "ratio there",
-                     "t → 0 limit", "→ 0"), [_sequence_row(q) for q in result.sequences], "llrlrrrrl")
+            + table(
+                (
+                    "kind",
+                    "path",
+                    "slope",
+                    "exact invariance",
+                    f"ratio at t = {t[0]:g}",
+                    "smallest t",
+                    "ratio there",
+                    "t → 0 limit",
+                    "→ 0",
+                ),
+                [_sequence_row(q) for q in result.sequences],
+                "llrlrrrrl",
+            )
         )
     else:
         parts.append("No paths could be built.")
     if result.rates:
-        parts.append("Rates (slope of the mean Voronoi loss against n, bootstrap CI):\n\n"
-                     + table(("truth", "K", "K*", "slope", "CI", "L_μ slope [CI]", "Var g*/ν²", "n", "reps"),
-                             [_rate_row(r) for r in result.rates], "lrrrllrll"))
+        parts.append(
+            "Rates (slope of the mean Voronoi loss against n, bootstrap CI):\n\n"
+            + table(
+                ("truth", "K", "K*", "slope", "CI", "L_μ slope [CI]", "Var g*/ν²", "n", "reps"),
+                [_rate_row(r) for r in result.rates],
+                "lrrrllrll",
+            )
+        )
         if result.separation is not None:
             sep = result.separation
-            parts.append(f"Rates {'separate' if sep.separated else 'do not separate'} ({sep.expected} expected; {sep.rounds} grid "
-                         f"round(s), last n = {sep.sizes[0]}–{sep.sizes[-1]} × {sep.repetitions}): {sep.reason}")
+            parts.append(
+                f"Rates {'separate' if sep.separated else 'do not separate'} ({sep.expected} expected; {sep.rounds} grid "
+                f"round(s), last n = {sep.sizes[0]}–{sep.sizes[-1]} × {sep.repetitions}): {sep.reason}"
+            )
     else:
         parts.append("Rates: not run (`rates=False`, or no `out` folder).")
     if result.recombination_line:
-        parts.append("Channel recombination (about the channel-level loss, for every φ; not part of the verdict): "
-                     + result.recombination_line)
+        parts.append(
+            "Channel recombination (about the channel-level loss, for every φ; not part of the verdict): "
+            + result.recombination_line
+        )
     if result.skipped:
         parts.append("\n".join(f"- skipped *{name}*: {why}" for name, why in result.skipped))
-    parts.append(f"{result.seconds:.1f} s (check {result.check_seconds:.1f} s, sequences {result.sequence_seconds:.1f} s, "
-                 f"rates {result.rates_seconds:.1f} s)" + (f"; output in {code(result.out)}" if result.out else ""))
+    parts.append(
+        f"{result.seconds:.1f} s (check {result.check_seconds:.1f} s, sequences {result.sequence_seconds:.1f} s, "
+        f"rates {result.rates_seconds:.1f} s)" + (f"; output in {code(result.out)}" if result.out else "")
+    )
     return "\n\n".join(parts) + "\n"

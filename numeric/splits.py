@@ -36,8 +36,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .paths import COMPENSATION_POINTS, Path, index_of, shape_of
 from .params import HMoEParams
+from .paths import COMPENSATION_POINTS, Path, index_of, shape_of
 from .voronoi import voronoi_loss
 
 __all__ = ["compensated_split", "RESIDUAL_TOL", "Q_FLOOR", "RICHARDSON_T"]
@@ -67,7 +67,8 @@ def _copy_columns(base: HMoEParams, h0: int) -> list:
     omega_i, _, a_i = index_of(base)
     K = base.K - 1
     return [omega_i(h, K) for h in range(base.H) if h != h0] + [
-        a_i(h, i, K, j) for h in range(base.H) if h != h0 for i in range(base.N) for j in range(base.dim)]
+        a_i(h, i, K, j) for h in range(base.H) if h != h0 for i in range(base.N) for j in range(base.dim)
+    ]
 
 
 def _split_builder(G, h0, k0, v):
@@ -127,5 +128,3 @@ def compensated_split(model, G, h, k, v, X, kind, name, compensate=True) -> Path
     what = "second-order change Q compensated by t·w" if compensate else "uncompensated split"
     note = f"{what}; relative residual ‖Q + Jw‖/‖Q‖ = {residual:.2e}; weights ≥ 0 for t ≤ {t_positive:.3g}"
     return Path(kind, name, "split", G, build, note, None, limit, residual)
-
-

@@ -31,7 +31,17 @@ from identcheck import parse_activation
 from .models import exact_constants
 from .params import HMoEParams, NumericError
 
-__all__ = ["FitRecord", "Settings", "open_for_writing", "read_records", "read_settings", "insert", "merge_stores", "kept_fits", "STORE_FILE"]
+__all__ = [
+    "FitRecord",
+    "Settings",
+    "open_for_writing",
+    "read_records",
+    "read_settings",
+    "insert",
+    "merge_stores",
+    "kept_fits",
+    "STORE_FILE",
+]
 
 STORE_FILE = "fits.sqlite"
 SCHEMA_VERSION = 2
@@ -61,7 +71,9 @@ class Settings:
         canonical = dataclasses.asdict(self)
         truth = dict(canonical.pop("truth"))
         truth.pop("name", None)
-        truth["phi"] = _canonical_phi(truth.get("phi", "sigmoid(z)"), tuple(sorted((truth.pop("phi_params", None) or {}).items())))
+        truth["phi"] = _canonical_phi(
+            truth.get("phi", "sigmoid(z)"), tuple(sorted((truth.pop("phi_params", None) or {}).items()))
+        )
         canonical["truth"] = truth
         if not canonical["experiment"]:
             canonical.pop("experiment")
@@ -203,7 +215,9 @@ def _open_read_only(folder) -> sqlite3.Connection:
     if path.stat().st_size == 0:
         raise NumericError(f"{str(path)!r}: an empty file, not a fit store")
     try:
-        connection = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)  # escaped: '?' or '#' in a folder name
+        connection = sqlite3.connect(
+            path.resolve().as_uri() + "?mode=ro", uri=True
+        )  # escaped: '?' or '#' in a folder name
         _check_version(connection, path)
     except sqlite3.DatabaseError as exc:
         raise NumericError(f"{str(path)!r}: not a fit store ({exc})") from None
@@ -301,6 +315,7 @@ def merge_stores(target, sources) -> dict:
 
 def _same_result(a: FitRecord, b: FitRecord) -> bool:
     """Equal in everything but the wall-clock time (NaN equal to NaN)."""
+
     def values(r):
         return [None if isinstance(v, float) and v != v else v for v in dataclasses.replace(r, seconds=0.0).values()]
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 import difflib
 import importlib
 import json
-import sys
 import time
 from dataclasses import dataclass
 
@@ -99,7 +98,15 @@ class Grid:
         return int(sequence.generate_state(1, dtype=np.uint32)[0])
 
     def settings(self, truth) -> Settings:
-        return Settings(truth.to_dict(), self.optimizer, self.gd_objective, self.init, float(self.box), int(self.seed), self.experiment)
+        return Settings(
+            truth.to_dict(),
+            self.optimizer,
+            self.gd_objective,
+            self.init,
+            float(self.box),
+            int(self.seed),
+            self.experiment,
+        )
 
 
 def _run_one(task) -> FitRecord:
@@ -114,15 +121,35 @@ def _run_one(task) -> FitRecord:
     truth = truth_from_dict(settings.truth, "store")
     with threadpool_limits(limits=1):
         result = _fitting.fit(
-            model, K, n, seed=seed, optimizer=settings.optimizer, truth=truth, box_factor=settings.box,
-            init=settings.init, gd_objective=settings.gd_objective,
+            model,
+            K,
+            n,
+            seed=seed,
+            optimizer=settings.optimizer,
+            truth=truth,
+            box_factor=settings.box,
+            init=settings.init,
+            gd_objective=settings.gd_objective,
         )
     return FitRecord(
-        settings_id=settings.id, model=model, K=int(K), n=int(n), rep=int(rep), seed=int(seed),
-        voronoi_loss=result.voronoi_loss, loss_kind=result.loss_kind, mse=result.mse, truth_mse=result.truth_mse,
-        start_mse=result.start_mse, regression_l2=result.regression_l2, regression_se=result.regression_se,
-        iterations=int(result.iterations), converged=bool(result.converged), active_bounds=int(result.active_bounds),
-        seconds=result.seconds, params=json.dumps(result.params.to_dict()),
+        settings_id=settings.id,
+        model=model,
+        K=int(K),
+        n=int(n),
+        rep=int(rep),
+        seed=int(seed),
+        voronoi_loss=result.voronoi_loss,
+        loss_kind=result.loss_kind,
+        mse=result.mse,
+        truth_mse=result.truth_mse,
+        start_mse=result.start_mse,
+        regression_l2=result.regression_l2,
+        regression_se=result.regression_se,
+        iterations=int(result.iterations),
+        converged=bool(result.converged),
+        active_bounds=int(result.active_bounds),
+        seconds=result.seconds,
+        params=json.dumps(result.params.to_dict()),
     )
 
 
@@ -138,7 +165,9 @@ def _check_signal(truth, models, allow_weak: bool) -> None:
             )
 
 
-def run_grid(grid: Grid, folder, jobs: int = 1, truth_path=None, progress=True, shard=(0, 1), truth=None, allow_weak_truth=False) -> dict:
+def run_grid(
+    grid: Grid, folder, jobs: int = 1, truth_path=None, progress=True, shard=(0, 1), truth=None, allow_weak_truth=False
+) -> dict:
     """Run every fit of ``grid`` not yet in the store; returns counts.
 
     The truth is ``truth`` (a :class:`~numeric.truth.Truth`) or the file ``truth_path`` (default:
@@ -234,14 +263,17 @@ class Preset:
 PRESETS = {
     "local": Preset(
         name="local",
-        legs=(Leg("local_sigmoid", ("mha",)), Leg("local_sigmoid", ("gated1", "gated2"), (0, 1, 2)),
-              Leg("local_sigmoid_b1", ("gated1", "gated2"), (0, 1, 2))),
+        legs=(
+            Leg("local_sigmoid", ("mha",)),
+            Leg("local_sigmoid", ("gated1", "gated2"), (0, 1, 2)),
+            Leg("local_sigmoid_b1", ("gated1", "gated2"), (0, 1, 2)),
+        ),
         K_offsets=(0, 1),
         sizes=(10_000, 21_544, 46_416, 100_000, 215_443, 464_159, 1_000_000),
         reps=5,
         box=10.0,
         description="theorems in their regime: K = K*, K* + 1 (and K* + 2 for the gated models, where channels can recombine); "
-                    "n = 1e4..1e6; box factor 10; truths local_sigmoid, local_sigmoid_b1",
+        "n = 1e4..1e6; box factor 10; truths local_sigmoid, local_sigmoid_b1",
     ),
 }
 QUICK_LOCAL = {"sizes": (2_000, 4_000, 8_000, 16_000), "reps": 2}

@@ -83,4 +83,3 @@ def taylor_singular_values(model: Model, params: HMoEParams, X: np.ndarray) -> n
     T, _ = taylor_terms(model, params, X)
     norms = np.linalg.norm(T, axis=0)
     return np.linalg.svd(T / np.where(norms > 0, norms, 1.0), compute_uv=False)
-

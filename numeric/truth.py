@@ -121,7 +121,9 @@ def load_truth(path: str | Path | None = None) -> Truth:
         with path.open("rb") as handle:
             raw = handle.read(MAX_TRUTH_BYTES + 1)
         if len(raw) > MAX_TRUTH_BYTES:
-            raise NumericError(f"truth {str(path)!r}: larger than {MAX_TRUTH_BYTES:,} bytes; a truth file holds a few numbers")
+            raise NumericError(
+                f"truth {str(path)!r}: larger than {MAX_TRUTH_BYTES:,} bytes; a truth file holds a few numbers"
+            )
         data = json.loads(raw.decode("utf-8"))
     except FileNotFoundError:
         raise NumericError(f"truth {str(path)!r}: no such file") from None
@@ -143,14 +145,18 @@ def truth_from_dict(data, source: str, default_name: str = "truth") -> Truth:
     try:
         arrays = {k: np.array(data[k], dtype=float) for k in _REQUIRED}
     except (TypeError, ValueError):
-        raise NumericError(f"truth {str(path)!r}: omega, M and a must be nested lists of numbers of regular shape") from None
+        raise NumericError(
+            f"truth {str(path)!r}: omega, M and a must be nested lists of numbers of regular shape"
+        ) from None
     noise = data.get("noise_std", 0.1)
     if isinstance(noise, bool) or not isinstance(noise, (int, float)) or not 0 <= noise <= MAX_NOISE_STD:
         raise NumericError(f"truth {str(path)!r}: noise_std={noise!r} must be a number from 0 to {MAX_NOISE_STD:g}")
     phi = data.get("phi", "sigmoid(z)")
     phi_params = data.get("phi_params", {})
-    if not isinstance(phi_params, dict) or not all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in phi_params.values()):
-        raise NumericError(f"truth {str(path)!r}: phi_params must map names to numbers, e.g. {{\"b\": 1}}")
+    if not isinstance(phi_params, dict) or not all(
+        isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in phi_params.values()
+    ):
+        raise NumericError(f'truth {str(path)!r}: phi_params must map names to numbers, e.g. {{"b": 1}}')
     check_phi(phi, phi_params, f"truth {str(path)!r}")
     params = HMoEParams(arrays["omega"], arrays["M"], arrays["a"]).validate(f"truth {str(path)!r}")
     try:

@@ -63,7 +63,9 @@ def voronoi_cells(fitted: HMoEParams, truth: HMoEParams, assignment: dict | None
     ``assignment`` ((h', k') → (h, k)) says — e.g. by the distance between expert functions
     (:func:`numeric.cells.function_assignment`)."""
     if fitted.N != truth.N or fitted.dim != truth.dim:
-        raise NumericError(f"fitted (N={fitted.N}, d={fitted.dim}) and truth (N={truth.N}, d={truth.dim}) differ in N or d")
+        raise NumericError(
+            f"fitted (N={fitted.N}, d={fitted.dim}) and truth (N={truth.N}, d={truth.dim}) differ in N or d"
+        )
     if truth.N > MAX_N_FOR_PERMUTATIONS:
         raise NumericError(f"N={truth.N}: Voronoi matching enumerates N! orders; at most {MAX_N_FOR_PERMUTATIONS}")
     distances = np.zeros((fitted.H, fitted.K, truth.H, truth.K))
@@ -82,8 +84,14 @@ def voronoi_cells(fitted: HMoEParams, truth: HMoEParams, assignment: dict | None
     return VoronoiCells(cells, distances)
 
 
-def voronoi_loss(fitted: HMoEParams, truth: HMoEParams, kind: str = "L2", r: float = 1.0, assignment: dict | None = None,
-                 positive_only: bool = False) -> float:
+def voronoi_loss(
+    fitted: HMoEParams,
+    truth: HMoEParams,
+    kind: str = "L2",
+    r: float = 1.0,
+    assignment: dict | None = None,
+    positive_only: bool = False,
+) -> float:
     """L1,r (``kind="L1"``, for MHA) or L2 (``kind="L2"``, for the gated models); ``positive_only``:
     weight-0 channels are no cell members (module docstring)."""
     if kind not in ("L1", "L2"):

@@ -97,7 +97,6 @@ def _phi_channels(coefficients) -> dict:
     return {key[1]: c for key, c in coefficients if key[0] == "phi"}
 
 
-
 #: Constructions in the order the witness search prefers them (exact ones first, cheapest first).
 CONSTRUCTIONS = ("euler-scale", "weights", "first-order", "split", "null-vector")
 
@@ -177,8 +176,15 @@ def _euler_path(G: HMoEParams, channels, degree: float, family: str) -> Path:
             for j in range(G.dim):
                 direction[a_i(h, i, k, j)] = G.a[h, i, k, j]
     where = ", ".join(f"(h={h + 1}, k={k + 1})" for h, k in channels)
-    return Path("witness", f"{family}: scale channel {where}", "euler-scale", G, build,
-                f"a ↦ s·a, ω ↦ s^(-{degree:g})·ω with s = 1 + t", direction)
+    return Path(
+        "witness",
+        f"{family}: scale channel {where}",
+        "euler-scale",
+        G,
+        build,
+        f"a ↦ s·a, ω ↦ s^(-{degree:g})·ω with s = 1 + t",
+        direction,
+    )
 
 
 def _weight_path(G: HMoEParams, alpha: dict, family: str) -> Path:
@@ -218,7 +224,10 @@ def _null_space_path(model, G, u, X, family) -> Path:
     null = vt[s <= NULL_TOL * s[0]]
     if u is None or not np.any(u):
         if len(null) == 0:
-            direction, note = vt[-1] / norms, f"no null vector (s_min/s_max = {s[-1] / s[0]:.2e}); smallest singular direction"
+            direction, note = (
+                vt[-1] / norms,
+                f"no null vector (s_min/s_max = {s[-1] / s[0]:.2e}); smallest singular direction",
+            )
         else:
             direction, note = null[0] / norms, f"null vector of the model Jacobian ({len(null)} found)"
     else:
@@ -226,7 +235,10 @@ def _null_space_path(model, G, u, X, family) -> Path:
         projected = null.T @ (null @ scaled) if len(null) else np.zeros_like(scaled)
         share = float(np.linalg.norm(projected) / np.linalg.norm(scaled))
         if share > NULL_SHARE:
-            direction, note = projected / norms, f"lifted relation projected on the Jacobian's null space ({share:.2f} of it lies there)"
+            direction, note = (
+                projected / norms,
+                f"lifted relation projected on the Jacobian's null space ({share:.2f} of it lies there)",
+            )
         else:
             direction, note = u, f"the lifted relation is not a null direction of the model (share {share:.2e})"
     direction = direction / np.linalg.norm(direction)
@@ -254,9 +266,16 @@ def _split_path(model, G, lift, parsed, X, family) -> Path:
     v = np.zeros((G.N, d))
     v[i] = vectors[:, top] * np.sqrt(abs(values[top]) / np.abs(values).max())
     v[i] /= np.linalg.norm(v[i])
-    return compensated_split(model, G, h, k, v, X, "witness", f"{family}: split channel (h={h + 1}, k={k + 1}) along v = {np.round(v[i], 3).tolist()} at gate {i + 1}")
-
-
+    return compensated_split(
+        model,
+        G,
+        h,
+        k,
+        v,
+        X,
+        "witness",
+        f"{family}: split channel (h={h + 1}, k={k + 1}) along v = {np.round(v[i], 3).tolist()} at gate {i + 1}",
+    )
 
 
 def probe_path(model: Model, name: str, G: HMoEParams, X: np.ndarray) -> Path:
@@ -286,5 +305,7 @@ def random_paths(model: Model, G: HMoEParams, X: np.ndarray, count: int = 3, see
     u = rng.standard_normal((G.N, G.dim))
     u /= np.linalg.norm(u, axis=1, keepdims=True)
     h, k = G.H - 1, G.K - 1
-    paths.append(compensated_split(model, G, h, k, u, X, "random", f"random split of (h={h + 1}, k={k + 1}), compensated"))
+    paths.append(
+        compensated_split(model, G, h, k, u, X, "random", f"random split of (h={h + 1}, k={k + 1}), compensated")
+    )
     return paths

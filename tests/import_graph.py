@@ -30,8 +30,13 @@ def imported(module: str, is_package: bool, node, known: set) -> list[str]:
         names = [f"{base}.{alias.name}" for alias in node.names]
         return [n for n in names if n in known] or [base]
     func = node.func
-    if not (isinstance(func, ast.Attribute) and func.attr == "import_module" and node.args
-            and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+    if not (
+        isinstance(func, ast.Attribute)
+        and func.attr == "import_module"
+        and node.args
+        and isinstance(node.args[0], ast.Constant)
+        and isinstance(node.args[0].value, str)
+    ):
         return []
     name = node.args[0].value
     if not name.startswith("."):
@@ -50,8 +55,12 @@ def import_graph(package_dir: Path):
         module = module_name(path, package_dir)
         is_package = path.name == "__init__.py"
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        outside = {id(n) for stmt in tree.body if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-                   for n in ast.walk(stmt)}
+        outside = {
+            id(n)
+            for stmt in tree.body
+            if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            for n in ast.walk(stmt)
+        }
         targets_all = set()
         for node in ast.walk(tree):
             if not isinstance(node, (ast.Import, ast.ImportFrom, ast.Call)):
@@ -72,7 +81,7 @@ def find_cycle(graph: dict, root: str) -> list | None:
         if state.get(node) == "done":
             return None
         if state.get(node) == "open":
-            return path[path.index(node):] + [node]
+            return path[path.index(node) :] + [node]
         state[node] = "open"
         for nxt in sorted(graph.get(node, ())):
             if nxt != root:

@@ -22,7 +22,13 @@ def execute(path: Path = TUTORIAL):
     from nbclient import NotebookClient
 
     notebook = nbformat.read(path, as_version=4)
-    client = NotebookClient(notebook, kernel_name="python3", timeout=TIMEOUT, record_timing=False, resources={"metadata": {"path": str(ROOT)}})
+    client = NotebookClient(
+        notebook,
+        kernel_name="python3",
+        timeout=TIMEOUT,
+        record_timing=False,
+        resources={"metadata": {"path": str(ROOT)}},
+    )
     client.execute()
     return notebook
 
@@ -38,7 +44,11 @@ def test_the_tutorial_runs_without_errors_and_renders_its_results():
     assert any("**PROVED**" in m for m in markdown)  # prove_pde
     assert any("**CONSISTENT**" in m for m in markdown)  # confirm
     assert any("image/png" in o.get("data", {}) for o in outputs)  # the plot, inline
-    drawn = [c for c in notebook.cells if c.cell_type == "code" and ("plot_scan(" in c.source or "_figure(" in c.source or "plt.show()" in c.source)]
+    drawn = [
+        c
+        for c in notebook.cells
+        if c.cell_type == "code" and ("plot_scan(" in c.source or "_figure(" in c.source or "plt.show()" in c.source)
+    ]
     assert len(drawn) == 3  # the library's two figures and the user's own pyplot figure after them
     for cell in drawn:  # each shows inline: the library's figures left the user's backend alone (issue 23 §4)
         assert any("image/png" in o.get("data", {}) for o in cell.outputs), cell.source

@@ -58,8 +58,14 @@ class _Registry(MutableMapping):
 #: mha: no gate, the linear expert u = exp(xᵀMx)·aᵀx (the contrast: PDE (5) makes it fail);
 #: type1-full: T1 ∪ the softmax-denominator terms of Theorem 2's decomposition (Appendix B.2);
 #: deepseek-shared / -routed / -weak: an expert h(x; θ)'s sets of arXiv 2505.10860 (Definitions 1 and 2).
-CONDITIONS: MutableMapping[str, type[Condition]] = _Registry({
-    "type1": (".type1", "Type1"), "type2": (".type2", "Type2"), "mha": (".mha", "MHA"), "type1-full": (".type1_full", "Type1Full"),
-    "deepseek-shared": (".deepseek", "DeepSeekShared"), "deepseek-routed": (".deepseek", "DeepSeekRouted"),
-    "deepseek-weak": (".deepseek", "DeepSeekWeak"),
-})
+CONDITIONS: MutableMapping[str, type[Condition]] = _Registry(
+    {
+        "type1": (".type1", "Type1"),
+        "type2": (".type2", "Type2"),
+        "mha": (".mha", "MHA"),
+        "type1-full": (".type1_full", "Type1Full"),
+        "deepseek-shared": (".deepseek", "DeepSeekShared"),
+        "deepseek-routed": (".deepseek", "DeepSeekRouted"),
+        "deepseek-weak": (".deepseek", "DeepSeekWeak"),
+    }
+)

@@ -122,7 +122,9 @@ class Condition(ABC):
     options: ClassVar[dict] = {}
     stream: ClassVar[int] = 1
 
-    def __init__(self, activation: Activation, dim: int = 2, seed: int = 0, points_per_term: int = 4, ladder=DEFAULT_LADDER):
+    def __init__(
+        self, activation: Activation, dim: int = 2, seed: int = 0, points_per_term: int = 4, ladder=DEFAULT_LADDER
+    ):
         self.activation = activation
         self.dim = dim
         self.seed = seed
@@ -191,7 +193,9 @@ class Condition(ABC):
 
 def unresolved_summary(results) -> str:
     """The summary's reason when probes were left undecided by columns below the precision."""
-    undecided = [p for p in results if p.dependent is None and p.unsettled is not None and p.unsettled.startswith(UNRESOLVED)]
+    undecided = [
+        p for p in results if p.dependent is None and p.unsettled is not None and p.unsettled.startswith(UNRESOLVED)
+    ]
     if not undecided:
         return ""
     first = undecided[0]

@@ -28,7 +28,11 @@ class MHA(Type1):
         """The linear expert; a φ other than z (or None), or params, are refused: there is no gate."""
         if params:
             name = next(iter(params))
-            raise IdentcheckError(f"params={{{name!r}: VALUE}}: condition 'mha' takes no phi and no constants: the expert is linear")
+            raise IdentcheckError(
+                f"params={{{name!r}: VALUE}}: condition 'mha' takes no phi and no constants: the expert is linear"
+            )
         if phi is not None and not (isinstance(phi, str) and phi.strip() in ("z", TEXT)):
-            raise IdentcheckError(f"phi={phi!r}: condition 'mha' takes no phi: the expert is linear (that is the point of the contrast)")
+            raise IdentcheckError(
+                f"phi={phi!r}: condition 'mha' takes no phi: the expert is linear (that is the point of the contrast)"
+            )
         return dataclasses.replace(parse_activation("z"), text=TEXT)

@@ -57,14 +57,27 @@ class Type1(Condition):
     def explain(self, probe, matrix, decision):
         templates = templates_for(self.term_set, self.activation.derivatives, probe)
         late = list(phi_properties(tuple(self.activation.derivatives)).timed_out)  # ode_templates_for may add "ode"
-        return explain_null_space(decision, matrix.float64(), templates, matrix.labels, matrix.keys, self.prover(probe, matrix), late,
-                                  more=lambda: ode_templates_for(self.term_set, self.activation.derivatives, probe, late))
+        return explain_null_space(
+            decision,
+            matrix.float64(),
+            templates,
+            matrix.labels,
+            matrix.keys,
+            self.prover(probe, matrix),
+            late,
+            more=lambda: ode_templates_for(self.term_set, self.activation.derivatives, probe, late),
+        )
 
     def prover(self, probe, matrix):
 
         def prove(coefficients, thorough=False, family=None):
             return prove_relation(
-                self.term_set, self.activation.derivatives, probe.components, coefficients, thorough=thorough, family=family
+                self.term_set,
+                self.activation.derivatives,
+                probe.components,
+                coefficients,
+                thorough=thorough,
+                family=family,
             )
 
         return prove

@@ -116,7 +116,9 @@ def head_terms(dim: int, n_free: int, n_channels: int) -> HeadTerms:
     x = t1.x
     m_sym = [_m_symbols(f"g{i + 1}", dim) for i in range(n_free)]
     n_gates = n_free + 1
-    a_sym = [[sp.symbols(f"a{i + 1}_{k + 1}_1:{dim + 1}", real=True) for k in range(n_channels)] for i in range(n_gates)]
+    a_sym = [
+        [sp.symbols(f"a{i + 1}_{k + 1}_1:{dim + 1}", real=True) for k in range(n_channels)] for i in range(n_gates)
+    ]
     generic_m = t1.params[: dim * (dim + 1) // 2]
     generic_a = t1.a_symbols()
     xv = sp.Matrix(x)
@@ -136,7 +138,8 @@ def head_terms(dim: int, n_free: int, n_channels: int) -> HeadTerms:
     n_t1 = len(exprs)
     denominator = sum(exps)
     outputs = [
-        sum(exps[i] * phi_placeholder(0)(sum(a * xi for a, xi in zip(a_sym[i][k], x))) for i in range(n_gates)) / denominator
+        sum(exps[i] * phi_placeholder(0)(sum(a * xi for a, xi in zip(a_sym[i][k], x))) for i in range(n_gates))
+        / denominator
         for k in range(n_channels)
     ]
     kept, merges = _exp_derivatives(dim, x)
@@ -197,9 +200,18 @@ class Type1Full(Condition):
     def full_matrix(self, probe, points):
         head = probe.components[0]
         terms = head_terms(self.dim, *self._shape(head))
-        matrix = ProbeMatrix(_compiled(self.dim, *self._shape(head)), points, [self._theta(head)], self.activation, terms.labels, terms.keys)
+        matrix = ProbeMatrix(
+            _compiled(self.dim, *self._shape(head)),
+            points,
+            [self._theta(head)],
+            self.activation,
+            terms.labels,
+            terms.keys,
+        )
         n_v = len(terms.labels) - terms.n_t1
-        matrix.note = f"{terms.n_t1} ū-terms (T1) + {n_v} v̄-terms (softmax denominator)" + (f"; {probe.note}" if probe.note else "")
+        matrix.note = f"{terms.n_t1} ū-terms (T1) + {n_v} v̄-terms (softmax denominator)" + (
+            f"; {probe.note}" if probe.note else ""
+        )
         return matrix
 
     def _experts(self, probe):
@@ -218,8 +230,16 @@ class Type1Full(Condition):
         experts = self._experts(probe)
         templates = templates_for(self.t1, self.activation.derivatives, experts)
         late = list(phi_properties(tuple(self.activation.derivatives)).timed_out)  # ode_templates_for may add "ode"
-        return explain_null_space(decision, matrix.float64(), templates, matrix.labels, matrix.keys, self.prover(probe, matrix), late,
-                                  more=lambda: ode_templates_for(self.t1, self.activation.derivatives, experts, late))
+        return explain_null_space(
+            decision,
+            matrix.float64(),
+            templates,
+            matrix.labels,
+            matrix.keys,
+            self.prover(probe, matrix),
+            late,
+            more=lambda: ode_templates_for(self.t1, self.activation.derivatives, experts, late),
+        )
 
     def prover(self, probe, matrix):
         experts = self._experts(probe)

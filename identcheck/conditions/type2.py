@@ -162,7 +162,17 @@ class Type2(Condition):
     options = {"n_gates": 2, "n_channels": 2, "mixed_products": False}
     stream = 2
 
-    def __init__(self, activation, dim=2, seed=0, points_per_term=4, ladder=DEFAULT_LADDER, n_gates=2, n_channels=2, mixed_products=False):
+    def __init__(
+        self,
+        activation,
+        dim=2,
+        seed=0,
+        points_per_term=4,
+        ladder=DEFAULT_LADDER,
+        n_gates=2,
+        n_channels=2,
+        mixed_products=False,
+    ):
         super().__init__(activation, dim, seed, points_per_term, ladder)
         self.head = {"n_gates": n_gates, "n_channels": n_channels, "mixed_products": mixed_products}
         self.term_set = type2_term_set(dim, n_gates, n_channels, mixed_products)
@@ -184,7 +194,9 @@ class Type2(Condition):
     def full_matrix(self, probe, points):
         full = _compiled(self.term_set)[0]
         keys = [t.key for t in self.term_set.terms]
-        return ProbeMatrix(full, points, [list(self._values(probe).values())], self.activation, self.term_set.labels, keys)
+        return ProbeMatrix(
+            full, points, [list(self._values(probe).values())], self.activation, self.term_set.labels, keys
+        )
 
     def _explain(self, probe, decision, values, columns, full_terms):
         relations = templates(self.term_set, self.activation, probe.components[0], list(columns), full_terms)
@@ -203,6 +215,7 @@ class Type2(Condition):
         """The φ-free relations, and the literal outcome (the full set's) without deciding it again:
         a relation among the φ-free factors of one group is a relation among its terms (they share
         φ^(m)(f^k)), so it makes the full set dependent; without one the full set *is* the reduced set."""
+
         def phi_free_relations():  # among the φ-free factors: read and proved once per probe and process
             free = []
             for columns, null in matrix.reduction.null_spaces.values():
@@ -226,7 +239,15 @@ class Type2(Condition):
 
     def finish(self, results):
         literal = [p.literal_dependent for p in results]
-        verdict = Verdict.NOT_IDENTIFIABLE if any(literal) else (Verdict.INCONCLUSIVE if None in literal else Verdict.IDENTIFIABLE)
+        verdict = (
+            Verdict.NOT_IDENTIFIABLE
+            if any(literal)
+            else (Verdict.INCONCLUSIVE if None in literal else Verdict.IDENTIFIABLE)
+        )
         free = sum(p.phi_free_nullity for p in results)
         reason = f"because of {free} relation(s) that hold for every phi over the probes" if free else None
-        return unresolved_summary(results), {"literal_verdict": verdict, "literal_reason": reason, "head": dict(self.head)}
+        return unresolved_summary(results), {
+            "literal_verdict": verdict,
+            "literal_reason": reason,
+            "head": dict(self.head),
+        }

@@ -54,7 +54,6 @@ from __future__ import annotations
 import math
 import re
 
-
 FLOAT_ATOL = 1e-12
 FLOAT_RTOL = 1e-9
 NULL_VECTOR_TOL = 1e-6
@@ -106,7 +105,9 @@ def _environment_matches(golden, fresh, path):
     """Versions and BLAS differ between machines by design: only the layout is pinned."""
     _require(isinstance(fresh, dict) and list(golden) == list(fresh), path, f"keys {list(golden)}", fresh)
     layouts = [sorted({tuple(lib) for lib in side.get("blas", [])}) for side in (golden, fresh)]
-    _require(all(len(layout) <= 1 for layout in layouts) and layouts[0] == layouts[1], f"{path}.blas", layouts[0], layouts[1])
+    _require(
+        all(len(layout) <= 1 for layout in layouts) and layouts[0] == layouts[1], f"{path}.blas", layouts[0], layouts[1]
+    )
 
 
 def _interval_record_matches(golden, fresh, path):
@@ -119,7 +120,9 @@ def _interval_record_matches(golden, fresh, path):
             _require(len(golden[key]) == len(fresh[key]), f"{path}.{key}", _length(golden[key]), _length(fresh[key]))
     if fresh.get("proved"):
         _require(fresh["residual_bound"] < 1, f"{path}.residual_bound", "< 1", fresh["residual_bound"])
-        _require(fresh["sigma_min_lower_bound"] > 0, f"{path}.sigma_min_lower_bound", "> 0", fresh["sigma_min_lower_bound"])
+        _require(
+            fresh["sigma_min_lower_bound"] > 0, f"{path}.sigma_min_lower_bound", "> 0", fresh["sigma_min_lower_bound"]
+        )
 
 
 def _relations_match(golden, fresh, path):

@@ -162,7 +162,12 @@ def test_sin_squared_plus_cos_squared_is_caught_as_constant_on_the_domain():
 
 @pytest.mark.parametrize(
     "text, name, value",
-    [("b=1", "b", 1), ("b=0.5", "b", sp.Rational(1, 2)), ("c=-2/3", "c", sp.Rational(-2, 3)), ("k=1e-3", "k", sp.Rational(1, 1000))],
+    [
+        ("b=1", "b", 1),
+        ("b=0.5", "b", sp.Rational(1, 2)),
+        ("c=-2/3", "c", sp.Rational(-2, 3)),
+        ("k=1e-3", "k", sp.Rational(1, 1000)),
+    ],
 )
 def test_parse_param(text, name, value):
     assert parse_param(text) == (name, value)
@@ -230,7 +235,9 @@ def test_numpy_alone_evaluates_phi_as_scipy_and_numpy_did(name):
     z = np.linspace(-3, 3, 41)
     for expr in phi.derivatives:
         modules = lambdify_modules(expr)
-        assert modules == (["scipy", "numpy"] if expr.has(sp.erf, sp.erfc) else ["numpy"])  # erf's derivatives need none
+        assert modules == (
+            ["scipy", "numpy"] if expr.has(sp.erf, sp.erfc) else ["numpy"]
+        )  # erf's derivatives need none
         with np.errstate(invalid="ignore"):  # log, sqrt: NaN below 0, in both
             chosen, both = (sp.lambdify(Z, expr, modules=m, cse=True)(z) for m in (modules, ["scipy", "numpy"]))
         assert np.array_equal(np.broadcast_to(chosen, z.shape), np.broadcast_to(both, z.shape), equal_nan=True)
@@ -242,8 +249,13 @@ def test_numpy_alone_evaluates_phi_as_scipy_and_numpy_did(name):
 
 @pytest.mark.parametrize(
     "text, where",
-    [("log(z)", "z in [-1.75, 0]"), ("sqrt(z)", "z in [-1.75, 0)"), ("1/z", "z = 0"),
-     ("tan(2*z)", "z = -0.785398, 0.785398"), ("sqrt(z**2 - 1/4)", "z in (-0.5, 0.5)")],
+    [
+        ("log(z)", "z in [-1.75, 0]"),
+        ("sqrt(z)", "z in [-1.75, 0)"),
+        ("1/z", "z = 0"),
+        ("tan(2*z)", "z = -0.785398, 0.785398"),
+        ("sqrt(z**2 - 1/4)", "z in (-0.5, 0.5)"),
+    ],
 )
 def test_the_domain_message_writes_the_failing_set_plainly(text, where):
     with pytest.raises(IdentcheckError) as caught:
@@ -256,6 +268,9 @@ def test_the_domain_message_writes_the_failing_set_plainly(text, where):
 
 def test_decimal_constants_are_remembered_as_written():
     activation = parse_activation("1.702*silu(z) + 0.5*z + 2*z**2 + c", {"c": "1e-3"})
-    assert dict(activation.written_numbers) == {sp.Rational(851, 500): "1.702", sp.Rational(1, 2): "0.5",
-                                                sp.Rational(1, 1000): "1e-3"}
+    assert dict(activation.written_numbers) == {
+        sp.Rational(851, 500): "1.702",
+        sp.Rational(1, 2): "0.5",
+        sp.Rational(1, 1000): "1e-3",
+    }
     assert parse_activation("sigmoid(z + 1)").written_numbers == ()

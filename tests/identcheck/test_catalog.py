@@ -50,7 +50,9 @@ def test_committed_catalog_rows_of_every_kind_are_current(type2_phi_free):
         assert committed[HEADER_LINES + CATALOG.index(entry)] == line, f"{stale} (row {entry[0]!r})"
     by_phi = {row["phi"]: row for row in rows}
     assert by_phi["z"]["type1"]["verdict"] == by_phi["z"]["type2"]["verdict"] == "not identifiable"
-    assert by_phi["sigmoid(z + 1)"]["type1"]["verdict"] == by_phi["sigmoid(z + 1)"]["type2"]["verdict"] == "identifiable"
+    assert (
+        by_phi["sigmoid(z + 1)"]["type1"]["verdict"] == by_phi["sigmoid(z + 1)"]["type2"]["verdict"] == "identifiable"
+    )
 
 
 @pytest.mark.slow

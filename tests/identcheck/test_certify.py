@@ -5,7 +5,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from identcheck import default_probes, parse_activation
-from identcheck.certify import Hypotheses, _exact_zero, apply_hypotheses, is_exact_zero, prove_relation, relation_expression
+from identcheck.certify import (
+    Hypotheses,
+    _exact_zero,
+    apply_hypotheses,
+    is_exact_zero,
+    prove_relation,
+    relation_expression,
+)
 from identcheck.families import templates_for
 
 
@@ -64,7 +71,9 @@ def test_gaussian_and_zero_second_rewrites(term_set_2d):
     abstract = relation_expression(term_set_2d, None, probe.components, template.coefficients)
     rewritten, _ = apply_hypotheses(abstract, Hypotheses(gaussian=sp.Integer(-2)))  # erf'' = −2z·erf'
     assert _exact_zero(rewritten, term_set_2d.x, False, False)
-    assert not _exact_zero(apply_hypotheses(abstract, Hypotheses(gaussian=sp.Integer(2)))[0], term_set_2d.x, False, False)
+    assert not _exact_zero(
+        apply_hypotheses(abstract, Hypotheses(gaussian=sp.Integer(2)))[0], term_set_2d.x, False, False
+    )
     act, probe, template = _family_template(term_set_2d, "3*z + 1", "zero second derivative")
     abstract = relation_expression(term_set_2d, None, probe.components, template.coefficients)
     assert not _exact_zero(abstract, term_set_2d.x, False, False)

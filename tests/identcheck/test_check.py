@@ -88,7 +88,9 @@ def test_rank_decision_invariant_to_term_order_and_scaling_on_real_probes(phi):
         def permuted(d):
             m = provider(d)
             with arb_precision(d):  # exact: scales are powers of two
-                return flint.arb_mat([[m[i, j] * flint.arb(float(scale[k])) for k, j in enumerate(order)] for i in range(m.nrows())])
+                return flint.arb_mat(
+                    [[m[i, j] * flint.arb(float(scale[k])) for k, j in enumerate(order)] for i in range(m.nrows())]
+                )
 
         got = decide_rank(matrix[:, order] * scale, permuted)
         assert (got.independent, got.nullity) == (ref.independent, ref.nullity), probe.name
@@ -104,9 +106,19 @@ from identcheck.report import ProbeResult  # noqa: E402
 def _probe(name, dependent, counts=True, admissible=True):
     tags = ("A.1", "A.2", "A.3", "A.4", "A.5") if admissible else ("A.1", "A.2", "A.3", "A.5")
     return ProbeResult(
-        name=name, components=(), n_terms=4, n_points=16, smallest_singular_value=1e-3 if not dependent else 1e-40,
-        precision_digits=16, dependent=dependent, nullity=int(dependent), relations=(), counts_for_verdict=counts,
-        history=(), assumptions=tags, admissible=admissible,
+        name=name,
+        components=(),
+        n_terms=4,
+        n_points=16,
+        smallest_singular_value=1e-3 if not dependent else 1e-40,
+        precision_digits=16,
+        dependent=dependent,
+        nullity=int(dependent),
+        relations=(),
+        counts_for_verdict=counts,
+        history=(),
+        assumptions=tags,
+        admissible=admissible,
     )
 
 
@@ -151,15 +163,30 @@ def test_an_option_no_condition_takes_is_refused_by_name():
 
 @pytest.mark.parametrize(
     "outcomes, verdict",
-    [([False, None, True], "not identifiable"), ([None, True], "not identifiable"), ([False, None], "inconclusive"),
-     ([False, False], "identifiable")],
+    [
+        ([False, None, True], "not identifiable"),
+        ([None, True], "not identifiable"),
+        ([False, None], "inconclusive"),
+        ([False, False], "identifiable"),
+    ],
 )
 def test_one_dependence_decides_before_an_undecided_probe(outcomes, verdict):
     """The rule shared by check and scan: a dependent counted probe is a witness even when another
     probe could not be settled (dependence is one-sided evidence)."""
     assert verdict_of(outcomes) == verdict
-    probes = [SimpleNamespace(name=f"p{i}", dependent=o, counts_for_verdict=True, admissible=True, relation=None,
-                              nullity=int(bool(o)), certificate=None, rank_proof=None) for i, o in enumerate(outcomes)]
+    probes = [
+        SimpleNamespace(
+            name=f"p{i}",
+            dependent=o,
+            counts_for_verdict=True,
+            admissible=True,
+            relation=None,
+            nullity=int(bool(o)),
+            certificate=None,
+            rank_proof=None,
+        )
+        for i, o in enumerate(outcomes)
+    ]
     assert conclude(probes, (30, 60))[0] == verdict
 
 

@@ -65,7 +65,9 @@ def test_module_entry_point_and_exit_code():
 
 
 def test_condition_both_gives_one_object_per_phi_and_condition(capsys):
-    assert main(["check", "sigmoid(z + 1)", "--condition", "both", "--dim", "1", "--json"]) == 0  # d = 1: the same path, cheaper
+    assert (
+        main(["check", "sigmoid(z + 1)", "--condition", "both", "--dim", "1", "--json"]) == 0
+    )  # d = 1: the same path, cheaper
     out = json.loads(capsys.readouterr().out)
     assert [d["condition"] for d in out] == ["type1", "type2"]
     api = check("sigmoid(z + 1)", condition="type2", dim=1).to_dict()
@@ -77,9 +79,15 @@ def test_condition_both_gives_one_object_per_phi_and_condition(capsys):
     "argv, reason",
     [
         (["check", "--condition", "mha", "tanh(z)"], "takes no PHI"),
-        (["check", "--condition", "mha", "--param", "b=1"], "--param b=VALUE: --condition mha takes no PHI and no constants"),
+        (
+            ["check", "--condition", "mha", "--param", "b=1"],
+            "--param b=VALUE: --condition mha takes no PHI and no constants",
+        ),
         (["check", "sigmoid(", "--param", "b=1"], "not a valid expression"),
-        (["check", "z", "--condition", "type2", "--mixed-products", "--include-zero"], "--include-zero: applies to type1 and mha only"),
+        (
+            ["check", "z", "--condition", "type2", "--mixed-products", "--include-zero"],
+            "--include-zero: applies to type1 and mha only",
+        ),
         (["check", "z", "--condition", "type2", "--gates", "9"], "--gates 9"),
         (["check", "z", "--condition", "type2", "--include-zero"], "--include-zero"),
         (["catalog", "--jobs", "0"], "--jobs"),

@@ -27,7 +27,9 @@ def test_a_missing_parent_is_refused_in_one_line_naming_the_flag(tmp_path, folde
     with pytest.raises(NumericError) as refused:
         check_output_path(path, "--out", folder=folder, error=NumericError)
     message = str(refused.value)
-    assert message.startswith(f"--out {str(path)!r}: folder {str(path.parent)!r} does not exist") and "\n" not in message
+    assert (
+        message.startswith(f"--out {str(path)!r}: folder {str(path.parent)!r} does not exist") and "\n" not in message
+    )
     assert not (tmp_path / "no").exists()
 
 
@@ -59,6 +61,7 @@ def test_an_unwritable_parent_is_refused(tmp_path):
 
 # --- every output flag of both command lines follows it: missing parent → one line, exit 2 ------
 
+
 @pytest.mark.parametrize(
     "main, argv, flag",
     [
@@ -76,7 +79,9 @@ def test_every_output_path_with_a_missing_parent_is_one_line_exit_2(main, argv, 
     captured = capsys.readouterr()
     assert captured.out == ""
     lines = captured.err.strip().splitlines()
-    assert len(lines) == 1 and f"{flag} '{missing}" in lines[0] and f"folder '{missing.parent}' does not exist" in lines[0]
+    assert (
+        len(lines) == 1 and f"{flag} '{missing}" in lines[0] and f"folder '{missing.parent}' does not exist" in lines[0]
+    )
     assert not (tmp_path / "no").exists()
 
 
@@ -86,18 +91,36 @@ def test_every_output_path_with_a_missing_parent_is_one_line_exit_2(main, argv, 
 @pytest.mark.parametrize(
     "main, argv, line",
     [
-        (identcheck_main, ["check", "--condtion", "type2", "z"],
-         "identcheck: error: unknown flag --condtion (did you mean --condition?); see identcheck check --help"),
-        (identcheck_main, ["scan", "sigmoid(z + b)", "--parm", "b=0:1:3"],
-         "identcheck: error: unknown flag --parm (did you mean --param?); see identcheck scan --help"),
-        (identcheck_main, ["chek", "z"],
-         "identcheck: error: 'chek' is not a command (did you mean check?); commands: check, positions, prove-pde, scan, catalog"),
-        (numeric_main, ["fit", "--modle", "gated1"],
-         "numeric: error: unknown flag --modle (did you mean --model?); see numeric fit --help"),
-        (numeric_main, ["confirm", "tanh(z)", "--quik"],
-         "numeric: error: unknown flag --quik (did you mean --quick?); see numeric confirm --help"),
-        (numeric_main, ["fitt"],
-         "numeric: error: 'fitt' is not a command (did you mean fit?); commands: fit, reproduce, merge, rates, plot, ratio, confirm"),
+        (
+            identcheck_main,
+            ["check", "--condtion", "type2", "z"],
+            "identcheck: error: unknown flag --condtion (did you mean --condition?); see identcheck check --help",
+        ),
+        (
+            identcheck_main,
+            ["scan", "sigmoid(z + b)", "--parm", "b=0:1:3"],
+            "identcheck: error: unknown flag --parm (did you mean --param?); see identcheck scan --help",
+        ),
+        (
+            identcheck_main,
+            ["chek", "z"],
+            "identcheck: error: 'chek' is not a command (did you mean check?); commands: check, positions, prove-pde, scan, catalog",
+        ),
+        (
+            numeric_main,
+            ["fit", "--modle", "gated1"],
+            "numeric: error: unknown flag --modle (did you mean --model?); see numeric fit --help",
+        ),
+        (
+            numeric_main,
+            ["confirm", "tanh(z)", "--quik"],
+            "numeric: error: unknown flag --quik (did you mean --quick?); see numeric confirm --help",
+        ),
+        (
+            numeric_main,
+            ["fitt"],
+            "numeric: error: 'fitt' is not a command (did you mean fit?); commands: fit, reproduce, merge, rates, plot, ratio, confirm",
+        ),
         (numeric_main, ["rates", "x", "--zzzzzz"], "numeric: error: unknown flag --zzzzzz; see numeric rates --help"),
         (numeric_main, ["--hlep"], "numeric: error: unknown flag --hlep (did you mean --help?); see numeric --help"),
     ],

@@ -33,7 +33,11 @@ def test_pde_5_on_the_compiled_numpy_functions(term_set_2d, comp, x):
 
 
 @settings(max_examples=10)
-@given(comp=components(), x=st.tuples(dyadic, dyadic), phi=st.sampled_from(["sigmoid(z + 1)", "gelu(z)", "tanh(z) + z/10", "softplus(z)"]))
+@given(
+    comp=components(),
+    x=st.tuples(dyadic, dyadic),
+    phi=st.sampled_from(["sigmoid(z + 1)", "gelu(z)", "tanh(z) + z/10", "softplus(z)"]),
+)
 def test_numpy_and_arb_agree_with_sympy(term_set_2d, comp, x, phi):
     ts = term_set_2d
     compiled = compile_terms(ts)
@@ -48,7 +52,9 @@ def test_numpy_and_arb_agree_with_sympy(term_set_2d, comp, x, phi):
     with arb_precision(60):
         for value, f64, ball in zip(exact, row64, row_arb):
             assert abs(f64 - float(value)) <= 1e-13 * max(1.0, abs(float(value)))
-            assert abs(sp.Float(ball.mid().str(50, radius=False), 50) - value) <= sp.Float(10) ** -35 * max(1, abs(value))
+            assert abs(sp.Float(ball.mid().str(50, radius=False), 50) - value) <= sp.Float(10) ** -35 * max(
+                1, abs(value)
+            )
             assert ball.rad() < 1e-35
 
 
@@ -67,7 +73,9 @@ def test_phi_free_part_is_reused_across_activations_with_identical_results(term_
     """A second φ on the same points and parameters reuses the φ-free subexpressions (memo): every
     entry equals, ball for ball, the one a fresh compilation computes from scratch."""
     pts = np.random.default_rng(3).uniform(-1, 1, size=(6, 2))
-    theta = list(term_set_2d.numeric_params(((1, sp.Rational(-1, 2)), (sp.Rational(-1, 2), 0)), (1, sp.Rational(3, 4))).values())
+    theta = list(
+        term_set_2d.numeric_params(((1, sp.Rational(-1, 2)), (sp.Rational(-1, 2), 0)), (1, sp.Rational(3, 4))).values()
+    )
     shared = CompiledTerms([t.expr for t in term_set_2d.terms], term_set_2d.x, term_set_2d.params)
     shared.arb(pts, [theta], parse_activation("sigmoid(z + 1)"), 60)
     memo = shared._fixed_memo(pts, theta, 60)

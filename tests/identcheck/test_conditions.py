@@ -13,17 +13,25 @@ from identcheck import CONDITIONS, Certificate, CertificateKind, IdentcheckError
 from identcheck.activation import parse_param
 from identcheck.catalog import catalog_rows
 from identcheck.certificates import IntervalDetail
-from identcheck.interval import IntervalCertificate
 from identcheck.check import make_condition
 from identcheck.conditions.type1 import Type1
+from identcheck.interval import IntervalCertificate
+from identcheck.probes import head_probes
 from identcheck.progress import StatusLine
 from identcheck.type2 import type2_term_set
 from identcheck.type2_families import templates
-from identcheck.probes import head_probes
 
 
 def test_the_registry_names_every_condition():
-    assert list(CONDITIONS) == ["type1", "type2", "mha", "type1-full", "deepseek-shared", "deepseek-routed", "deepseek-weak"]
+    assert list(CONDITIONS) == [
+        "type1",
+        "type2",
+        "mha",
+        "type1-full",
+        "deepseek-shared",
+        "deepseek-routed",
+        "deepseek-weak",
+    ]
     assert all(cls.name == name for name, cls in CONDITIONS.items())
 
 
@@ -44,9 +52,11 @@ def test_a_registered_condition_runs_through_check(monkeypatch):
 
 @pytest.mark.parametrize(
     "condition, option, match",
-    [("type2", {"include_zero": True}, "include_zero=True: applies to type1 and mha only"),
-     ("type1", {"n_gates": 3}, "n_gates=3: applies to type2 only"),
-     ("mha", {"mixed_products": True}, "mixed_products=True: applies to type2 only")],
+    [
+        ("type2", {"include_zero": True}, "include_zero=True: applies to type1 and mha only"),
+        ("type1", {"n_gates": 3}, "n_gates=3: applies to type2 only"),
+        ("mha", {"mixed_products": True}, "mixed_products=True: applies to type2 only"),
+    ],
 )
 def test_an_option_of_another_condition_is_refused(condition, option, match):
     with pytest.raises(IdentcheckError, match=match):
@@ -57,8 +67,14 @@ def test_an_option_of_another_condition_is_refused(condition, option, match):
     "call, match",
     [
         (lambda: check("tanh(z)", condition="mha"), r"phi='tanh\(z\)': condition 'mha' takes no phi"),
-        (lambda: check(None, condition="mha", params={"b": 1}), r"params=\{'b': VALUE\}: condition 'mha' takes no phi and no constants"),
-        (lambda: parse_activation("sigmoid(z)", {"b": 1}), r"params=\{'b': VALUE\}: phi='sigmoid\(z\)' does not use 'b'"),
+        (
+            lambda: check(None, condition="mha", params={"b": 1}),
+            r"params=\{'b': VALUE\}: condition 'mha' takes no phi and no constants",
+        ),
+        (
+            lambda: parse_activation("sigmoid(z)", {"b": 1}),
+            r"params=\{'b': VALUE\}: phi='sigmoid\(z\)' does not use 'b'",
+        ),
         (lambda: check("sigmoid(z + b)", params={"b": 1, "c": 2}), r"does not use 'c'"),
         (lambda: check("z", condition="type2", include_zero=True), r"include_zero=True: applies to type1 and mha only"),
     ],
@@ -80,9 +96,15 @@ def test_the_options_a_condition_takes_reach_it():
 
 @pytest.mark.parametrize(
     "call",
-    [lambda: parse_activation("sigmoid(z + b)"), lambda: parse_param("b=oops"), lambda: parse_param("b"),
-     lambda: parse_activation(parse_activation("z").expr + __import__("sympy").Symbol("b") + __import__("sympy").Symbol("c")),
-     lambda: catalog_rows(jobs=0)],
+    [
+        lambda: parse_activation("sigmoid(z + b)"),
+        lambda: parse_param("b=oops"),
+        lambda: parse_param("b"),
+        lambda: parse_activation(
+            parse_activation("z").expr + __import__("sympy").Symbol("b") + __import__("sympy").Symbol("c")
+        ),
+        lambda: catalog_rows(jobs=0),
+    ],
 )
 def test_library_errors_name_parameters_not_flags(call):
     with pytest.raises(IdentcheckError) as info:
@@ -97,11 +119,21 @@ def test_verdicts_and_certificates_serialise_to_the_schema_strings():
     test = IntervalCertificate(True, (3, 0), (-2, 1), 30, 0.25, 0.5, ((30, 0.25),))
     detail = IntervalDetail(test, (("0x1.0p-1",), ("-0x1.8p-2",)), (4, 7))
     written = Certificate(CertificateKind.INTERVAL, detail).to_dict()
-    assert written == {"kind": "interval", "detail": {
-        "proved": True, "rows": [3, 0], "column_exponents": [-2, 1], "digits": 30, "residual_bound": 0.25,
-        "sigma_min_lower_bound": 0.5, "attempts": [{"digits": 30, "residual_bound": 0.25}],
-        "method": "approximate inverse R of a square minor S, ||I - R S||_F < 1 in arb ball arithmetic",
-        "points": [["0x1.0p-1"], ["-0x1.8p-2"]], "columns": [4, 7]}}
+    assert written == {
+        "kind": "interval",
+        "detail": {
+            "proved": True,
+            "rows": [3, 0],
+            "column_exponents": [-2, 1],
+            "digits": 30,
+            "residual_bound": 0.25,
+            "sigma_min_lower_bound": 0.5,
+            "attempts": [{"digits": 30, "residual_bound": 0.25}],
+            "method": "approximate inverse R of a square minor S, ||I - R S||_F < 1 in arb ball arithmetic",
+            "points": [["0x1.0p-1"], ["-0x1.8p-2"]],
+            "columns": [4, 7],
+        },
+    }
     assert IntervalDetail.from_dict(json.loads(json.dumps(written["detail"]))) == detail  # replay reads it back
     assert Certificate(CertificateKind.INTERVAL, detail).brief() == "[proved: interval, σ_min ≥ 0.5 at 30 digits]"
     with pytest.raises(IdentcheckError, match="malformed interval record"):
@@ -127,7 +159,9 @@ def test_the_tolerances_used_are_recorded():
 def test_type2_families_do_not_read_labels(phi):
     """Renaming every term leaves the family relations unchanged: terms are matched by structure."""
     ts = type2_term_set(2, 2, 2, False)
-    renamed = dataclasses.replace(ts, terms=tuple(dataclasses.replace(t, label=f"t{i}") for i, t in enumerate(ts.terms)))
+    renamed = dataclasses.replace(
+        ts, terms=tuple(dataclasses.replace(t, label=f"t{i}") for i, t in enumerate(ts.terms))
+    )
     act = parse_activation(phi)
     columns = list(range(len(ts.terms)))
     found = 0
@@ -140,9 +174,14 @@ def test_type2_families_do_not_read_labels(phi):
     assert found > 0
 
 
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
 def test_the_status_line_writes_only_to_a_terminal():
-    shown, hidden = io.StringIO(), io.StringIO()
-    with StatusLine(shown, enabled=True) as status:
+    shown, hidden = _Terminal(), io.StringIO()
+    with StatusLine(shown) as status:
         status.show("probe 1/9")
     with StatusLine(hidden) as status:  # a StringIO is not a terminal
         status.show("probe 1/9")
@@ -152,7 +191,7 @@ def test_the_status_line_writes_only_to_a_terminal():
 # --- type1-full: Theorem 2's full decomposition (issue 10, part 3) -----------------------------
 
 from identcheck.compile import compile_terms  # noqa: E402
-from identcheck.conditions.type1_full import Type1Full, head_terms  # noqa: E402
+from identcheck.conditions.type1_full import head_terms  # noqa: E402
 from identcheck.terms import type1_term_set  # noqa: E402
 
 
@@ -267,8 +306,12 @@ def test_committed_type1_full_findings_cover_the_catalog_and_two_rows_are_curren
     for phi, _ in CATALOG:
         assert any(line.startswith(f"| `{phi}`") for line in committed), phi
     for entry in [e for e in CATALOG if e[0] in ("z", "sigmoid(z + 1)")]:
-        row = findings_markdown([finding(entry, checked[entry[0], "type1"], checked[entry[0], "type1-full"])]).splitlines()[-1]
-        assert row in committed, "docs/catalog_type1_full.md is stale: python3 -m identcheck.full_catalog --out docs/catalog_type1_full.md"
+        row = findings_markdown(
+            [finding(entry, checked[entry[0], "type1"], checked[entry[0], "type1-full"])]
+        ).splitlines()[-1]
+        assert row in committed, (
+            "docs/catalog_type1_full.md is stale: python3 -m identcheck.full_catalog --out docs/catalog_type1_full.md"
+        )
 
 
 @pytest.mark.slow

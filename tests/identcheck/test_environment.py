@@ -26,7 +26,9 @@ def test_the_blas_in_use_is_threadpoolctls_report():
     reported = [i for i in threadpool_info() if i["user_api"] == "blas"]
     env = environment()
     assert [b["architecture"] for b in env["blas"]] == [i.get("architecture") for i in reported]
-    assert all(b["library"] == i["internal_api"] and b["version"] == i["version"] for b, i in zip(env["blas"], reported))
+    assert all(
+        b["library"] == i["internal_api"] and b["version"] == i["version"] for b, i in zip(env["blas"], reported)
+    )
     assert env["blas"], "numpy and scipy bring a BLAS"
 
 

@@ -24,14 +24,18 @@ def interrupt_when_working(argv, signum, to_group, cwd, ready=lambda: True, time
     """Start ``argv`` in a process group of its own; once it has two workers and ``ready()``,
     send ``signum`` (to the group, as a terminal's Ctrl-C, or to the main process alone).
     Returns (exit code, seconds from the signal to the exit, workers, stdout, stderr)."""
-    process = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    process = subprocess.Popen(
+        argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
     try:
         deadline = time.monotonic() + timeout
         workers: set = set()
         while time.monotonic() < deadline and process.poll() is None and not (len(workers) >= 2 and ready()):
             time.sleep(0.1)
             workers = workers_of(process.pid)
-        assert process.poll() is None and len(workers) >= 2, "the command ended or started no workers: the test would prove nothing"
+        assert process.poll() is None and len(workers) >= 2, (
+            "the command ended or started no workers: the test would prove nothing"
+        )
         sent = time.monotonic()
         (os.killpg if to_group else os.kill)(process.pid, signum)
         out, err = process.communicate(timeout=10)
@@ -50,13 +54,27 @@ def test_sigterm_ends_the_catalog_within_2_s_and_writes_nothing(tmp_path):
     assert seconds < 2.0
     assert not any(_alive(p) for p in workers)
     assert stderr.strip().splitlines()[-1] == (
-        "identcheck: interrupted (SIGTERM): nothing written: the catalog is printed, or written to --out, only when complete")
+        "identcheck: interrupted (SIGTERM): nothing written: the catalog is printed, or written to --out, only when complete"
+    )
     assert stdout == "" and list(tmp_path.iterdir()) == []  # no catalog, no temporary file
 
 
 def test_ctrl_c_ends_a_two_parameter_scan_within_2_s_and_writes_nothing(tmp_path):
-    argv = [sys.executable, "-m", "identcheck", "scan", "sigmoid(a*z + b)", "--param", "a=1/2:2:21", "--param", "b=-1:1:21",
-            "--jobs", "2", "--plot", str(tmp_path / "map.png")]
+    argv = [
+        sys.executable,
+        "-m",
+        "identcheck",
+        "scan",
+        "sigmoid(a*z + b)",
+        "--param",
+        "a=1/2:2:21",
+        "--param",
+        "b=-1:1:21",
+        "--jobs",
+        "2",
+        "--plot",
+        str(tmp_path / "map.png"),
+    ]
     code, seconds, workers, stdout, stderr = interrupt_when_working(argv, signal.SIGINT, True, tmp_path)
     assert code == 130, stderr
     assert seconds < 2.0

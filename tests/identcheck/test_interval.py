@@ -8,7 +8,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from identcheck.compile import arb_precision
-from identcheck.interval import _frobenius_upper, approximate_inverse_test, certify_full_column_rank, column_exponents, select_rows
+from identcheck.interval import (
+    _frobenius_upper,
+    approximate_inverse_test,
+    certify_full_column_rank,
+    column_exponents,
+    select_rows,
+)
 
 from .conftest import probe_matrix
 
@@ -68,7 +74,9 @@ def test_a_zero_column_is_never_certified(sigmoid_probe):
 
     def rows_zeroed(rows, digits):
         base = rows_at(rows, digits)
-        return flint.arb_mat([[flint.arb(0) if j == 5 else base[i, j] for j in range(base.ncols())] for i in range(base.nrows())])
+        return flint.arb_mat(
+            [[flint.arb(0) if j == 5 else base[i, j] for j in range(base.ncols())] for i in range(base.nrows())]
+        )
 
     assert not certify_full_column_rank(zeroed, rows_zeroed, max_digits=60).proved
 
@@ -134,7 +142,9 @@ def test_the_frobenius_bound_covers_every_matrix_in_the_balls(entries):
         balls = [flint.arb(m, r) for m, r in entries]
         bound = float(_frobenius_upper(flint.arb_mat(1, len(balls), balls)).mid())
     with mpmath.workdps(40):
-        worst = mpmath.sqrt(mpmath.fsum((abs(mpmath.mpf(float(b.mid()))) + mpmath.mpf(float(b.rad()))) ** 2 for b in balls))
+        worst = mpmath.sqrt(
+            mpmath.fsum((abs(mpmath.mpf(float(b.mid()))) + mpmath.mpf(float(b.rad()))) ** 2 for b in balls)
+        )
     assert bound >= float(worst) * (1 - 1e-15) and bound <= float(worst) * (1 + 1e-6) + 1e-300
 
 

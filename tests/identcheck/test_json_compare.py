@@ -57,7 +57,9 @@ def test_float_relation_coefficients_within_null_vector_accuracy_pass():
 def test_another_minor_for_an_interval_proof_passes():
     data = golden("sin_type2_d1_certify")
     fresh = copy.deepcopy(data)
-    records = [p["certificate"]["detail"] for p in fresh["probes"] if (p["certificate"] or {}).get("kind") == "interval"]
+    records = [
+        p["certificate"]["detail"] for p in fresh["probes"] if (p["certificate"] or {}).get("kind") == "interval"
+    ]
     assert records
     for record in records:
         record["rows"] = list(reversed(record["rows"]))
@@ -105,7 +107,19 @@ def _mutations():
     def merge(d):
         d["merges"][0]["factor"] = "2"
 
-    return [verdict, renamed, new_field, margin, digits, rational, family, lost_relation, raw_relation, relations_swapped, merge]
+    return [
+        verdict,
+        renamed,
+        new_field,
+        margin,
+        digits,
+        rational,
+        family,
+        lost_relation,
+        raw_relation,
+        relations_swapped,
+        merge,
+    ]
 
 
 @pytest.mark.parametrize("mutate", _mutations(), ids=lambda f: f.__name__)
@@ -129,7 +143,9 @@ def test_a_moved_margin_is_red():
 def test_an_unproved_interval_record_is_red():
     data = golden("sin_type2_d1_certify")
     fresh = copy.deepcopy(data)
-    record = next(p["certificate"]["detail"] for p in fresh["probes"] if (p["certificate"] or {}).get("kind") == "interval")
+    record = next(
+        p["certificate"]["detail"] for p in fresh["probes"] if (p["certificate"] or {}).get("kind") == "interval"
+    )
     record["proved"] = False
     with pytest.raises(AssertionError):
         assert_json_matches(data, fresh)
@@ -138,7 +154,11 @@ def test_an_unproved_interval_record_is_red():
 def test_report_text_margins_within_one_printed_unit():
     line = "    random pair                      36  5.54e-05       16  independent"
     assert_text_matches(line, line.replace("5.54e-05", "5.55e-05"))
-    for changed in (line.replace("5.54e-05", "5.56e-05"), line.replace("16", "30"), line.replace("5.54e-05", "5.54e-06")):
+    for changed in (
+        line.replace("5.54e-05", "5.56e-05"),
+        line.replace("16", "30"),
+        line.replace("5.54e-05", "5.54e-06"),
+    ):
         with pytest.raises(AssertionError):
             assert_text_matches(line, changed)
 

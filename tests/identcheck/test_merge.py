@@ -13,10 +13,21 @@ x, y = sp.symbols("x y", real=True)
 def test_proportional_factors_of_one_group_merge_with_their_exact_ratio():
     labels = ["p", "q", "r", "s", "t", "u"]
     groups = ["g", "g", "g", "g", "h", "g"]
-    factors = [x * y, x**2 + y, -sp.Rational(3, 2) * x * y, 4 * x**2 + 4 * y, 2 * x * y, sp.exp(x) * (sp.sin(y) ** 2 + sp.cos(y) ** 2) / sp.exp(x) * x * y]
+    factors = [
+        x * y,
+        x**2 + y,
+        -sp.Rational(3, 2) * x * y,
+        4 * x**2 + 4 * y,
+        2 * x * y,
+        sp.exp(x) * (sp.sin(y) ** 2 + sp.cos(y) ** 2) / sp.exp(x) * x * y,
+    ]
     kept, merges, placement = merge_proportional(labels, groups, factors)
     assert kept == [0, 1, 4]  # t: proportional to p but in another group
-    assert [(m.merged, m.into, m.factor) for m in merges] == [("r", "p", sp.Rational(-3, 2)), ("s", "q", 4), ("u", "p", 1)]
+    assert [(m.merged, m.into, m.factor) for m in merges] == [
+        ("r", "p", sp.Rational(-3, 2)),
+        ("s", "q", 4),
+        ("u", "p", 1),
+    ]
     assert placement == [(0, 1), (1, 1), (0, sp.Rational(-3, 2)), (1, 4), (2, 1), (0, 1)]
     assert str(merges[0]) == "r = -3/2·p"
 

@@ -110,7 +110,9 @@ def test_no_low_order_ode_no_family():
 def test_guess_ode_on_known_functions(phi, expected):
     found = guess_ode(parse_activation(phi).derivatives)
     assert str(found) == expected
-    by_hand = {"exp(z)": sp.exp(Z), "sin(z)": sp.sin(Z), "erf(z)": sp.erf(Z), "exp(-z**2)": sp.exp(-Z**2)}.get(phi, ODES.get(phi, (None,))[0])
+    by_hand = {"exp(z)": sp.exp(Z), "sin(z)": sp.sin(Z), "erf(z)": sp.erf(Z), "exp(-z**2)": sp.exp(-(Z**2))}.get(
+        phi, ODES.get(phi, (None,))[0]
+    )
     assert sp.simplify(_applied(expected, by_hand)) == 0
 
 
@@ -124,7 +126,13 @@ def test_an_ode_outside_the_shapes_gives_no_template():
 
 @pytest.mark.parametrize(
     "phi, family",
-    [("z", "Euler/homogeneity"), ("exp(z)", "heat type"), ("sin(z)", "heat type"), ("erf(z)", "Gaussian type"), ("z + 1", "zero second derivative")],
+    [
+        ("z", "Euler/homogeneity"),
+        ("exp(z)", "heat type"),
+        ("sin(z)", "heat type"),
+        ("erf(z)", "Gaussian type"),
+        ("z + 1", "zero second derivative"),
+    ],
 )
 def test_an_ode_does_not_hide_a_named_family(phi, family):
     result = checked(phi)

@@ -3,9 +3,9 @@
 import pytest
 import sympy as sp
 
+from identcheck.activation import parse_activation
 from identcheck.errors import IdentcheckError
 from identcheck.pde import _family, _phi, _polynomial, _Symbols, prove_pde
-from identcheck.activation import Z, parse_activation
 
 
 def _held(phi, dim=2):
@@ -46,8 +46,18 @@ def test_a_false_hypothesis_is_not_proved():
     derivatives = tuple(parse_activation("exp(z)").derivatives)
     c = sp.Integer(2)
     identity = sp.diff(u, s.M(0, 0)) - 1 / c * sp.diff(u, s.a[0], s.a[0])
-    proof = _family(s, derivatives, "heat type", "phi'' = 2*phi", True, [identity], "", _phi(2) - c * _phi(0), "",
-                    factors=[-1 / c * s.x[0] ** 2])
+    proof = _family(
+        s,
+        derivatives,
+        "heat type",
+        "phi'' = 2*phi",
+        True,
+        [identity],
+        "",
+        _phi(2) - c * _phi(0),
+        "",
+        factors=[-1 / c * s.x[0] ** 2],
+    )
     assert proof.steps[0][2]  # the reduction itself is calculus, true for every phi
     assert not proof.steps[1][2] and not proof.proved
     assert not proof.steps[2][2]  # and the direct check does not find 0 either
@@ -59,8 +69,18 @@ def test_a_wrong_reduction_is_not_accepted():
     u = s.u_bar()
     derivatives = tuple(parse_activation("exp(z)").derivatives)
     identity = sp.diff(u, s.M(0, 1)) - sp.diff(u, s.a[0], s.a[1])  # should be 2·∂²ū/∂a1∂a2
-    proof = _family(s, derivatives, "heat type", "phi'' = phi", True, [identity], "", _phi(2) - _phi(0), "",
-                    factors=[-s.x[0] * s.x[1]])
+    proof = _family(
+        s,
+        derivatives,
+        "heat type",
+        "phi'' = phi",
+        True,
+        [identity],
+        "",
+        _phi(2) - _phi(0),
+        "",
+        factors=[-s.x[0] * s.x[1]],
+    )
     assert not proof.steps[0][2] and not proof.proved
 
 

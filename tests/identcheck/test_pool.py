@@ -11,14 +11,16 @@ import time
 
 import pytest
 
-from identcheck.pool import Interrupted, WorkerError, WorkerPool, exit_code, ignore_interrupts, interrupts
+from identcheck.interrupts import Interrupted, exit_code, ignore_interrupts, interrupts
+from identcheck.pool import WorkerError, WorkerPool
 
 #: A main process with a pool of two workers asleep in long tasks: prints the workers' pids,
 #: then waits on the pool, as the commands do; its exit code is the CLIs' for an interrupt.
 SLEEPER = textwrap.dedent(
     """
     import sys, time
-    from identcheck.pool import WorkerPool, exit_code, ignore_interrupts, interrupts
+    from identcheck.interrupts import exit_code, ignore_interrupts, interrupts
+    from identcheck.pool import WorkerPool
 
     with interrupts():
         try:
@@ -43,16 +45,24 @@ def _alive(pid: int) -> bool:
 
 
 def _start_sleeper():
-    process = subprocess.Popen([sys.executable, "-c", SLEEPER], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, start_new_session=True)  # its own group: a terminal's or timeout's
+    process = subprocess.Popen(
+        [sys.executable, "-c", SLEEPER],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )  # its own group: a terminal's or timeout's
     pids = [int(p) for p in process.stdout.readline().split()]
     assert len(pids) == 2 and all(_alive(p) for p in pids), process.stderr.read()
     time.sleep(0.3)  # the workers are in their tasks
     return process, pids
 
 
-@pytest.mark.parametrize("signum, to_group", [(signal.SIGINT, True), (signal.SIGTERM, True), (signal.SIGINT, False), (signal.SIGTERM, False)],
-                         ids=["SIGINT-group", "SIGTERM-group", "SIGINT-main", "SIGTERM-main"])
+@pytest.mark.parametrize(
+    "signum, to_group",
+    [(signal.SIGINT, True), (signal.SIGTERM, True), (signal.SIGINT, False), (signal.SIGTERM, False)],
+    ids=["SIGINT-group", "SIGTERM-group", "SIGINT-main", "SIGTERM-main"],
+)
 def test_a_signal_ends_the_pool_of_sleeping_workers_within_2_s(signum, to_group):
     process, pids = _start_sleeper()
     started = time.monotonic()
@@ -210,7 +220,8 @@ def _slept(seconds):
 CHURN = textwrap.dedent(
     """
     import sys
-    from identcheck.pool import WorkerPool, answer_interrupt, interrupts
+    from identcheck.interrupts import answer_interrupt, interrupts
+    from identcheck.pool import WorkerPool
 
     print("ready", flush=True)
     with interrupts():
@@ -248,8 +259,13 @@ def test_interrupts_anywhere_in_a_pools_life_end_it_within_2_s():
     rng = random.Random(0)
     failures = []
     for trial in range(30):
-        process = subprocess.Popen([sys.executable, "-c", CHURN], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                   text=True, start_new_session=True)
+        process = subprocess.Popen(
+            [sys.executable, "-c", CHURN],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
         process.stdout.readline()
         time.sleep(rng.uniform(0.05, 0.5))
         signum, to_group = rng.choice([signal.SIGINT, signal.SIGTERM]), rng.random() < 0.5

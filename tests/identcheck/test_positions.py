@@ -47,7 +47,9 @@ def test_a_phi_invalid_where_the_positions_evaluate_it_is_refused_with_the_reaso
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        with pytest.raises(IdentcheckError, match=r"^phi='log\(z\)': phi is not continuous and real on the probed domain"):
+        with pytest.raises(
+            IdentcheckError, match=r"^phi='log\(z\)': phi is not continuous and real on the probed domain"
+        ):
             positions("log(z)")
         assert main(["positions", "log(z)"]) == 2
     captured = capsys.readouterr()

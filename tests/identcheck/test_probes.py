@@ -73,7 +73,11 @@ def test_uniform_gating_head_violates_a4_and_only_it():
     "M, a, violated",
     [
         # hand-made heads, each breaking one assumption
-        ([((1, 0), (0, 0)), ((0, 1), (0, 0))], (((R(1), R(0)),), ((R(0), R(1)),)), "A.3"),  # a gating matrix not symmetric
+        (
+            [((1, 0), (0, 0)), ((0, 1), (0, 0))],
+            (((R(1), R(0)),), ((R(0), R(1)),)),
+            "A.3",
+        ),  # a gating matrix not symmetric
         ([((1, 0), (0, 0)), ((1, 0), (0, 0))], (((R(1), R(0)),), ((R(0), R(1)),)), "A.3"),  # M_N ≠ 0
         ([ZERO, ZERO, ZERO], (((R(1), R(0)),), ((R(0), R(1)),), ((R(1), R(1)),)), "A.4"),  # every M = 0
         ([((1, 0), (0, 0)), ZERO], (((R(1), R(2)),), ((R(1), R(2)),)), "A.5"),  # two equal experts

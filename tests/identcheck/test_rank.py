@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from identcheck.compile import arb_precision
 from identcheck import rank
+from identcheck.compile import arb_precision
 from identcheck.rank import decide_rank, raw_gram, unresolved_columns
 
 
@@ -93,7 +93,7 @@ def test_decision_invariant_to_column_scaling_and_order(scales, order, dependent
     base = [lambda x: x.exp(), lambda x: x.sin(), lambda x: x.cos(), lambda x: x * x]
     base.append((lambda x: x.exp() - x * x * 3) if dependent else (lambda x: x.atan()))
     ref = decide_rank(*_functions_matrix(base, POINTS))
-    scaled = [(lambda f, s: (lambda x: f(x) * flint.arb(2.0**s)))(base[i], scales[i]) for i in order]
+    scaled = [(lambda f, s: lambda x: f(x) * flint.arb(2.0**s))(base[i], scales[i]) for i in order]
     got = decide_rank(*_functions_matrix(scaled, POINTS))
     assert got.independent == ref.independent == (not dependent)
     assert got.nullity == ref.nullity
@@ -184,10 +184,14 @@ def test_ill_conditioned_independence_is_proved_first_at_the_first_evaluation_pr
     ladder = decide_rank(matrix, provider)  # the same matrix, the ladder only
     assert ladder.independent is True and ladder.proof is None and len(ladder.history) == 3
     # the margin is float64's (close to the ladder's 30-digit value); the proof's bound lies below
-    assert d.smallest_singular_value == d.history[0][1] == pytest.approx(ladder.smallest_singular_value, rel=1e-4, abs=0)
+    assert (
+        d.smallest_singular_value == d.history[0][1] == pytest.approx(ladder.smallest_singular_value, rel=1e-4, abs=0)
+    )
     s = np.linalg.svd(matrix / np.linalg.norm(matrix, axis=0), compute_uv=False)
     used = {t.name: t.value for t in d.tolerances}  # this matrix's thresholds
-    assert used["proof"] == pytest.approx(16 * np.finfo(float).eps * s[0], rel=1e-9, abs=0) and used["borderline"] == pytest.approx(np.sqrt(np.finfo(float).eps) * s[0], rel=1e-9, abs=0)
+    assert used["proof"] == pytest.approx(16 * np.finfo(float).eps * s[0], rel=1e-9, abs=0) and used[
+        "borderline"
+    ] == pytest.approx(np.sqrt(np.finfo(float).eps) * s[0], rel=1e-9, abs=0)
     assert s[-1] >= used["proof"]  # why the proof was tried
     exact = _unit_column_singular_values(cols, POINTS)[-1]  # mpmath, 50 digits
     assert 0 < d.proof.sigma_min_lower_bound <= exact
@@ -228,5 +232,8 @@ def test_a_failed_proof_leaves_the_ladder_as_it_was(monkeypatch):
     with_proof, ladder = decide_rank(matrix, provider, rows=_rows_of(provider, asked)), decide_rank(matrix, provider)
     assert asked == [60] and with_proof.proof is None
     assert (with_proof.independent, with_proof.nullity, with_proof.history) == (False, 1, ladder.history)
-    assert (with_proof.smallest_singular_value, with_proof.precision_digits) == (ladder.smallest_singular_value, ladder.precision_digits)
+    assert (with_proof.smallest_singular_value, with_proof.precision_digits) == (
+        ladder.smallest_singular_value,
+        ladder.precision_digits,
+    )
     assert np.allclose(with_proof.null_space, ladder.null_space)

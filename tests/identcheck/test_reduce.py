@@ -99,5 +99,5 @@ def test_the_echelon_basis_is_the_same_for_every_basis_and_has_its_shape(seed):
     assert pivots == pivots2 and np.allclose(v, v2, atol=1e-9)
     assert np.allclose(matrix @ v.T, 0, atol=1e-9)
     for i, p in enumerate(pivots):
-        assert v[i, p] == pytest.approx(1) and np.allclose(np.delete(v[i, p + 1:], []), 0, atol=1e-9)
+        assert v[i, p] == pytest.approx(1) and np.allclose(np.delete(v[i, p + 1 :], []), 0, atol=1e-9)
         assert all(abs(v[i, q]) < 1e-9 for q in pivots if q != p)

@@ -19,7 +19,9 @@ def tables(markdown: str) -> list:
         if start is None:
             continue
         rows = [[c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", line)[1:-1]] for line in lines[start:]]
-        assert all(set(c) <= set("-:") for c in rows[1]), f"no separator row under the header: {lines[start:start + 2]}"
+        assert all(set(c) <= set("-:") for c in rows[1]), (
+            f"no separator row under the header: {lines[start : start + 2]}"
+        )
         found.append([rows[0]] + rows[2:])
     return found
 

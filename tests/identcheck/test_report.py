@@ -71,11 +71,13 @@ def test_a_constant_written_in_phi_is_shown_as_written_in_the_relations_tags():
 
 @pytest.mark.parametrize(
     "printed, shown",
-    [("q = -851*z**3/500 + 3/4 + 851/500", "q = -1.702*z**3 + 3/4 + 1.702"),
-     ("∂²ū/∂a1² 1851*z/500", "∂²ū/∂a1² 1851*z/500"),  # another number
-     ("851*z/(500*(exp(z) + 1)) - 851*z/(500*(1 + exp(-z)))", "1.702*z/(exp(z) + 1) - 1.702*z/(1 + exp(-z))"),
-     ("851*z/(500*x*(y + 1))", "1.702*z/(x*(y + 1))"),
-     ("851*z/(500*exp(z) + 500)", "851*z/(500*exp(z) + 500)")],  # 500 is no factor of that denominator
+    [
+        ("q = -851*z**3/500 + 3/4 + 851/500", "q = -1.702*z**3 + 3/4 + 1.702"),
+        ("∂²ū/∂a1² 1851*z/500", "∂²ū/∂a1² 1851*z/500"),  # another number
+        ("851*z/(500*(exp(z) + 1)) - 851*z/(500*(1 + exp(-z)))", "1.702*z/(exp(z) + 1) - 1.702*z/(1 + exp(-z))"),
+        ("851*z/(500*x*(y + 1))", "1.702*z/(x*(y + 1))"),
+        ("851*z/(500*exp(z) + 500)", "851*z/(500*exp(z) + 500)"),
+    ],  # 500 is no factor of that denominator
 )
 def test_only_the_written_values_are_rewritten(printed, shown):
     import sympy as sp

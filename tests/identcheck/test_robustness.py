@@ -26,7 +26,9 @@ def test_input_faults_are_one_line_exit_2(capsys, argv, reason):
 def test_catalog_out_is_checked_before_the_work_and_leaves_nothing(tmp_path, capsys, monkeypatch):
     import identcheck.catalog as catalog  # the command imports it when it runs
 
-    monkeypatch.setattr(catalog, "catalog_rows", lambda *a, **k: pytest.fail("the catalog ran before --out was checked"))
+    monkeypatch.setattr(
+        catalog, "catalog_rows", lambda *a, **k: pytest.fail("the catalog ran before --out was checked")
+    )
     assert main(["catalog", "--markdown", "--out", str(tmp_path)]) == 2
     assert "is a folder" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
@@ -66,7 +68,10 @@ def test_the_pde_property_checker_notices_a_broken_expert(monkeypatch):
     import identcheck.testing as testing
     from identcheck.probes import Component
 
-    component = Component(((sp.Rational(1, 2), sp.Rational(1, 4)), (sp.Rational(1, 4), sp.Rational(-1, 2))), (sp.Rational(3, 4), sp.Rational(-1, 2)))
+    component = Component(
+        ((sp.Rational(1, 2), sp.Rational(1, 4)), (sp.Rational(1, 4), sp.Rational(-1, 2))),
+        (sp.Rational(3, 4), sp.Rational(-1, 2)),
+    )
     x = np.random.default_rng(0).uniform(-1, 1, size=(50, 2))
     assert testing.linear_expert_pde_residual(component, x) < 1e-12
     ts, compiled = testing._mha(2)

@@ -7,7 +7,6 @@ suite fast; the scan's machinery does not depend on d.
 """
 
 import json
-import os
 
 import numpy as np
 import pytest
@@ -69,9 +68,7 @@ def test_b_zero_is_checked_exactly_and_proved(sigmoid_scan):
     z = sp.Symbol("z")
     sigma = 1 / (1 + sp.exp(-z))
     assert sp.simplify(sigma.subs(z, -z) - (1 - sigma)) == 0
-    assert sigmoid_scan.summary == (
-        "identifiable at every grid value of b in [-1, 1] except b = 0 (symmetry, proved)"
-    )
+    assert sigmoid_scan.summary == ("identifiable at every grid value of b in [-1, 1] except b = 0 (symmetry, proved)")
     assert sigmoid_scan.for_all is None
 
 
@@ -139,7 +136,17 @@ def test_cli_bad_input_exits_2_and_writes_nothing(tmp_path, capsys, args, messag
 
 
 def test_cli_three_scanned_parameters_exit_2(tmp_path, capsys):
-    args = ["scan", "sigmoid(a*z + b) + c*z", "--param", "a=1:2:2", "--param", "b=0:1:2", "--param", "c=0:1:2", "--json"]
+    args = [
+        "scan",
+        "sigmoid(a*z + b) + c*z",
+        "--param",
+        "a=1:2:2",
+        "--param",
+        "b=0:1:2",
+        "--param",
+        "c=0:1:2",
+        "--json",
+    ]
     assert main(args) == 2
     out, err = capsys.readouterr()
     assert out == "" and "one or two" in err
@@ -154,7 +161,9 @@ def test_cli_bad_plot_path_exits_2_before_any_work(tmp_path, capsys):
 
 def test_cli_json_equals_the_api_and_plots(tmp_path, capsys):
     plot = tmp_path / "scan.png"
-    code = main(["scan", "sigmoid(z + b)", "--param", "b=1/2:1:2", "--dim", "1", "--jobs", "1", "--json", "--plot", str(plot)])
+    code = main(
+        ["scan", "sigmoid(z + b)", "--param", "b=1/2:1:2", "--dim", "1", "--jobs", "1", "--json", "--plot", str(plot)]
+    )
     assert code == 0
     printed = json.loads(capsys.readouterr().out)
     api = scan("sigmoid(z + b)", {"b": (sp.Rational(1, 2), 1, 2)}, dim=1, include_zero=False).to_dict()

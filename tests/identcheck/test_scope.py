@@ -33,8 +33,12 @@ def test_not_identifiable_says_the_sufficient_condition_fails_not_more():
 
 @pytest.mark.parametrize(
     "phi, condition, verdict, theorem",
-    [("z", "type1", "not identifiable", "Theorem 2"), ("tanh(z)", "type1", "not identifiable", "Theorem 2"),
-     (None, "mha", "not identifiable", "Theorem 1"), ("sin(z)", "type2", "not identifiable", "Theorem 3")],
+    [
+        ("z", "type1", "not identifiable", "Theorem 2"),
+        ("tanh(z)", "type1", "not identifiable", "Theorem 2"),
+        (None, "mha", "not identifiable", "Theorem 1"),
+        ("sin(z)", "type2", "not identifiable", "Theorem 3"),
+    ],
 )
 def test_the_result_carries_the_statement_of_its_verdict(phi, condition, verdict, theorem):
     dim = 1 if condition == "type2" else 2

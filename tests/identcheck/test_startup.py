@@ -47,10 +47,12 @@ def test_a_command_loads_what_it_needs_and_no_more():
 def test_the_lazy_api_gives_the_functions_even_after_their_modules_loaded():
     """``identcheck.check`` and ``identcheck.scan`` name a module and a function: the function wins,
     as when the package imported them eagerly."""
-    code = ("import identcheck.check, identcheck.scan\nfrom identcheck.check import run\nimport identcheck\n"
-            "from identcheck import check, scan\nassert callable(check) and callable(scan) and identcheck.check is check\n"
-            "assert identcheck.scan is scan and check.__module__ == 'identcheck.check'\n"
-            "assert sorted(identcheck.__all__) == sorted(set(dir(identcheck)) & set(identcheck.__all__))")
+    code = (
+        "import identcheck.check, identcheck.scan\nfrom identcheck.check import run\nimport identcheck\n"
+        "from identcheck import check, scan\nassert callable(check) and callable(scan) and identcheck.check is check\n"
+        "assert identcheck.scan is scan and check.__module__ == 'identcheck.check'\n"
+        "assert sorted(identcheck.__all__) == sorted(set(dir(identcheck)) & set(identcheck.__all__))"
+    )
     assert "sympy" in _loaded(code)
 
 
@@ -59,14 +61,32 @@ def test_the_program_freezes_the_collector_at_its_end_and_main_does_not():
     complete, the exit code kept, and the collector frozen for the exit (the interpreter's last
     collection over sympy's objects cost more than the check itself); ``main``, which tests call
     in one process, leaves it alone."""
-    run = subprocess.run([sys.executable, "-m", "identcheck", "check", "z", "--dim", "1", "--json"], cwd=ROOT, capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, "-m", "identcheck", "check", "z", "--dim", "1", "--json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode == 0 and json.loads(run.stdout)[0]["verdict"] == "not identifiable"
     quiet = "import contextlib, gc, io, sys\nwith contextlib.redirect_stdout(io.StringIO()):\n"
-    code = quiet + "    from identcheck.cli import main, program\n    sys.argv = ['identcheck', 'check', 'z', '--dim', '1']\n"
-    as_main = subprocess.run([sys.executable, "-c", code + "    code = main(sys.argv[1:])\nprint(code, gc.get_freeze_count())"],
-                             cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
-    as_program = subprocess.run([sys.executable, "-c", code + "    code = program()\nprint(code, gc.get_freeze_count())"],
-                                cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    code = (
+        quiet
+        + "    from identcheck.cli import main, program\n    sys.argv = ['identcheck', 'check', 'z', '--dim', '1']\n"
+    )
+    as_main = subprocess.run(
+        [sys.executable, "-c", code + "    code = main(sys.argv[1:])\nprint(code, gc.get_freeze_count())"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    as_program = subprocess.run(
+        [sys.executable, "-c", code + "    code = program()\nprint(code, gc.get_freeze_count())"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
     assert as_main == ["0", "0"] and as_program[0] == "0" and int(as_program[1]) > 10_000
 
 
@@ -74,8 +94,14 @@ def test_a_condition_module_loads_when_the_condition_is_asked_for():
     """The registry imports a condition's module on first read (issue 23 §5: "the condition
     registry loads lazily"): a type-1 check from the command line reads type1, and type2 for the
     default of the type-2 flags it passes through; not mha, type1-full or the DeepSeek modules."""
-    code = ("from identcheck.cli import main\nimport contextlib, io, json, sys\nwith contextlib.redirect_stdout(io.StringIO()):\n"
-            "    main(['check', 'z', '--dim', '1'])\n"
-            "print(json.dumps(sorted(m for m in sys.modules if m.startswith('identcheck.conditions.') or 'expert' in m)))")
+    code = (
+        "from identcheck.cli import main\nimport contextlib, io, json, sys\nwith contextlib.redirect_stdout(io.StringIO()):\n"
+        "    main(['check', 'z', '--dim', '1'])\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.startswith('identcheck.conditions.') or 'expert' in m)))"
+    )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
-    assert json.loads(out.strip().splitlines()[-1]) == ["identcheck.conditions.base", "identcheck.conditions.type1", "identcheck.conditions.type2"]
+    assert json.loads(out.strip().splitlines()[-1]) == [
+        "identcheck.conditions.base",
+        "identcheck.conditions.type1",
+        "identcheck.conditions.type2",
+    ]

@@ -36,8 +36,10 @@ def test_bad_dim_is_refused():
 
 
 # A random φ: a combination of unrelated smooth functions, so no family relation holds by accident.
-random_phi = st.tuples(dyadic, dyadic, dyadic).filter(lambda c: any(c)).map(
-    lambda c: c[0] * sp.sin(Z) + c[1] * sp.exp(Z / 2) + c[2] * Z**3 + sp.atan(Z)
+random_phi = (
+    st.tuples(dyadic, dyadic, dyadic)
+    .filter(lambda c: any(c))
+    .map(lambda c: c[0] * sp.sin(Z) + c[1] * sp.exp(Z / 2) + c[2] * Z**3 + sp.atan(Z))
 )
 
 

@@ -60,8 +60,8 @@ def test_the_pde_residual_detects_a_broken_identity():
     assert linear_expert_pde_residual(component, x) < 1e-14
 
     # evaluate u at `component` but weight by `wrong`'s a: emulate by comparing the two residual scales
-    from identcheck.testing import _mha
     from identcheck.activation import parse_activation
+    from identcheck.testing import _mha
 
     ts, compiled = _mha(2)
     theta = list(ts.numeric_params(component.M, component.a).values())
@@ -73,8 +73,16 @@ def test_the_pde_residual_detects_a_broken_identity():
 
 @pytest.mark.parametrize(
     "phi, family",
-    [("z", "euler"), ("z**3", "euler"), ("exp(2*z)", "heat"), ("erf(z)", "gaussian"), ("z + 1", "zero_second"),
-     ("tanh(z)", "symmetry"), ("softplus(z)", "symmetry"), ("z**3 + z**2", "symmetry")],
+    [
+        ("z", "euler"),
+        ("z**3", "euler"),
+        ("exp(2*z)", "heat"),
+        ("erf(z)", "gaussian"),
+        ("z + 1", "zero_second"),
+        ("tanh(z)", "symmetry"),
+        ("softplus(z)", "symmetry"),
+        ("z**3 + z**2", "symmetry"),
+    ],
 )
 def test_family_relations_that_hold_are_caught(phi, family):
     component = Component(((sp.Rational(1, 4), 0), (0, 0)), (sp.Rational(3, 4), sp.Rational(-1, 2)))

@@ -58,7 +58,10 @@ def test_sigmoid_with_bias_passes_type2_reduced_but_not_literally(b):
     assert lines[2].startswith("  verdict (literal set, as the paper states it): NOT IDENTIFIABLE, because of ")
     assert "literal" not in lines[3]
     markdown = result._repr_markdown_()
-    assert "**Verdict (reduced set): IDENTIFIABLE**" in markdown and "**Verdict (literal set, as the paper states it): NOT" in markdown
+    assert (
+        "**Verdict (reduced set): IDENTIFIABLE**" in markdown
+        and "**Verdict (literal set, as the paper states it): NOT" in markdown
+    )
     random_head = next(p for p in result.probes if p.name == "random head")
     # three linear-expert PDE relations per channel (d = 2, one free gating matrix), proved for every phi
     pde = [r for r in random_head.phi_free_relations if r.family and r.family.startswith("linear-expert PDE")]
@@ -180,11 +183,15 @@ def test_a_symmetry_template_on_the_wrong_probe_is_not_proved():
     ts = type2_term_set(2, 2, 2, False)
     act = parse_activation("sin(z)")
     labels = [t.label for t in ts.terms]
-    template = Template("symmetry", "", ((labels.index("φ(f2)"), sp.Integer(1)), (labels.index("φ(f1)"), sp.Integer(1))))
+    template = Template(
+        "symmetry", "", ((labels.index("φ(f2)"), sp.Integer(1)), (labels.index("φ(f1)"), sp.Integer(1)))
+    )
     for probe in head_probes(2, 2, 2, 0):
         config = probe.components[0]
         prove = prover(ts, act, ts.numeric_params(config.M, config.a), list(range(len(labels))), True)
-        assert prove(template.coefficients, False, template.family) == (probe.name == "channel 2 = -channel 1"), probe.name
+        assert prove(template.coefficients, False, template.family) == (probe.name == "channel 2 = -channel 1"), (
+            probe.name
+        )
 
 
 @pytest.mark.parametrize("phi", ["softplus(z)", "z", "sigmoid(z)", "tanh(z)", "z**3 + z**2"])

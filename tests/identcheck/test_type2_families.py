@@ -4,13 +4,13 @@ import numpy as np
 import pytest
 import sympy as sp
 
+import identcheck.type2_families as families
 from identcheck import parse_activation
+from identcheck.activation import Z
 from identcheck.families import phi_properties
 from identcheck.probes import head_probes
-from identcheck.activation import Z
 from identcheck.terms import _PhiDerivative, phi_placeholder, substitute_phi
 from identcheck.type2 import type2_term_set
-import identcheck.type2_families as families
 
 
 def _head(name="random head"):
@@ -49,7 +49,9 @@ def test_an_argument_that_is_not_a_channel_output_is_left_alone():
 
 def _euler_template(ts, config, k, scale=1):
     """k·φ(f¹) − Σ a_{i,1,l} ∂u_{i,1}/∂a_l·(…) on every column of the set, as the family builds it."""
-    parts = [(("phi", 0), k)] + [(("u", 0, i, (f"a_{l + 1}",)), -scale * config.a[i][0][l]) for i in range(2) for l in range(2)]
+    parts = [(("phi", 0), k)] + [
+        (("u", 0, i, (f"a_{l + 1}",)), -scale * config.a[i][0][l]) for i in range(2) for l in range(2)
+    ]
     coefficients = {}
     for key, coeff in parts:
         column, factor = ts.index[key]
@@ -77,7 +79,9 @@ def test_the_numeric_screen_only_says_clearly_nonzero():
     x = sp.symbols("x1 x2", real=True)
     assert families._clearly_nonzero([sp.exp(x[0]), -1, -x[1]], x)
     assert not families._clearly_nonzero([sp.sin(x[0] + x[1]) ** 2, sp.cos(x[0] + x[1]) ** 2, -1], x)
-    assert not families._clearly_nonzero([sp.exp(x[0]) * sp.exp(-x[0]), -1, 1e-14 * x[1]], x)  # below NONZERO: left to sympy
+    assert not families._clearly_nonzero(
+        [sp.exp(x[0]) * sp.exp(-x[0]), -1, 1e-14 * x[1]], x
+    )  # below NONZERO: left to sympy
     # relative to the terms' size: an identity among huge terms is not "clearly nonzero", a small
     # discrepancy among small terms is
     big = sp.Integer(10) ** 20

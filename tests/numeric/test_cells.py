@@ -123,5 +123,9 @@ def test_function_cells_follow_the_expert_functions():
         return s1 * expit(X @ a_h[0]) + (1 - s1) * expit(X @ a_h[1])
 
     target = expert(moved.M[0], moved.a[0, :, 0])
-    distances = {(h, k): np.sqrt(np.mean((target - expert(truth.M[h], truth.a[h, :, k])) ** 2)) for h in range(2) for k in range(2)}
+    distances = {
+        (h, k): np.sqrt(np.mean((target - expert(truth.M[h], truth.a[h, :, k])) ** 2))
+        for h in range(2)
+        for k in range(2)
+    }
     assert function_assignment(model, moved, truth)[(0, 0)] == min(distances, key=distances.get)

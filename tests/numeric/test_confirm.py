@@ -25,10 +25,31 @@ KNOWN = [
     ("exp(z)", "type1", "not identifiable", "random single", "split", False, "identifiable-beyond-condition", True),
     # identcheck names the heat relation first; the exact witness is the odd symmetry at a2 = -a1
     ("sin(z)", "type1", "not identifiable", "random single", "weights", True, "consistent", True),
-    pytest.param("z", "type2", "not identifiable", "random head", "euler-scale", True, "consistent", False, marks=pytest.mark.slow),
-    pytest.param("tanh(z)", "type2", "not identifiable", "channel 2 = -channel 1", "weights", True, "consistent", True,
-                 marks=pytest.mark.slow),
-    pytest.param("sigmoid(z + 1)", "type2", "identifiable", None, None, None, "consistent", True, marks=pytest.mark.slow),
+    pytest.param(
+        "z",
+        "type2",
+        "not identifiable",
+        "random head",
+        "euler-scale",
+        True,
+        "consistent",
+        False,
+        marks=pytest.mark.slow,
+    ),
+    pytest.param(
+        "tanh(z)",
+        "type2",
+        "not identifiable",
+        "channel 2 = -channel 1",
+        "weights",
+        True,
+        "consistent",
+        True,
+        marks=pytest.mark.slow,
+    ),
+    pytest.param(
+        "sigmoid(z + 1)", "type2", "identifiable", None, None, None, "consistent", True, marks=pytest.mark.slow
+    ),
 ]
 
 
@@ -65,8 +86,21 @@ def test_known_case(phi, condition, verdict, probe, construction, exact, outcome
 
 def _sequence(kind, slope, exact=False, limit=None, construction="line", last=None):
     ratio = (0.0,) * 3 if exact else (1e-1, 1e-2, 1e-3 if last is None else last)
-    return Sequence(kind, kind, construction, "", (1e-1, 1e-2, 1e-3), ratio, (0.0,) * 3, (1.0,) * 3, None if exact else slope,
-                    exact, 0.0, limit, None)
+    return Sequence(
+        kind,
+        kind,
+        construction,
+        "",
+        (1e-1, 1e-2, 1e-3),
+        ratio,
+        (0.0,) * 3,
+        (1.0,) * 3,
+        None if exact else slope,
+        exact,
+        0.0,
+        limit,
+        None,
+    )
 
 
 class _Check:
@@ -80,18 +114,38 @@ class _Check:
         ("not identifiable", [_sequence("witness", None, exact=True)], "consistent"),
         ("not identifiable", [_sequence("witness", SLOPE_TO_ZERO)], "consistent"),
         # no limit, a flat slope: bounded by the slope rule, nothing else to read -> beyond the condition
-        ("not identifiable", [_sequence("witness", SLOPE_TO_ZERO - 0.01, construction="split")], "identifiable-beyond-condition"),
+        (
+            "not identifiable",
+            [_sequence("witness", SLOPE_TO_ZERO - 0.01, construction="split")],
+            "identifiable-beyond-condition",
+        ),
         # falls in the window, levels off at 1e-3 (its plateau, reached) -> beyond the condition
-        ("not identifiable", [_sequence("witness", 1.0, limit=1e-3, construction="split")], "identifiable-beyond-condition"),
+        (
+            "not identifiable",
+            [_sequence("witness", 1.0, limit=1e-3, construction="split")],
+            "identifiable-beyond-condition",
+        ),
         # falls in the window, a limit of 1e-9 the data never reach -> not resolved
         ("not identifiable", [_sequence("witness", 1.0, limit=1e-9, construction="split")], "not-resolved"),
         # an exact-by-derivation construction that moves g: a real contradiction
-        ("not identifiable", [_sequence("witness", 0.0, limit=1e-3, construction="weights", last=1e-3)], "inconsistent"),
+        (
+            "not identifiable",
+            [_sequence("witness", 0.0, limit=1e-3, construction="weights", last=1e-3)],
+            "inconsistent",
+        ),
         ("not identifiable", [_sequence("witness", 1.0, limit=0.0)], "consistent"),
-        ("not identifiable", [_sequence("witness", 0.1, limit=0.0, construction="split")], "not-resolved"),  # limit 0, no fall
+        (
+            "not identifiable",
+            [_sequence("witness", 0.1, limit=0.0, construction="split")],
+            "not-resolved",
+        ),  # limit 0, no fall
         ("not identifiable", [_sequence("random", 0.0)], "not-resolved"),  # no witness path at all
         ("identifiable", [_sequence("probe", 0.9, limit=1e-3), _sequence("random", 0.0)], "consistent"),
-        ("identifiable", [_sequence("probe", 0.9, limit=1e-7), _sequence("random", 0.0)], "not-resolved"),  # plateau not reached
+        (
+            "identifiable",
+            [_sequence("probe", 0.9, limit=1e-7), _sequence("random", 0.0)],
+            "not-resolved",
+        ),  # plateau not reached
         ("identifiable", [_sequence("probe", 0.9, limit=0.0)], "inconsistent"),
         ("identifiable", [_sequence("random", None, exact=True)], "inconsistent"),
         ("identifiable", [_sequence("random", 0.3)], "inconsistent"),
@@ -123,7 +177,17 @@ def test_cli_json_equals_api_and_has_the_issue_shape(tmp_path, capsys):
         for key in ("seconds", "sequence_seconds", "check_seconds", "rates_seconds", "out", "figure"):
             d.pop(key)
     assert printed == api
-    assert {"schema", "phi", "condition", "symbolic", "sequences", "rates", "outcome", "paths_outcome", "rates_separation"} <= set(printed)
+    assert {
+        "schema",
+        "phi",
+        "condition",
+        "symbolic",
+        "sequences",
+        "rates",
+        "outcome",
+        "paths_outcome",
+        "rates_separation",
+    } <= set(printed)
     assert printed["schema"] == "numeric.confirm/2" and "consistent" not in printed
     assert set(printed["symbolic"]) >= {"verdict", "evidence", "witness_probe"}
     assert {"kind", "name", "t", "ratio", "slope", "exact_invariance"} <= set(printed["sequences"][0])
@@ -137,7 +201,11 @@ def test_rates_grid_reports_both_truths_and_both_K(tmp_path, monkeypatch):
     monkeypatch.setattr(confirm_module, "QUICK_REPS", 2)
     result = confirm("z", quick=True, mc=MC, out=tmp_path, budget=1e-3)  # no time to grow the grid
     rows = {(r.truth, r.K): r for r in result.rates}
-    assert result.separation is not None and result.separation.rounds == 1 and "time budget ends" in result.separation.reason
+    assert (
+        result.separation is not None
+        and result.separation.rounds == 1
+        and "time budget ends" in result.separation.reason
+    )
     assert result.outcome == ("consistent" if result.separation.separated else "rates-not-separated")
     assert set(rows) == {("witness", 2), ("witness", 3), ("generic", 2), ("generic", 3)}
     for r in rows.values():

@@ -27,7 +27,9 @@ def test_witness_slower_by_more_than_the_difference_s_standard_error():
     assert separation([_row("witness", 2, -0.5 + margin + 0.01, -0.45, -0.25), generic], "witness slower")[0]
     assert not separation([_row("witness", 2, -0.5 + margin - 0.01, -0.45, -0.25), generic], "witness slower")[0]
     # 1.702*silu(z)'s measured pattern: the witness faster than the generic truth
-    separated, reason = separation([_row("witness", 2, -0.83, -0.93, -0.73), _row("generic", 2, -0.73, -0.83, -0.63)], "witness slower")
+    separated, reason = separation(
+        [_row("witness", 2, -0.83, -0.93, -0.73), _row("generic", 2, -0.73, -0.83, -0.63)], "witness slower"
+    )
     assert not separated and reason.startswith("K = 2: witness slope -0.83 is not slower than the generic -0.73")
     # the witness may sit at 0 (no rate at all): only the generic truth must lie below 0
     assert separation([_row("witness", 2, 0.0, -0.1, 0.1), generic], "witness slower")[0]
@@ -58,4 +60,6 @@ def test_the_grid_grows_until_the_rates_separate_and_stops_at_the_budget(monkeyp
     # the first growth's new fits: (7000 * 3 - 3000 * 3) units * 1e-6 s = 0.012 s; a budget already spent stops it
     calls.clear()
     rows, sep = confirm_module._rates(*args, time.perf_counter() - 10.0, 10.0)
-    assert calls == [((1000, 2000), 3)] and not sep.separated and "the time budget ends" in sep.reason and sep.rounds == 1
+    assert (
+        calls == [((1000, 2000), 3)] and not sep.separated and "the time budget ends" in sep.reason and sep.rounds == 1
+    )

@@ -24,7 +24,10 @@ def test_gated1_at_K4_has_an_exact_recombination_path_outside_the_verdict():
     assert data["K"] == 4
     constructions = {c["construction"]: c for c in data["recombination"]["constructions"]}
     assert constructions["local"]["exact"] and constructions["global"]["exact"]
-    assert constructions["local"]["measure_loss"] == pytest.approx(0.0, abs=1e-12) and constructions["global"]["channel_loss"] > 20
+    assert (
+        constructions["local"]["measure_loss"] == pytest.approx(0.0, abs=1e-12)
+        and constructions["global"]["channel_loss"] > 20
+    )
     assert constructions["swap"]["applies"] is False
     assert "exact for every phi" in data["recombination"]["line"]
 
@@ -44,8 +47,10 @@ def test_gated2_claims_no_exact_invariance_and_says_why():
     assert "moves g unless phi is affine" in result.recombination_line
 
 
-@pytest.mark.parametrize("value, message", [("1", "--K 1: must be from K* = 2"), ("17", "--K 17: must be from K* = 2"),
-                                            ("x", "invalid int value")])
+@pytest.mark.parametrize(
+    "value, message",
+    [("1", "--K 1: must be from K* = 2"), ("17", "--K 17: must be from K* = 2"), ("x", "invalid int value")],
+)
 def test_bad_K_is_one_line_exit_2(tmp_path, capsys, value, message):
     assert _run(["z", "--K", value, "--no-rates", "--out", str(tmp_path / "never")]) == 2
     err = capsys.readouterr().err
@@ -63,7 +68,12 @@ def test_K_sets_the_over_specified_rate_fits(tmp_path, monkeypatch):
     monkeypatch.setattr(confirm_module, "QUICK_SIZES", (400, 800))
     monkeypatch.setattr(confirm_module, "QUICK_REPS", 2)
     result = confirm("z", quick=True, mc=MC, out=tmp_path, K=4, figure=False, budget=1e-3)  # the first grid only
-    assert {(r.truth, r.K - r.K_star) for r in result.rates} == {("witness", 0), ("witness", 2), ("generic", 0), ("generic", 2)}
+    assert {(r.truth, r.K - r.K_star) for r in result.rates} == {
+        ("witness", 0),
+        ("witness", 2),
+        ("generic", 0),
+        ("generic", 2),
+    }
     for r in result.rates:  # both losses for every row; equal where no fit recombined
         assert r.measure_slope is not None and r.measure_ci[0] <= r.measure_slope <= r.measure_ci[1]
     assert json.loads((tmp_path / "confirm.json").read_text())["K"] == 4

@@ -37,10 +37,29 @@ def fixed():
         RateRow("witness", 2, 2, -0.12, (-0.2, -0.05), 12.3, (1000, 8000), (0.1, 0.05), 3),
         RateRow("generic", 3, 2, -0.51, (-0.6, -0.4), 15.0, (1000, 8000), (0.1, 0.01), 3),
     )
-    symbolic = SymbolicSummary("not identifiable", "proof", "random single", "∂ū/∂a1 − ū = 0", "Euler/homogeneity",
-                               "random single", "∂ū/∂a1 − ū = 0", "dependent on 9 of 9 probes")
-    return ConfirmResult("z", "type1", "gated1", symbolic, sequences, rates, "consistent",
-                         "consistent: identcheck says not identifiable, and the witness does not move", 3.2, 1.1, 1000)
+    symbolic = SymbolicSummary(
+        "not identifiable",
+        "proof",
+        "random single",
+        "∂ū/∂a1 − ū = 0",
+        "Euler/homogeneity",
+        "random single",
+        "∂ū/∂a1 − ū = 0",
+        "dependent on 9 of 9 probes",
+    )
+    return ConfirmResult(
+        "z",
+        "type1",
+        "gated1",
+        symbolic,
+        sequences,
+        rates,
+        "consistent",
+        "consistent: identcheck says not identifiable, and the witness does not move",
+        3.2,
+        1.1,
+        1000,
+    )
 
 
 def test_verdict_line_and_symbolic_verdict_are_shown(fixed):
@@ -72,7 +91,9 @@ def test_a_path_whose_limit_the_data_never_reach_is_shown_not_resolved(fixed):
     import dataclasses
 
     falling = _sequence("probe", "random triple", (1.3e-3, 1.3e-5, 1.3e-6), 1.0, limit=3.9e-7)
-    result = dataclasses.replace(fixed, sequences=(falling,), outcome="not-resolved", verdict="not-resolved: see the table")
+    result = dataclasses.replace(
+        fixed, sequences=(falling,), outcome="not-resolved", verdict="not-resolved: see the table"
+    )
     (sequences, _) = tables(result._repr_markdown_())
     assert falling.status == "not resolved" and not falling.bounded and not falling.to_zero
     assert sequences[1][8] == "not resolved (plateau not reached)"

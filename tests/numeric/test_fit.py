@@ -89,7 +89,19 @@ def test_cli_json_equals_the_api(capsys):
     assert main(["fit", "--model", "gated2", "--K", "3", "--n", "500", "--seed", "2", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     api = fit("gated2", 3, 500, seed=2).to_dict()
-    for key in ("model", "K", "n", "seed", "optimizer", "mse", "truth_mse", "voronoi_loss", "iterations", "converged", "params"):
+    for key in (
+        "model",
+        "K",
+        "n",
+        "seed",
+        "optimizer",
+        "mse",
+        "truth_mse",
+        "voronoi_loss",
+        "iterations",
+        "converged",
+        "params",
+    ):
         assert out[key] == api[key], key
     assert out["truth"] == load_truth().source
 
@@ -111,7 +123,7 @@ def test_cli_bad_input_exits_2(capsys, argv, reason):
 
 
 def test_memory_budget_is_settable_and_checked_before_allocating(monkeypatch):
-    from numeric.fit import estimate_bytes, memory_budget
+    from numeric.fit import memory_budget
 
     monkeypatch.setenv("NUMERIC_MEMORY_BUDGET_MB", "50")
     assert memory_budget() == 50 * 2**20
@@ -134,16 +146,18 @@ def test_chunked_normal_equations_equal_the_whole_jacobian():
         value, J = model.value_and_jacobian(truth, X)
         r, JtJ, Jtr = model.normal_equations(truth, X, Y, chunk=97)  # blocks of 97: the last one short
         assert np.allclose(r, value - Y, rtol=0, atol=1e-13)
-        assert np.allclose(JtJ, J.T @ J, rtol=1e-12, atol=1e-10) and np.allclose(Jtr, J.T @ (value - Y), rtol=1e-12, atol=1e-10)
+        assert np.allclose(JtJ, J.T @ J, rtol=1e-12, atol=1e-10) and np.allclose(
+            Jtr, J.T @ (value - Y), rtol=1e-12, atol=1e-10
+        )
         assert np.array_equal(model.value(truth, X, chunk=97), value)
 
 
 def test_gd_on_the_sum_follows_a_reference_backtracking_on_the_sum_of_squares():
     """`gd_objective="sum"` against a plain reference: projected gradient steps on S(θ) = Σ (f − Y)²,
     each from η = 0.05, halved until S(θ⁺) ≤ S(θ) + ∇Sᵀ(θ⁺ − θ) + ‖θ⁺ − θ‖²/(2η)."""
+    from numeric import Model, sample
     from numeric.fit import Box, initial_params
     from numeric.optimizers import _gd
-    from numeric import Model, sample
 
     model = Model("gated1")
     n = 400

@@ -32,12 +32,14 @@ def test_a_long_fit_is_announced_once_and_a_short_one_not(monkeypatch):
     assert notices == []
     monkeypatch.setattr(fit_module, "LONG_FIT_SECONDS", 0.0)
     fit("gated1", 2, 300, notice=notices.append)
-    assert len(notices) == 1 and notices[0].startswith("this fit may take ") and "lm takes 9–150 iterations" in notices[0]
+    assert (
+        len(notices) == 1 and notices[0].startswith("this fit may take ") and "lm takes 9–150 iterations" in notices[0]
+    )
 
 
 def test_the_estimate_scales_with_the_data_and_brackets_the_typical_iterations():
-    from numeric.truth import load_truth
     from numeric.data import sample
+    from numeric.truth import load_truth
 
     truth = load_truth()
     m = truth.model("gated1")
@@ -53,7 +55,6 @@ def test_the_estimate_scales_with_the_data_and_brackets_the_typical_iterations()
 
 def test_the_cli_shows_progress_on_a_pipe_only_when_asked(capsys, monkeypatch):
     import identcheck.progress
-
     from numeric.cli import main
 
     monkeypatch.setattr(identcheck.progress, "PIPE_INTERVAL", 0.0)  # every line (this fit lasts well under a second)

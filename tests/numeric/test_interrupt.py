@@ -21,18 +21,42 @@ def _fits(folder) -> int:
         return 0
 
 
-@pytest.mark.parametrize("signum, to_group", [(signal.SIGINT, True), (signal.SIGTERM, False)], ids=["SIGINT-group", "SIGTERM-main"])
+@pytest.mark.parametrize(
+    "signum, to_group", [(signal.SIGINT, True), (signal.SIGTERM, False)], ids=["SIGINT-group", "SIGTERM-main"]
+)
 def test_an_interrupt_ends_reproduce_keeps_the_store_and_says_so(tmp_path, signum, to_group):
     folder = tmp_path / "store"
-    argv = [sys.executable, "-m", "numeric", "reproduce", "--models", "gated2", "--K", "3", "--sizes", "20000", "40000",
-            "--reps", "4", "--jobs", "2", "--out", str(folder)]
-    code, seconds, workers, stdout, stderr = interrupt_when_working(argv, signum, to_group, tmp_path, ready=lambda: _fits(folder) >= 1)
+    argv = [
+        sys.executable,
+        "-m",
+        "numeric",
+        "reproduce",
+        "--models",
+        "gated2",
+        "--K",
+        "3",
+        "--sizes",
+        "20000",
+        "40000",
+        "--reps",
+        "4",
+        "--jobs",
+        "2",
+        "--out",
+        str(folder),
+    ]
+    code, seconds, workers, stdout, stderr = interrupt_when_working(
+        argv, signum, to_group, tmp_path, ready=lambda: _fits(folder) >= 1
+    )
     assert code == 128 + signum, stderr
     assert seconds < 2.0
     assert not any(_alive(p) for p in workers)
     message = stderr.strip().splitlines()[-1]
-    kept = re.fullmatch(rf"numeric: interrupted \({signal.Signals(signum).name}\): (\d+) finished fit\(s\) kept in "
-                        rf"{re.escape(str(folder / 'fits.sqlite'))} .*; run the same command to continue where it stopped", message)
+    kept = re.fullmatch(
+        rf"numeric: interrupted \({signal.Signals(signum).name}\): (\d+) finished fit\(s\) kept in "
+        rf"{re.escape(str(folder / 'fits.sqlite'))} .*; run the same command to continue where it stopped",
+        message,
+    )
     assert kept, message
     assert int(kept.group(1)) == _fits(folder) >= 1  # the store holds what the message says
     with sqlite3.connect(folder / "fits.sqlite") as connection:

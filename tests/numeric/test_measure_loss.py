@@ -67,8 +67,12 @@ def test_zero_weight_atoms_are_not_atoms():
 def test_zero_at_the_truth_and_at_every_exact_alternative():
     assert measure_loss(TRUTH, TRUTH) == 0.0
     equal = HMoEParams(np.array([[2.0, 2.0], [3.0, 3.0]]), TRUTH.M, TRUTH.a)
-    for G, truth in [(global_alternative(TRUTH, 3), TRUTH), (global_alternative(TRUTH, 5), TRUTH),
-                     (local_recombination(TRUTH, 4, 0.3), TRUTH), (swap_alternative(equal), equal)]:
+    for G, truth in [
+        (global_alternative(TRUTH, 3), TRUTH),
+        (global_alternative(TRUTH, 5), TRUTH),
+        (local_recombination(TRUTH, 4, 0.3), TRUTH),
+        (swap_alternative(equal), equal),
+    ]:
         assert voronoi_loss(G, truth, "L2") > 1.0  # the channel-level loss sees them
         assert measure_loss(G, truth) == pytest.approx(0.0, abs=1e-12)
 
@@ -86,7 +90,9 @@ def test_invariant_to_relabelling_heads_channels_and_gates(seed, heads, channels
     relabelled = HMoEParams(fitted.omega[heads][:, channels], fitted.M[heads], fitted.a[heads][:, :, channels])
     assert measure_loss(relabelled, TRUTH) == pytest.approx(measure_loss(fitted, TRUTH), rel=1e-12)
     M = fitted.M[:, ::-1] - fitted.M[:, ::-1][:, -1:]  # gates reordered, re-anchored on the new last
-    assert measure_loss(HMoEParams(fitted.omega, M, fitted.a[:, ::-1]), TRUTH) == pytest.approx(measure_loss(fitted, TRUTH), rel=1e-12)
+    assert measure_loss(HMoEParams(fitted.omega, M, fitted.a[:, ::-1]), TRUTH) == pytest.approx(
+        measure_loss(fitted, TRUTH), rel=1e-12
+    )
 
 
 @settings(max_examples=30)
@@ -131,7 +137,11 @@ def test_rates_report_both_losses_for_the_gated_models_only(tmp_path, capsys):
     run_grid(Grid(models=("mha", "gated1"), Ks=(3,), sizes=(300, 600), reps=2), tmp_path, progress=False)
     records = read_records(tmp_path)
     rates = rates_from_records(records, read_settings(tmp_path), ("voronoi", "voronoi_measure"), n_boot=50)
-    assert {(r.model, r.quantity) for r in rates} == {("mha", "voronoi"), ("gated1", "voronoi"), ("gated1", "voronoi_measure")}
+    assert {(r.model, r.quantity) for r in rates} == {
+        ("mha", "voronoi"),
+        ("gated1", "voronoi"),
+        ("gated1", "voronoi_measure"),
+    }
     (rate,) = [r for r in rates if r.quantity == "voronoi_measure"]
     for n, mean in zip(rate.sizes, rate.means):
         direct = [measure_loss(r.fitted(), TRUTH) for r in records if r.model == "gated1" and r.n == n]
@@ -151,7 +161,7 @@ def test_recombined_flags_a_channel_with_atoms_in_two_true_channels_cells():
     from numeric.measure_loss import recombined
 
     mixed = _one_dim([1.5, 0.5, 0.25], 1.25, [1.1, -1.0, 0.9], [2.0, -1.8, -2.0])  # channel 3 = (≈ a_{1,1}, a_{2,2})
-    plain = _one_dim([1.5, 0.5, 0.25], 1.25, [1.1, -1.0, 0.9], [2.0, -1.8, 2.1])   # channel 3 = (≈ a_{1,1}, ≈ a_{2,1})
+    plain = _one_dim([1.5, 0.5, 0.25], 1.25, [1.1, -1.0, 0.9], [2.0, -1.8, 2.1])  # channel 3 = (≈ a_{1,1}, ≈ a_{2,1})
     assert recombined(mixed, TINY) and not recombined(plain, TINY)
     assert measure_loss(plain, TINY) == pytest.approx(voronoi_loss(plain, TINY, "L2"), rel=1e-12)
     assert recombined(global_alternative(TRUTH, 3), TRUTH) and not recombined(TRUTH, TRUTH)

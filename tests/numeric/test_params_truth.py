@@ -42,7 +42,10 @@ def _write(tmp_path, **changes):
         ({"M": [[[[1.0, 0.2], [0.5, -1.0]], [[0, 0], [0, 0]]], [[[-1.5, 0], [0, 1.0]], [[0, 0], [0, 0]]]]}, "(A.3)"),
         ({"M": [[[[1.0, 0.5], [0.5, -1.0]], [[1, 0], [0, 0]]], [[[-1.5, 0], [0, 1.0]], [[0, 0], [0, 0]]]]}, "(A.3)"),
         ({"M": [[[[0, 0], [0, 0]], [[0, 0], [0, 0]]], [[[-1.5, 0], [0, 1.0]], [[0, 0], [0, 0]]]]}, "(A.4)"),
-        ({"a": [[[[1, 1], [1, 1]], [[0.5, 1.5], [2, 0.5]]], [[[-2, -0.5], [1, 1]], [[-0.5, -2], [1.5, -1.5]]]]}, "(A.5)"),
+        (
+            {"a": [[[[1, 1], [1, 1]], [[0.5, 1.5], [2, 0.5]]], [[[-2, -0.5], [1, 1]], [[-0.5, -2], [1.5, -1.5]]]]},
+            "(A.5)",
+        ),
         ({"omega": [[1.0, "x"], [1.0, 1.0]]}, "nested lists of numbers"),
         ({"omega": [[1.0, 2.0, 3.0], [4.0, 2.4, 1.0]]}, "inconsistent"),
         ({"noise_std": -1}, "noise_std"),
@@ -88,9 +91,15 @@ def test_local_truths_state_their_signal_and_separation_and_both_hold(name):
     vectors = truth.params.a.reshape(-1, 2)
     pairs = [(i, j) for i in range(len(vectors)) for j in range(i + 1, len(vectors))]
     separation = stated["min_expert_separation"]
-    assert min(np.linalg.norm(vectors[i] - vectors[j]) for i, j in pairs) == pytest.approx(separation["min |a - a'|"], abs=0.01)
-    assert min(np.linalg.norm(vectors[i] + vectors[j]) for i, j in pairs) == pytest.approx(separation["min |a + a'|"], abs=0.01)
-    assert separation["min |a - a'|"] > 1.5 and separation["min |a + a'|"] > 1.5  # far from a collision and from a2 = -a1
+    assert min(np.linalg.norm(vectors[i] - vectors[j]) for i, j in pairs) == pytest.approx(
+        separation["min |a - a'|"], abs=0.01
+    )
+    assert min(np.linalg.norm(vectors[i] + vectors[j]) for i, j in pairs) == pytest.approx(
+        separation["min |a + a'|"], abs=0.01
+    )
+    assert (
+        separation["min |a - a'|"] > 1.5 and separation["min |a + a'|"] > 1.5
+    )  # far from a collision and from a2 = -a1
 
 
 def test_truth_files_are_bounded_and_phi_is_checked(tmp_path):
@@ -102,7 +111,9 @@ def test_truth_files_are_bounded_and_phi_is_checked(tmp_path):
     path = _write(tmp_path, phi="sigmoid(z + b)", phi_params={"b": "1"})
     truth = load_truth(path)
     assert truth.phi_text == "sigmoid(z + b) [b=1]"
-    assert truth.model("gated1").value(truth.params, np.zeros((1, 2)))[0] == pytest.approx(float(np.sum(truth.params.omega)) / (1 + np.exp(-1)))
+    assert truth.model("gated1").value(truth.params, np.zeros((1, 2)))[0] == pytest.approx(
+        float(np.sum(truth.params.omega)) / (1 + np.exp(-1))
+    )
     with pytest.raises(NumericError, match="noise_std"):
         load_truth(_write(tmp_path, noise_std=1e300))
 

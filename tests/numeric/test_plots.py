@@ -13,8 +13,27 @@ from tests.users_matplotlib import is_png, users_matplotlib
 def _rate(model, K, slope):
     sizes = (1000, 2000, 4000)
     means = tuple(0.3 * n**slope for n in sizes)
-    return Rate("s1", "truth default, lm", model, K, "voronoi", slope, slope - 0.1, slope + 0.1, 0.0, sizes, means, 3,
-                0.5, -0.45, None, 1.0, 1.0, 0.5, 0.0)
+    return Rate(
+        "s1",
+        "truth default, lm",
+        model,
+        K,
+        "voronoi",
+        slope,
+        slope - 0.1,
+        slope + 0.1,
+        0.0,
+        sizes,
+        means,
+        3,
+        0.5,
+        -0.45,
+        None,
+        1.0,
+        1.0,
+        0.5,
+        0.0,
+    )
 
 
 def _sequence(kind, name, ratio, exact=False):
@@ -23,8 +42,11 @@ def _sequence(kind, name, ratio, exact=False):
 
 
 RATES = [_rate("mha", 2, -0.1), _rate("gated1", 2, -0.5), _rate("gated1", 3, -0.45)]
-SEQUENCES = [_sequence("witness", "witness", (0.0,) * 4, exact=True), _sequence("probe", "p1", (1.0, 0.3, 0.1, 0.03)),
-             _sequence("random", "r1", (2.0, 2.0, 2.0, 2.0))]
+SEQUENCES = [
+    _sequence("witness", "witness", (0.0,) * 4, exact=True),
+    _sequence("probe", "p1", (1.0, 0.3, 0.1, 0.03)),
+    _sequence("random", "r1", (2.0, 2.0, 2.0, 2.0)),
+]
 
 
 def test_plot_rates_leaves_the_backend_and_pyplot_figures_alone(tmp_path):
@@ -70,12 +92,15 @@ def test_the_title_says_the_grid_quick_and_repetitions():
 
     assert rates_figure(RATES).get_suptitle() == "n = 1000 … 4000 (3 sizes), 3 repetitions per size (points: means)"
     quick = [dataclasses.replace(r, sizes=(2000, 4000, 8000, 16000), means=r.means + (r.means[-1],)) for r in RATES]
-    assert rates_figure(quick).get_suptitle().startswith("quick grid: n = 2000 … $1.6\\times10^{4}$ (4 sizes), 3 repetitions")
+    assert (
+        rates_figure(quick)
+        .get_suptitle()
+        .startswith("quick grid: n = 2000 … $1.6\\times10^{4}$ (4 sizes), 3 repetitions")
+    )
 
 
 def test_rate_legends_are_off_the_data():
     assert not legend_overlaps_data(rates_figure(RATES))
-
 
 
 def test_confirm_legend_is_off_the_data_and_short_ratio_ranges_are_labelled():

@@ -58,9 +58,21 @@ def _records(seed, reps, model="gated1", K=3):
     attributes rates_from_records reads for the stored "voronoi" quantity)."""
     rng = np.random.default_rng(seed)
     return [
-        SimpleNamespace(settings_id="s", model=model, K=K, n=n, rep=r, voronoi_loss=float(SCALE * n**BETA * rng.lognormal(0.0, SIGMA)),
-                        converged=True, mse=1.0, start_mse=2.0, truth_mse=1.0, active_bounds=0)
-        for n in SIZES for r in range(reps)
+        SimpleNamespace(
+            settings_id="s",
+            model=model,
+            K=K,
+            n=n,
+            rep=r,
+            voronoi_loss=float(SCALE * n**BETA * rng.lognormal(0.0, SIGMA)),
+            converged=True,
+            mse=1.0,
+            start_mse=2.0,
+            truth_mse=1.0,
+            active_bounds=0,
+        )
+        for n in SIZES
+        for r in range(reps)
     ]
 
 
@@ -68,7 +80,9 @@ def test_rates_from_records_gives_an_interval_where_there_are_repetitions():
     rates = rates_from_records(_records(1, 4, K=3) + _records(2, 1, K=4), n_boot=500)
     by_K = {r.K: r for r in rates}
     assert by_K[3].n_reps == 4 and by_K[3].ci_high - by_K[3].ci_low > 0.01
-    assert by_K[4].n_reps == 1 and by_K[4].ci_low == by_K[4].ci_high == by_K[4].slope  # one repetition: nothing to resample
+    assert (
+        by_K[4].n_reps == 1 and by_K[4].ci_low == by_K[4].ci_high == by_K[4].slope
+    )  # one repetition: nothing to resample
     losses = np.array([[r.voronoi_loss for r in _records(1, 4) if r.n == n] for n in SIZES])
     assert (by_K[3].ci_low, by_K[3].ci_high) == pytest.approx(fit_rate(SIZES, losses, n_boot=500)[1:3], abs=1e-12)
 

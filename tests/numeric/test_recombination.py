@@ -10,7 +10,13 @@ from hypothesis import strategies as st
 
 from numeric import HMoEParams, Model, NumericError, load_truth, voronoi_loss
 from numeric.curves import ratio_curve
-from numeric.recombination import alternatives, global_alternative, local_recombination, recombination_path, swap_alternative
+from numeric.recombination import (
+    alternatives,
+    global_alternative,
+    local_recombination,
+    recombination_path,
+    swap_alternative,
+)
 
 TRUTH = load_truth().params  # ω* = ((2, 3), (4, 2.4)): unequal in both heads
 EQUAL = HMoEParams(np.array([[2.0, 2.0], [3.0, 3.0]]), TRUTH.M, TRUTH.a)
@@ -38,10 +44,17 @@ def _same_measures(G, truth):
             assert ours[key][a] == pytest.approx(theirs[key][a], rel=1e-15)
 
 
-@pytest.mark.parametrize("G, truth", [
-    (local_recombination(TRUTH, 4, 0.25), TRUTH), (local_recombination(TRUTH, 7, 0.25), TRUTH),
-    (global_alternative(TRUTH, 3), TRUTH), (global_alternative(TRUTH, 5), TRUTH), (swap_alternative(EQUAL), EQUAL),
-], ids=["local K=4", "local K=7", "global K=3", "global K=5", "swap"])
+@pytest.mark.parametrize(
+    "G, truth",
+    [
+        (local_recombination(TRUTH, 4, 0.25), TRUTH),
+        (local_recombination(TRUTH, 7, 0.25), TRUTH),
+        (global_alternative(TRUTH, 3), TRUTH),
+        (global_alternative(TRUTH, 5), TRUTH),
+        (swap_alternative(EQUAL), EQUAL),
+    ],
+    ids=["local K=4", "local K=7", "global K=3", "global K=5", "swap"],
+)
 def test_every_per_head_gate_measure_is_kept_and_channels_do_change(G, truth):
     _same_measures(G, truth)
     channels = {(h, tuple(G.a[h, :, k].ravel())) for h in range(G.H) for k in range(G.K) if G.omega[h, k] > 0}
@@ -62,7 +75,9 @@ def test_local_channel_loss_by_hand():
     """d = 1, H = 1: ω* = (2, 1), gate 1 a* = (1, −1), gate 2 a* = (2, −2), M* = (1, 0). With ε:
     A = (1, −2) is 4 from channel 1 and 2 from channel 2 (cell 2), B = (−1, 2) the reverse (cell 1);
     masses balance, and each two-member cell has ε·2² = 4ε: L2 = 8ε."""
-    tiny = HMoEParams(np.array([[2.0, 1.0]]), np.array([[[[1.0]], [[0.0]]]]), np.array([[[[1.0], [-1.0]], [[2.0], [-2.0]]]]))
+    tiny = HMoEParams(
+        np.array([[2.0, 1.0]]), np.array([[[[1.0]], [[0.0]]]]), np.array([[[[1.0], [-1.0]], [[2.0], [-2.0]]]])
+    )
     for eps in (0.5, 1e-3):
         assert voronoi_loss(local_recombination(tiny, 4, eps), tiny, "L2") == pytest.approx(8 * eps, rel=1e-12)
 
@@ -117,8 +132,12 @@ def test_ratio_cli_recombination_path_json_equals_api_and_refuses_small_K(capsys
     assert main(["ratio", "--model", "gated1", "--path", "recombination", "--mc", "5000", "--json"]) == 0
     printed = json.loads(capsys.readouterr().out)
     rows, constructions = recombination_table("gated1", load_truth(), mc=5000)
-    assert printed["rows"] == [r.to_dict() for r in rows] and printed["constructions"] == [c.to_dict() for c in constructions]
-    assert printed["K"] == 4 and all(r["exact"] and r["ratio"] == 0.0 and r["measure_loss"] == 0.0 for r in printed["rows"])
+    assert printed["rows"] == [r.to_dict() for r in rows] and printed["constructions"] == [
+        c.to_dict() for c in constructions
+    ]
+    assert printed["K"] == 4 and all(
+        r["exact"] and r["ratio"] == 0.0 and r["measure_loss"] == 0.0 for r in printed["rows"]
+    )
     assert [r["loss"] for r in printed["rows"]] == pytest.approx([15 * r["epsilon"] for r in printed["rows"]], rel=1e-9)
     assert main(["ratio", "--model", "gated1", "--path", "recombination", "--K", "3"]) == 2
     err = capsys.readouterr().err
@@ -126,8 +145,13 @@ def test_ratio_cli_recombination_path_json_equals_api_and_refuses_small_K(capsys
 
 
 @settings(max_examples=20)
-@given(seed=st.integers(0, 2**31), H=st.integers(1, 3), N=st.integers(2, 3), K=st.integers(2, 3),
-       phi=st.sampled_from(["sigmoid(z + 1)", "tanh(z + 1/2)", "exp(z)", "sin(z)", "z**3 + z"]))
+@given(
+    seed=st.integers(0, 2**31),
+    H=st.integers(1, 3),
+    N=st.integers(2, 3),
+    K=st.integers(2, 3),
+    phi=st.sampled_from(["sigmoid(z + 1)", "tanh(z + 1/2)", "exp(z)", "sin(z)", "z**3 + z"]),
+)
 def test_exact_in_setting_i_for_any_truth_and_phi(seed, H, N, K, phi):
     """Random truths (H heads, N gates, K* channels, d = 2, unequal weights): the local recombination
     and the global alternative leave model (9) unchanged to rounding."""

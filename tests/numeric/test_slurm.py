@@ -21,7 +21,6 @@ def test_a_slurm_array_of_shards_merges_into_the_one_machine_store(tmp_path):
 
 # --- issue 24 §5: the tasks run the Python that has the project, and say so when they cannot ---------
 
-import os  # noqa: E402
 import sys  # noqa: E402
 
 SBATCH = Path(__file__).resolve().parents[2] / "docs" / "slurm" / "reproduce.sbatch"
@@ -35,8 +34,14 @@ def _task(tmp_path, **env):
     (fake / "python3").write_text(f'#!/bin/sh\nexec {sys.executable} -S "$@"\n')
     (fake / "python3").chmod(0o755)
     environment = {"PATH": f"{fake}:/usr/bin:/bin", "SLURM_ARRAY_TASK_ID": "0", "HOME": str(tmp_path), **env}
-    return subprocess.run(["bash", str(SBATCH), str(tmp_path / "run"), "2", "--sizes", "0"], capture_output=True,
-                          text=True, env=environment, cwd=tmp_path, timeout=120)
+    return subprocess.run(
+        ["bash", str(SBATCH), str(tmp_path / "run"), "2", "--sizes", "0"],
+        capture_output=True,
+        text=True,
+        env=environment,
+        cwd=tmp_path,
+        timeout=120,
+    )
 
 
 def test_a_task_without_the_project_says_so_in_one_line(tmp_path):
@@ -50,7 +55,10 @@ def test_a_task_without_the_project_says_so_in_one_line(tmp_path):
 def test_a_task_runs_numeric_python(tmp_path):
     done = _task(tmp_path, NUMERIC_PYTHON=sys.executable)
     # numeric itself answered (its own one-line refusal of --sizes 0): the interpreter had the project
-    assert done.returncode == 2 and done.stderr.strip() == "numeric: error: argument --sizes: --sizes=0 must be a positive integer"
+    assert (
+        done.returncode == 2
+        and done.stderr.strip() == "numeric: error: argument --sizes: --sizes=0 must be a positive integer"
+    )
 
 
 def test_the_local_cluster_script_passes_the_interpreter_on():
@@ -62,8 +70,12 @@ def test_a_task_follows_the_output_path_policy(tmp_path):
     """OUT is made (its shards go inside) only inside an existing folder, as every output path is."""
     environment = {"PATH": "/usr/bin:/bin", "SLURM_ARRAY_TASK_ID": "0", "NUMERIC_PYTHON": sys.executable}
     missing = tmp_path / "no" / "run"
-    done = subprocess.run(["bash", str(SBATCH), str(missing), "2"], capture_output=True, text=True, env=environment, timeout=120)
+    done = subprocess.run(
+        ["bash", str(SBATCH), str(missing), "2"], capture_output=True, text=True, env=environment, timeout=120
+    )
     assert done.returncode == 2
-    assert done.stderr.strip() == (f"reproduce.sbatch: OUT '{missing}': folder '{missing.parent}' does not exist "
-                                   "(a new output folder is made only inside an existing one)")
+    assert done.stderr.strip() == (
+        f"reproduce.sbatch: OUT '{missing}': folder '{missing.parent}' does not exist "
+        "(a new output folder is made only inside an existing one)"
+    )
     assert not (tmp_path / "no").exists()

@@ -18,7 +18,9 @@ ENV = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
 
 def _run(code: str) -> dict:
     probe = f"{code}\nimport json, sys\nprint(json.dumps({{'loaded': [m for m in {HEAVY!r} if m in sys.modules], **globals().get('report', {{}})}}), file=sys.__stdout__)"
-    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=ENV, capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, env=ENV, capture_output=True, text=True, check=True
+    ).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
@@ -45,7 +47,9 @@ def test_a_command_runs_with_one_blas_thread_in_numpys_and_scipys_blas():
     """The limit applies to the BLAS libraries loaded when it is set: the command line loads numpy's
     and scipy's before it (they are no longer loaded at import). The fit is a spy that reads
     threadpoolctl; after the command the libraries are back at their own thread count."""
-    code = QUIET + """import sys, types, threadpoolctl
+    code = (
+        QUIET
+        + """import sys, types, threadpoolctl
 def blas():
     return sorted((i["filepath"], i["num_threads"]) for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas")
 fake = types.ModuleType("numeric.fit")
@@ -59,6 +63,7 @@ from numeric.cli import main
 assert main(["fit", "--model", "mha", "--K", "2", "--n", "200"]) == 1  # the spy's "internal error"
 report = {"inside": inside, "after": blas()}
 """
+    )
     report = _run(code)
     inside, after = report["inside"], report["after"]
     assert len(inside) >= 2 and {n for _, n in inside} == {1}  # numpy's and scipy's, one thread each
@@ -68,9 +73,11 @@ report = {"inside": inside, "after": blas()}
 
 
 def test_the_lazy_api_gives_the_functions_even_after_their_modules_loaded():
-    code = ("import numeric.fit, numeric.measure_loss\nimport numeric\nfrom numeric import fit, measure_loss\n"
-            "assert callable(fit) and numeric.fit is fit and numeric.measure_loss is measure_loss\n"
-            "assert sorted(numeric.__all__) == sorted(numeric._API) and set(numeric.__all__) <= set(dir(numeric))")
+    code = (
+        "import numeric.fit, numeric.measure_loss\nimport numeric\nfrom numeric import fit, measure_loss\n"
+        "assert callable(fit) and numeric.fit is fit and numeric.measure_loss is measure_loss\n"
+        "assert sorted(numeric.__all__) == sorted(numeric._API) and set(numeric.__all__) <= set(dir(numeric))"
+    )
     assert "numpy" in _run(code)["loaded"]
 
 

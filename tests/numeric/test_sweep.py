@@ -1,13 +1,12 @@
 """Sweeps: resumable store, --jobs independence, rates with honest CIs, clear errors."""
 
+import json
 import os
 import signal
 import sqlite3
 import subprocess
 import sys
 import time
-
-import json
 
 import numpy as np
 import pytest
@@ -61,8 +60,27 @@ def test_rerun_does_no_work(tmp_path):
 
 def test_kill_9_loses_no_finished_fit_and_duplicates_nothing(tmp_path):
     folder = tmp_path / "store"
-    argv = [sys.executable, "-m", "numeric", "reproduce", "--models", "mha", "gated2", "--K", "2", "--sizes", "300", "600",
-            "900", "--reps", "2", "--jobs", "1", "--out", str(folder)]
+    argv = [
+        sys.executable,
+        "-m",
+        "numeric",
+        "reproduce",
+        "--models",
+        "mha",
+        "gated2",
+        "--K",
+        "2",
+        "--sizes",
+        "300",
+        "600",
+        "900",
+        "--reps",
+        "2",
+        "--jobs",
+        "1",
+        "--out",
+        str(folder),
+    ]
     process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 120
     done_before = 0
@@ -174,7 +192,9 @@ def test_an_unwritable_store_fails_before_the_first_fit(tmp_path, monkeypatch):
     if os.geteuid() == 0:  # root writes anywhere: make the store file read-only for sqlite instead
         run_grid(Grid(models=("mha",), Ks=(2,), sizes=(300, 600), reps=1), tmp_path, progress=False)
         connect = sqlite3.connect
-        monkeypatch.setattr("numeric.store.sqlite3.connect", lambda path, *a, **k: connect(f"file:{path}?mode=ro", uri=True))
+        monkeypatch.setattr(
+            "numeric.store.sqlite3.connect", lambda path, *a, **k: connect(f"file:{path}?mode=ro", uri=True)
+        )
     else:
         tmp_path.chmod(0o500)
     fits = []
@@ -193,7 +213,9 @@ def test_records_of_other_settings_are_kept_apart_and_never_pooled(tmp_path):
     first = run_grid(grid, tmp_path, progress=False)
     again = run_grid(grid, tmp_path, progress=False, truth=load_truth().with_phi("sigmoid(z + b)", {"b": "1"}))
     assert first["ran"] == again["ran"] == 4 and first["settings"] != again["settings"]
-    wider = run_grid(Grid(models=("gated1",), Ks=(2,), sizes=(300, 600), reps=2, seed=4, box=3.0), tmp_path, progress=False)
+    wider = run_grid(
+        Grid(models=("gated1",), Ks=(2,), sizes=(300, 600), reps=2, seed=4, box=3.0), tmp_path, progress=False
+    )
     assert wider["ran"] == 4
     records = read_records(tmp_path)
     settings = read_settings(tmp_path)
@@ -221,7 +243,9 @@ def test_a_loss_is_recomputed_from_the_store_alone(tmp_path):
     settings = read_settings(tmp_path)
     for r in read_records(tmp_path):
         truth = truth_from_dict(settings[r.settings_id].truth, "store")
-        assert voronoi_loss(r.fitted(), truth.params, r.loss_kind) == pytest.approx(r.voronoi_loss, rel=1e-12, abs=1e-15)
+        assert voronoi_loss(r.fitted(), truth.params, r.loss_kind) == pytest.approx(
+            r.voronoi_loss, rel=1e-12, abs=1e-15
+        )
         assert r.start_mse > r.mse  # the fit moved downhill from its start
 
 
@@ -230,15 +254,47 @@ def test_a_weak_truth_is_refused_unless_allowed(tmp_path, capsys):
     data["omega"] = [[0.2, 0.3], [0.4, 0.24]]
     path = tmp_path / "weak.json"
     path.write_text(json.dumps(data))
-    argv = ["reproduce", "--models", "gated1", "--K", "2", "--sizes", "300", "600", "--reps", "1", "--jobs", "1", "--truth", str(path)]
+    argv = [
+        "reproduce",
+        "--models",
+        "gated1",
+        "--K",
+        "2",
+        "--sizes",
+        "300",
+        "600",
+        "--reps",
+        "1",
+        "--jobs",
+        "1",
+        "--truth",
+        str(path),
+    ]
     assert main(argv + ["--out", str(tmp_path / "a")]) == 2
     assert "below 10" in capsys.readouterr().err and not (tmp_path / "a").exists()
     assert main(argv + ["--out", str(tmp_path / "b"), "--allow-weak-truth"]) == 0
 
 
 def test_workers_die_with_their_parent(tmp_path):
-    argv = [sys.executable, "-m", "numeric", "reproduce", "--models", "gated2", "--K", "3", "--sizes", "20000", "40000",
-            "--reps", "4", "--jobs", "2", "--out", str(tmp_path)]
+    argv = [
+        sys.executable,
+        "-m",
+        "numeric",
+        "reproduce",
+        "--models",
+        "gated2",
+        "--K",
+        "3",
+        "--sizes",
+        "20000",
+        "40000",
+        "--reps",
+        "4",
+        "--jobs",
+        "2",
+        "--out",
+        str(tmp_path),
+    ]
     process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     children: set = set()
     deadline = time.time() + 60
@@ -289,7 +345,6 @@ def test_theorem1_ratio_vanishes_for_mha_and_stays_for_gated():
 
 def test_each_fit_runs_with_single_threaded_blas(monkeypatch):
     """Worker fits limit BLAS to one thread (two 2-thread OpenBLAS fits on 2 cores ran 3× slower)."""
-    import types
 
     from threadpoolctl import threadpool_info, threadpool_limits
 
@@ -323,7 +378,9 @@ def test_local_preset_quick_has_the_shape_of_the_full_preset(tmp_path):
     counts = run_preset("local", tmp_path, jobs=2, quick=True, progress=False)
     assert [c["truth"] for c in counts] == [leg.truth for leg in PRESETS["local"].legs]
     records = read_records(tmp_path)
-    assert {(r.model, r.K) for r in records} == {("mha", 2), ("mha", 3)} | {(m, K) for m in ("gated1", "gated2") for K in (2, 3, 4)}
+    assert {(r.model, r.K) for r in records} == {("mha", 2), ("mha", 3)} | {
+        (m, K) for m in ("gated1", "gated2") for K in (2, 3, 4)
+    }
     rates = rates_from_records(records, read_settings(tmp_path), ("voronoi", "regression", "exact_param"))
     assert len({r.settings_id for r in rates}) == 2
     assert all(r.share_at_or_below_truth == 1.0 for r in rates if r.quantity == "regression")
@@ -334,7 +391,11 @@ def test_settings_ids_follow_what_changes_a_result_not_its_spelling():
 
     truth = load_truth("local_sigmoid")
     grid = Grid(models=("gated1",), Ks=(2,))
-    spelled = [truth.with_phi("sigmoid(z+1)"), truth.with_phi("sigmoid(z + b)", {"b": "1"}), load_truth("local_sigmoid_b1")]
+    spelled = [
+        truth.with_phi("sigmoid(z+1)"),
+        truth.with_phi("sigmoid(z + b)", {"b": "1"}),
+        load_truth("local_sigmoid_b1"),
+    ]
     assert len({grid.settings(t).id for t in spelled}) == 1  # one phi, one parameter set: one experiment
     assert grid.settings(truth).id != grid.settings(spelled[0]).id
     assert Grid(models=("gated1",), Ks=(2,), box=3.0).settings(truth).id != grid.settings(truth).id

@@ -22,11 +22,13 @@ def test_split_terms_equal_central_second_differences_of_g(kind, phi):
     _, _, a_i = index_of(TRUTH)
     theta, e = TRUTH.to_vector(), 1e-3  # truncation O(e²) ≈ 1e-6, rounding ≈ 1e-16/e² ≈ 1e-10
     for h, i, k, j, l in [(0, 0, 0, 0, 0), (1, 0, 1, 0, 1), (1, 1, 0, 1, 1)]:
+
         def value(dj, dl):
             t = theta.copy()
             t[a_i(h, i, k, j)] += dj
             t[a_i(h, i, k, l)] += dl
             return model.value(HMoEParams.from_vector(t, TRUTH.H, TRUTH.N, TRUTH.K, TRUTH.dim), X)
+
         fd = (value(e, e) - value(e, -e) - value(-e, e) + value(-e, -e)) / (4 * e * e)
         column = T[:, labels.index(f"d2/da[{h + 1},{i + 1},{k + 1};{j + 1},{l + 1}]")]
         assert np.abs(fd - column).max() <= 1e-5 * np.abs(column).max()
@@ -134,5 +136,7 @@ def test_exp_model_taylor_terms_are_independent_as_polynomials_in_r_x_and_the_ex
             continue
         kept.append(rows.index(row))
     matrix = sp.Matrix([rows[j] for j in kept])
-    assert matrix.rank() == len(kept)  # independent (with the ∂²g/∂ω∂m terms kept: rank 49 of 52, the ω-linearity relations)
+    assert matrix.rank() == len(
+        kept
+    )  # independent (with the ∂²g/∂ω∂m terms kept: rank 49 of 52, the ω-linearity relations)
     assert len(kept) == 46

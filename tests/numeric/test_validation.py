@@ -29,8 +29,13 @@ def _error_texts(path: Path):
 
 
 def test_library_errors_never_name_a_cli_flag():
-    found = [(p.name, line, text) for p in sorted(PACKAGE.glob("*.py")) if p.name not in CLI_MODULES
-             for line, text in _error_texts(p) if "--" in text]
+    found = [
+        (p.name, line, text)
+        for p in sorted(PACKAGE.glob("*.py"))
+        if p.name not in CLI_MODULES
+        for line, text in _error_texts(p)
+        if "--" in text
+    ]
     assert found == []
     assert any("--" in text for _, text in _error_texts(PACKAGE / "cli.py"))  # the scan does see strings
 
@@ -46,7 +51,10 @@ def test_library_errors_never_name_a_cli_flag():
         (lambda: ratio_table("mha", load_truth(), [10], r=9), "r=9: must be from 1 to 4"),
         (lambda: ratio_table("mha", load_truth(), [10], mc=10), "mc=10: must be from 1,000"),
         (lambda: fit("mha", 3, 0), "n=0: must be a positive integer"),
-        (lambda: read_records("/nonexistent/store"), "folder '/nonexistent/store': no fit store here (run a grid into it first)"),
+        (
+            lambda: read_records("/nonexistent/store"),
+            "folder '/nonexistent/store': no fit store here (run a grid into it first)",
+        ),
     ],
 )
 def test_library_errors_name_the_parameter(call, message):
@@ -71,10 +79,17 @@ def test_confirm_checks_its_arguments_before_writing(tmp_path):
         ("confirm", "out='/x': cannot create (Permission denied)", "--out '/x': cannot create (Permission denied)"),
         ("ratio", "ns[3]=1e+300: must be from 1", "--ns 1e+300: must be from 1"),
         ("reproduce", "shard=2/2: need 0 <= I < M", "--shard 2/2: need 0 <= I < M"),
-        ("reproduce", "x: mostly noise (allow_weak_truth=True to run anyway)", "x: mostly noise (--allow-weak-truth to run anyway)"),
+        (
+            "reproduce",
+            "x: mostly noise (allow_weak_truth=True to run anyway)",
+            "x: mostly noise (--allow-weak-truth to run anyway)",
+        ),
         ("plot", "quantity='q': unknown", "--quantity 'q': unknown"),
-        ("rates", "folder 'a/b': no fit store here (run a grid into it first)",
-         "folder 'a/b': no fit store here (run `numeric reproduce --out a/b` first)"),
+        (
+            "rates",
+            "folder 'a/b': no fit store here (run a grid into it first)",
+            "folder 'a/b': no fit store here (run `numeric reproduce --out a/b` first)",
+        ),
         # only the command's own parameters, only as the message's subject
         ("ratio", "n=0: must be a positive integer", "n=0: must be a positive integer"),
         ("fit", "phi='abs(z)': not differentiable at n=0", "phi='abs(z)': not differentiable at n=0"),
@@ -89,11 +104,20 @@ def test_the_cli_spells_parameters_as_its_flags(command, message, expected):
     "argv, line",
     [
         (["fit", "--model", "mha", "--n", "0"], "numeric: error: argument --n: --n=0 must be a positive integer"),
-        (["ratio", "--model", "gated1", "--ns", "10", "1e300"], "numeric: error: --ns 1e+300: must be from 1 to 1e+06 (beyond, n^-(r+1) underflows against the weights)"),
-        (["reproduce", "--shard", "2/2", "--sizes", "300", "600", "--out", "X"], "numeric: error: --shard 2/2: need 0 <= I < M"),
+        (
+            ["ratio", "--model", "gated1", "--ns", "10", "1e300"],
+            "numeric: error: --ns 1e+300: must be from 1 to 1e+06 (beyond, n^-(r+1) underflows against the weights)",
+        ),
+        (
+            ["reproduce", "--shard", "2/2", "--sizes", "300", "600", "--out", "X"],
+            "numeric: error: --shard 2/2: need 0 <= I < M",
+        ),
         (["confirm", "tanh(z)", "--seed", "-1", "--out", "X"], "numeric: error: --seed -1: must be >= 0"),
         (["confirm", "tanh(z)", "--jobs", "0", "--out", "X"], "numeric: error: --jobs 0: must be from 1 to 64"),
-        (["rates", "no/such/folder"], "numeric: error: folder 'no/such/folder': no fit store here (run `numeric reproduce --out no/such/folder` first)"),
+        (
+            ["rates", "no/such/folder"],
+            "numeric: error: folder 'no/such/folder': no fit store here (run `numeric reproduce --out no/such/folder` first)",
+        ),
     ],
 )
 def test_cli_errors_name_the_flags(argv, line, capsys, tmp_path, monkeypatch):
@@ -120,9 +144,14 @@ def test_plot_checks_every_quantity_before_writing_a_figure(tmp_path, capsys):
 
 
 COUNTS = [  # (argv before the flag, flag): every integer flag that counts something
-    (["fit", "--model", "mha"], "--n"), (["fit", "--model", "mha"], "--K"),
-    (["reproduce"], "--reps"), (["reproduce"], "--jobs"), (["reproduce", "--sizes"], None), (["reproduce"], "--K"),
-    (["ratio", "--model", "mha"], "--mc"), (["ratio", "--model", "mha"], "--K"),
+    (["fit", "--model", "mha"], "--n"),
+    (["fit", "--model", "mha"], "--K"),
+    (["reproduce"], "--reps"),
+    (["reproduce"], "--jobs"),
+    (["reproduce", "--sizes"], None),
+    (["reproduce"], "--K"),
+    (["ratio", "--model", "mha"], "--mc"),
+    (["ratio", "--model", "mha"], "--K"),
 ]
 
 
@@ -148,10 +177,12 @@ def test_seed_0_is_valid_and_a_negative_seed_is_refused(command):
 
 @pytest.mark.parametrize(
     "argv",
-    [["ratio", "--model", "gated1", "--phi", "log(z)"],
-     ["ratio", "--model", "gated1", "--path", "recombination", "--phi", "log(z)"],
-     ["fit", "--model", "gated1", "--n", "100", "--phi", "log(z)"],
-     ["reproduce", "--quick", "--phi", "sqrt(z)", "--out", "{tmp}/s"]],
+    [
+        ["ratio", "--model", "gated1", "--phi", "log(z)"],
+        ["ratio", "--model", "gated1", "--path", "recombination", "--phi", "log(z)"],
+        ["fit", "--model", "gated1", "--n", "100", "--phi", "log(z)"],
+        ["reproduce", "--quick", "--phi", "sqrt(z)", "--out", "{tmp}/s"],
+    ],
     ids=["ratio", "ratio recombination", "fit", "reproduce"],
 )
 def test_a_phi_not_smooth_on_the_data_is_refused_by_every_command(argv, capsys, tmp_path):
@@ -165,7 +196,11 @@ def test_a_phi_not_smooth_on_the_data_is_refused_by_every_command(argv, capsys, 
     captured = capsys.readouterr()
     assert captured.out == ""
     lines = captured.err.strip().splitlines()
-    assert len(lines) == 1 and "is not continuous and real on the probed domain" in lines[0] and "(it fails for z in [" in lines[0]
+    assert (
+        len(lines) == 1
+        and "is not continuous and real on the probed domain" in lines[0]
+        and "(it fails for z in [" in lines[0]
+    )
     assert list(tmp_path.iterdir()) == []
 
 
@@ -184,5 +219,7 @@ def test_a_fit_with_fewer_points_than_parameters_says_so(capsys):
     assert main(["fit", "--model", "gated1", "--n", "5", "--json"]) == 0
     captured = capsys.readouterr()
     assert '"underdetermined": true' in captured.out
-    assert captured.err.strip() == ("numeric: warning: --n 5 is below the 36 parameters of gated1 K=3: the fit is "
-                                    "underdetermined (it can interpolate the data; its losses say nothing about rates)")
+    assert captured.err.strip() == (
+        "numeric: warning: --n 5 is below the 36 parameters of gated1 K=3: the fit is "
+        "underdetermined (it can interpolate the data; its losses say nothing about rates)"
+    )

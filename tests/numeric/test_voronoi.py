@@ -31,7 +31,12 @@ def _perturbed(rng, scale):
 
 
 @settings(max_examples=30)
-@given(seed=st.integers(0, 2**31), kind=st.sampled_from(["L1", "L2"]), heads=st.permutations([0, 1]), channels=st.permutations([0, 1]))
+@given(
+    seed=st.integers(0, 2**31),
+    kind=st.sampled_from(["L1", "L2"]),
+    heads=st.permutations([0, 1]),
+    channels=st.permutations([0, 1]),
+)
 def test_invariant_to_relabelling_fitted_heads_and_channels(seed, kind, heads, channels):
     fitted = _perturbed(np.random.default_rng(seed), 0.1)
     relabelled = HMoEParams(fitted.omega[heads][:, channels], fitted.M[heads], fitted.a[heads][:, :, channels])

@@ -5,11 +5,11 @@ import pytest
 import sympy as sp
 
 from identcheck import Component, Relation
+from numeric.curves import first_order_limit, ratio_curve
 from numeric.models import Model
 from numeric.params import HMoEParams, NumericError
-from numeric.voronoi import voronoi_loss
-from numeric.curves import first_order_limit, ratio_curve
 from numeric.splits import compensated_split as _compensated_split
+from numeric.voronoi import voronoi_loss
 from numeric.witness import (
     NULL_TOL,
     Path,
@@ -176,7 +176,6 @@ def test_first_order_witness_is_a_null_direction_by_finite_differences():
     """sigmoid(z): the lifted first-order symmetry relation, projected on the Jacobian's null space.
     Second method: central differences of g along d are ~1e-9 of those along a random direction."""
     from identcheck import check
-
     from numeric.witness import witness_path
 
     result = check("sigmoid(z)")
