@@ -60,7 +60,7 @@ def _reach(result) -> str:
         return "template only"
     specific = [p.name for p in dependent if any(getattr(r, "reach", None) == REACH_EXPERT for r in p.relations)]
     unknown = sum(getattr(r, "reach", None) is None for r in relations)
-    return ("specific on " + ", ".join(specific) if specific else "") + (f"; {unknown} not proved" if unknown else "")
+    return ("specific on " + ", ".join(specific) if specific else "") + (f"; {unknown} of unknown reach" if unknown else "")
 
 
 def _cell(task) -> dict:

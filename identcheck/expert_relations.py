@@ -14,8 +14,10 @@ simplify, under the check's time budget) and classified by its **reach**:
   one concrete function in their place). Such a relation is the set's, not the expert's: any ridge expert F(η1ᵀx)
   at d ≥ 2 has x1·∂h/∂η1⁽²⁾ = x2·∂h/∂η1⁽¹⁾; any c·F(…): ∂²h/∂c∂θ = ∂h/∂θ / c; any F(η1ᵀx + η0):
   ∂h/∂η1⁽ᵘ⁾ = x_u·∂h/∂η0;
-- *specific to this expert*: proved for the expert, not for a template;
-- unknown: not proved (float coefficients, or the budget ran out).
+- *specific to this expert*: proved for the expert, and refuted for the template (a nonzero value
+  at a rational point with a concrete function in place of the arbitrary ones);
+- unknown: not proved (float coefficients, or the budget ran out), or neither proved nor
+  refuted for the template.
 
 The reach of a basis does not depend on the basis chosen: combinations of template-wide
 relations are template-wide, so the null space is spanned by template-wide relations exactly when
@@ -48,7 +50,7 @@ EULER_WEIGHT = 12  # largest integer weight w_u read as a homogeneity degree
 @dataclass(frozen=True, slots=True)
 class ExpertRelation(Relation):
     """A :class:`~identcheck.report.Relation` with its reach: ``reach`` is ``"template"`` (then
-    ``template`` says which: ``every expert e2*F1(dot(e1, x))``), ``"expert"`` or None (not proved)."""
+    ``template`` says which: ``every expert e2*F1(dot(e1, x))``), ``"expert"`` or None (not proved, or undecided for the template)."""
 
     reach: str | None = None
     template: str | None = None
@@ -60,7 +62,7 @@ class ExpertRelation(Relation):
             return base + f"; shared by {self.template}"
         if self.reach == REACH_EXPERT:
             return base + "; specific to this expert"
-        return base + "; reach unknown (not proved)"
+        return base + "; reach unknown"
 
     def to_dict(self) -> dict:
         return Relation.to_dict(self) | {"reach": self.reach, "reach_template": self.template}
@@ -77,17 +79,21 @@ _T = sp.Dummy("t")
 #: stands in for an arbitrary function when refuting numerically: no parity, no homogeneity, no simple ODE
 _GENERIC = sp.Lambda(_T, sp.exp(_T / 3) + sp.sin(2 * _T + 1) / 2 + _T**3 / 5)
 _REFUTE_POINTS = ((sp.Rational(3, 7), sp.Rational(-5, 11)), (sp.Rational(-2, 9), sp.Rational(7, 13)))
-REFUTED = 1e-15  # |value| at 30 digits above this (relative to the terms' size) refutes a relation
+REFUTED_VALUE = 1e-15  # |value| at 30 digits above this (relative to the terms' size) refutes a relation
 
 
-def _is_zero(expr, x) -> bool:
-    """Σ λ_c m_c ≡ 0 in x? ``expand`` proves most; a nonzero value at a rational point (arbitrary
-    functions replaced by one concrete function, which is among them) refutes; then the expanded
-    numerator over a common denominator with exponentials combined (sigmoid's quotients, 20–50 ms
-    where ``simplify`` took 1–2 s); ``simplify`` last."""
+PROVED, REFUTED, UNDECIDED = "proved", "refuted", "undecided"
+
+
+def _decide(expr, x) -> str:
+    """Σ λ_c m_c ≡ 0 in x? ``expand`` proves most (:data:`PROVED`); a nonzero value at a rational
+    point (arbitrary functions replaced by one concrete function, which is among them) refutes it
+    (:data:`REFUTED`); then the expanded numerator over a common denominator with exponentials
+    combined (sigmoid's quotients, 20–50 ms where ``simplify`` took 1–2 s); ``simplify`` last. What
+    none of them settles is :data:`UNDECIDED`."""
     expr = sp.expand(expr)
     if expr == 0:
-        return True
+        return PROVED
     concrete = expr
     undefined = {f.func for f in expr.atoms(sp.core.function.AppliedUndef)}
     if undefined:
@@ -98,12 +104,12 @@ def _is_zero(expr, x) -> bool:
         scale = max([abs(t.xreplace(at).evalf(30)) for t in sp.Add.make_args(concrete)] + [1])
         if not value.is_number or value.has(sp.nan, sp.zoo):
             break
-        if abs(complex(value)) > REFUTED * float(scale):
-            return False
+        if abs(complex(value)) > REFUTED_VALUE * float(scale):
+            return REFUTED
     numerator = sp.together(expr).as_numer_denom()[0]  # sigmoid-like quotients: one numerator, exponentials combined
     if sp.expand(sp.powsimp(sp.expand(numerator), combine="exp")) == 0:
-        return True
-    return sp.simplify(expr) == 0
+        return PROVED
+    return PROVED if sp.simplify(expr) == 0 else UNDECIDED
 
 
 class ProbeAlgebra:
@@ -140,11 +146,16 @@ class ProbeAlgebra:
             self._cache[key] = expr.xreplace(values) if which < 0 else expr.subs(values)
         return self._cache[key]
 
+    def decide(self, coefficients, which: int = -1) -> tuple[str, bool]:
+        """(:data:`PROVED`, :data:`REFUTED` or :data:`UNDECIDED`, timed out) for Σ λ_c column_c ≡ 0
+        (in x), for h or template ``which``."""
+        total = sp.Add(*(sp.Rational(v) * self.column(c, which) for c, v in coefficients))
+        return run(_decide, total, self.expert.x, seconds=PROOF_SECONDS, default=UNDECIDED)
+
     def prove(self, coefficients, which: int = -1) -> Outcome:
         """Whether Σ λ_c column_c ≡ 0 (in x) for h or template ``which``, proved by sympy."""
-        total = sp.Add(*(sp.Rational(v) * self.column(c, which) for c, v in coefficients))
-        proved, timed_out = run(_is_zero, total, self.expert.x, seconds=PROOF_SECONDS, default=False)
-        return Outcome(bool(proved), timed_out)
+        verdict, timed_out = self.decide(coefficients, which)
+        return Outcome(verdict == PROVED, timed_out)
 
     def prover(self):
         def prove(coefficients, thorough=False, family=None):
@@ -227,8 +238,11 @@ class ProbeAlgebra:
         if not proved:
             return ExpertRelation(**fields_)
         for which, (description, _) in enumerate(self.templates):
-            if self.prove(coefficients, which):
+            verdict, _ = self.decide(coefficients, which)
+            if verdict == PROVED:
                 return ExpertRelation(**fields_, reach=REACH_TEMPLATE, template=description)
+            if verdict == UNDECIDED:  # neither proved nor refuted for the template: not "specific" either
+                return ExpertRelation(**fields_)
         return ExpertRelation(**fields_, reach=REACH_EXPERT)
 
 

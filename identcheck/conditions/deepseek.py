@@ -144,7 +144,7 @@ class _Expert(Condition):
             where = [p.name for p in dependent if any(getattr(r, "reach", None) == REACH_EXPERT for r in p.relations)]
             reach = f"; {len(specific)} relation(s) specific to this expert, on {', '.join(repr(w) for w in where)} (e.g. {specific[0]})" if specific else ""
             reach += f"; {len(template)} shared by its template" if template else ""
-            reach += f"; {unknown} not proved (reach unknown)" if unknown else ""
+            reach += f"; {unknown} of unknown reach (not proved, or undecided for the template)" if unknown else ""
         return reach + suffix, {}
 
 

@@ -161,3 +161,18 @@ def test_a_parameter_only_inside_a_function_call_has_a_template_too():
     result = check("exp(a)*x1 + b*x2", condition="deepseek-routed")
     assert str(result.verdict) == "not identifiable"
     assert all(r.reach is not None for p in result.probes for r in p.relations if r.proved)
+
+
+def test_a_template_proof_neither_proved_nor_refuted_leaves_the_reach_unknown(monkeypatch):
+    from identcheck import expert_relations
+
+    real = expert_relations.ProbeAlgebra.decide
+
+    def undecided_for_templates(self, coefficients, which=-1):
+        return real(self, coefficients, which) if which < 0 else (expert_relations.UNDECIDED, True)
+
+    monkeypatch.setattr(expert_relations.ProbeAlgebra, "decide", undecided_for_templates)
+    result = check("dot(e1, x) + e0", condition="deepseek-weak")
+    relations = [r for p in result.probes for r in p.relations]
+    assert relations and all(r.proved and r.reach is None for r in relations)  # never "specific" by default
+    assert "of unknown reach" in result.summary and "specific" not in result.summary
