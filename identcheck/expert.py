@@ -33,8 +33,8 @@ from typing import Mapping
 import sympy as sp
 
 from .errors import IdentcheckError
-from .limits import MAX_DIM
 from .grammar import CONSTANTS, FUNCTIONS, MAX_NESTING, MAX_NODES, MAX_TEXT_LENGTH, NOT_SMOOTH, _Builder, parse_param
+from .limits import MAX_DIM
 
 __all__ = ["Expert", "parse_expert", "ORDER_WORDS"]
 
@@ -145,7 +145,9 @@ def parse_expert(text, dim: int = 2, params: Mapping[str, object] | None = None,
     _validate(text, expr, order)
     names = tuple(concrete.order)
     if not names:
-        raise IdentcheckError(f"expert={text!r} has no parameters: every free name is a parameter, and there is none left to identify")
+        raise IdentcheckError(
+            f"expert={text!r} has no parameters: every free name is a parameter, and there is none left to identify"
+        )
     symbols, labels = [], []
     for name in names:
         if name in concrete.vectors:
@@ -155,7 +157,9 @@ def parse_expert(text, dim: int = 2, params: Mapping[str, object] | None = None,
             symbols.append(concrete.scalars[name])
             labels.append(name)
     if len({s.name for s in symbols}) < len(symbols):
-        raise IdentcheckError(f"expert={text!r}: a scalar parameter's name collides with a vector's component names (NAME_i); rename it")
+        raise IdentcheckError(
+            f"expert={text!r}: a scalar parameter's name collides with a vector's component names (NAME_i); rename it"
+        )
     used = [k for k in values if k in concrete.used]
     shown, expression, as_written = text, text, None
     if used:
@@ -165,8 +169,17 @@ def parse_expert(text, dim: int = 2, params: Mapping[str, object] | None = None,
         for k in used:
             expression = re.sub(rf"\b{re.escape(k)}\b", f"({values[k]})", expression)
     return Expert(
-        text=shown, expression=expression, dim=dim, x=concrete.x, h=expr, template=template, names=names,
-        vectors=frozenset(concrete.vectors), params=tuple(symbols), labels=tuple(labels), as_written=as_written,
+        text=shown,
+        expression=expression,
+        dim=dim,
+        x=concrete.x,
+        h=expr,
+        template=template,
+        names=names,
+        vectors=frozenset(concrete.vectors),
+        params=tuple(symbols),
+        labels=tuple(labels),
+        as_written=as_written,
         template_powers=generic.powers,
     )
 
@@ -176,7 +189,9 @@ def _validate(text: str, expr: sp.Expr, order: int) -> None:
         raise IdentcheckError(f"expert={text!r} is not finite (it contains an infinity or 0/0)")
     bad = [type(a).__name__ for a in expr.atoms(*_NON_SMOOTH)]
     if bad:
-        raise IdentcheckError(f"expert={text!r} contains {bad[0]}, which is not {ORDER_WORDS[order]} everywhere; the condition needs that")
+        raise IdentcheckError(
+            f"expert={text!r} contains {bad[0]}, which is not {ORDER_WORDS[order]} everywhere; the condition needs that"
+        )
     if expr.has(sp.I):
         raise IdentcheckError(f"expert={text!r} is complex-valued; the condition needs a real expert")
 
@@ -232,10 +247,15 @@ class _ExpertBuilder(_Builder):
         if isinstance(node.func, ast.Name):
             name = node.func.id
             if name.lower() in NOT_SMOOTH:
-                self.fail(f"{name} {NOT_SMOOTH[name.lower()]}; the condition needs an expert {ORDER_WORDS[self.order_needed]} in its parameters")
+                self.fail(
+                    f"{name} {NOT_SMOOTH[name.lower()]}; the condition needs an expert "
+                    f"{ORDER_WORDS[self.order_needed]} in its parameters"
+                )
         if not self.generic:
             return super().call(node)
-        index = self.functions.setdefault(id(node), len(self.functions) + 1)  # pre-order: F1, F2, … left to right in the text
+        index = self.functions.setdefault(
+            id(node), len(self.functions) + 1
+        )  # pre-order: F1, F2, … left to right in the text
         super().call(node)  # its checks
         return sp.Function(f"F{index}", real=True)(self.build(node.args[0]))
 

@@ -47,7 +47,11 @@ def _witness(result) -> str:
     relation = probe.relation
     if relation is None:
         return probe.name
-    text = str(relation) if relation.exact is not None else "relation among " + ", ".join(label for label, _ in relation.terms[:6])
+    text = (
+        str(relation)
+        if relation.exact is not None
+        else "relation among " + ", ".join(label for label, _ in relation.terms[:6])
+    )
     return f"{probe.name} — {relation.family or 'unrecognised'}: {text}"
 
 
@@ -60,13 +64,20 @@ def _reach(result) -> str:
         return "template only"
     specific = [p.name for p in dependent if any(getattr(r, "reach", None) == REACH_EXPERT for r in p.relations)]
     unknown = sum(getattr(r, "reach", None) is None for r in relations)
-    return ("specific on " + ", ".join(specific) if specific else "") + (f"; {unknown} of unknown reach" if unknown else "")
+    return ("specific on " + ", ".join(specific) if specific else "") + (
+        f"; {unknown} of unknown reach" if unknown else ""
+    )
 
 
 def _cell(task) -> dict:
     expert, condition = task
     result = check(expert, condition=condition)
-    return {"verdict": str(result.verdict), "evidence": str(result.evidence), "witness": _witness(result), "reach": _reach(result)}
+    return {
+        "verdict": str(result.verdict),
+        "evidence": str(result.evidence),
+        "witness": _witness(result),
+        "reach": _reach(result),
+    }
 
 
 def expert_catalog_rows(progress=None, jobs: int = 1, entries=None) -> list[dict]:
@@ -119,6 +130,9 @@ def expert_catalog_markdown(rows) -> str:
         for condition in EXPERT_CONDITIONS:
             cell = row[condition]
             witness = cell["witness"].replace("|", "\\|") or "—"
-            lines.append(f"| {name} | {condition.removeprefix('deepseek-')} | {cell['verdict']} ({cell['evidence']}) | {witness} | {cell['reach'] or '—'} |")
+            lines.append(
+                f"| {name} | {condition.removeprefix('deepseek-')} | {cell['verdict']} ({cell['evidence']}) "
+                f"| {witness} | {cell['reach'] or '—'} |"
+            )
             name = ""
     return "\n".join(lines) + "\n"

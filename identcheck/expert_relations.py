@@ -50,7 +50,8 @@ EULER_WEIGHT = 12  # largest integer weight w_u read as a homogeneity degree
 @dataclass(frozen=True, slots=True)
 class ExpertRelation(Relation):
     """A :class:`~identcheck.report.Relation` with its reach: ``reach`` is ``"template"`` (then
-    ``template`` says which: ``every expert e2*F1(dot(e1, x))``), ``"expert"`` or None (not proved, or undecided for the template)."""
+    ``template`` says which: ``every expert e2*F1(dot(e1, x))``), ``"expert"`` or None (not proved, or
+    undecided for the template)."""
 
     reach: str | None = None
     template: str | None = None
@@ -169,7 +170,7 @@ class ProbeAlgebra:
         found = []
         live = np.flatnonzero(norms > 0)
         for i, a in enumerate(live):
-            for b in live[i + 1:]:
+            for b in live[i + 1 :]:
                 ratio = _ratio(values[:, a], values[:, b])
                 if ratio is not None:
                     found.append(_Proposal("coinciding members", None, ((int(a), sp.Integer(1)), (int(b), -ratio))))
@@ -178,7 +179,9 @@ class ProbeAlgebra:
     def explain(self, decision, matrix) -> tuple:
         """The relations of a dependent probe, proved and classified (:class:`ExpertRelation` s)."""
         values = matrix.float64()
-        relations = explain_null_space(decision, values, self.proposals(values), matrix.labels, matrix.keys, self.prover())
+        relations = explain_null_space(
+            decision, values, self.proposals(values), matrix.labels, matrix.keys, self.prover()
+        )
         return tuple(self.classify(r, matrix) for r in relations)
 
     def family(self, keys, values) -> str:
@@ -189,17 +192,30 @@ class ProbeAlgebra:
         members = [k[1] for k in keys]
         if len(keys) == 1:
             kind, names = members[0][0], members[0][-1]
-            return "linear in a parameter (zero second derivative)" if kind == "dd" and names[0] == names[1] else "zero member"
+            return (
+                "linear in a parameter (zero second derivative)"
+                if kind == "dd" and names[0] == names[1]
+                else "zero member"
+            )
         if len(atoms) > 1:
             return "atoms tied (" + ("the same member" if members[0] == members[1] else "different members") + ")"
         (a, b), (va, vb) = members, values
         owner = {p.name: label.split("⁽")[0] for p, label in zip(self.expert.params, self.expert.labels)}
-        index = {p.name: int(p.name.rsplit("_", 1)[1]) for p in self.expert.params if owner[p.name] in self.expert.vectors}
+        index = {
+            p.name: int(p.name.rsplit("_", 1)[1]) for p in self.expert.params if owner[p.name] in self.expert.vectors
+        }
         if a[0] == b[0] == "x" and {a[2][0], b[2][0]} <= set(index) and owner[a[2][0]] == owner[b[2][0]]:
             if (a[1], index[a[2][0]]) == (index[b[2][0]], b[1]) and va == -vb:
                 return "x-swap of a ridge direction (x_u·∂h/∂p⁽ᵛ⁾ = x_v·∂h/∂p⁽ᵘ⁾)"
         first, x = (a, b) if b[0] == "x" else (b, a)
-        if first[0] == "d" and x[0] == "x" and first[1][0] in index and x[2][0] not in index and index[first[1][0]] == x[1] and va == -vb:
+        if (
+            first[0] == "d"
+            and x[0] == "x"
+            and first[1][0] in index
+            and x[2][0] not in index
+            and index[first[1][0]] == x[1]
+            and va == -vb
+        ):
             return "bias shift (∂h/∂p⁽ᵘ⁾ = x_u·∂h/∂b)"
         if {a[0], b[0]} == {"d", "dd"}:
             d, dd = (a, b) if a[0] == "d" else (b, a)

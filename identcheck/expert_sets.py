@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 
 import flint
 import numpy as np
-from numpy.exceptions import ComplexWarning
 import sympy as sp
+from numpy.exceptions import ComplexWarning
 
-from .compile import CompiledTerms, _arb_number, arb_precision
+from .compile import CompiledTerms, arb_precision
 from .errors import IdentcheckError
 from .expert import ORDER_WORDS, Expert
 from .grammar import lambdify_modules
@@ -133,7 +133,10 @@ class SetEvaluator:
         if not self.constants:
             return values
         with arb_precision(digits):
-            rows = [[values[i, j] for j in range(values.ncols())] + [flint.arb(1)] * self.constants for i in range(values.nrows())]
+            rows = [
+                [values[i, j] for j in range(values.ncols())] + [flint.arb(1)] * self.constants
+                for i in range(values.nrows())
+            ]
             return flint.arb_mat(rows)
 
 
@@ -193,7 +196,9 @@ def expert_probes(expert: Expert, seed: int = 0) -> list[ExpertProbe]:
     vectors = [i for i in range(n) if owners[i] in expert.vectors]
     if vectors and len(vectors) < n:
         second = [-v if i in vectors else _values(rng, 1, avoid=(v, -v))[0] for i, v in enumerate(first.values)]
-        probes.append(ExpertProbe("sign pair of the vectors, scalars distinct", (first, Atom(tuple(second), expert.labels))))
+        probes.append(
+            ExpertProbe("sign pair of the vectors, scalars distinct", (first, Atom(tuple(second), expert.labels)))
+        )
     if len(expert.names) > 1:
         for name in expert.names:
             a, b = atoms(2)
@@ -216,14 +221,23 @@ def _with_same_function_note(expert: Expert, probe: ExpertProbe) -> ExpertProbe:
     points = np.random.default_rng([expert.dim, 2505, 1]).uniform(-1.0, 1.0, size=(SAME_POINTS, expert.dim))
     h = sp.lambdify((*expert.x, *expert.params), expert.h, modules=lambdify_modules(expert.h))
     with np.errstate(all="ignore"):
-        values = [np.broadcast_to(np.asarray(h(*points.T, *[float(v) for v in c.values]), dtype=complex), (SAME_POINTS,))
-                  for c in probe.components]
-    same = [(i, j) for i in range(len(values)) for j in range(i + 1, len(values))
-            if np.all(np.abs(values[i] - values[j]) <= 1e-12 * (1 + np.abs(values[i])))]
+        values = [
+            np.broadcast_to(np.asarray(h(*points.T, *[float(v) for v in c.values]), dtype=complex), (SAME_POINTS,))
+            for c in probe.components
+        ]
+    same = [
+        (i, j)
+        for i in range(len(values))
+        for j in range(i + 1, len(values))
+        if np.all(np.abs(values[i] - values[j]) <= 1e-12 * (1 + np.abs(values[i])))
+    ]
     if not same:
         return probe
     pairs = ", ".join(f"[{i + 1}] and [{j + 1}]" for i, j in same)
-    note = f"atoms {pairs} give the same function h (numerically, at {SAME_POINTS} points): the parameterisation is not injective there"
+    note = (
+        f"atoms {pairs} give the same function h (numerically, at {SAME_POINTS} points): "
+        "the parameterisation is not injective there"
+    )
     return ExpertProbe(probe.name, probe.components, note=note)
 
 
@@ -250,7 +264,9 @@ def _denominator_crossing(expert: Expert, atom: Atom):
     return None
 
 
-def check_members_finite(expert: Expert, evaluator: SetEvaluator, members: MemberSet, points, probe, order: int) -> None:
+def check_members_finite(
+    expert: Expert, evaluator: SetEvaluator, members: MemberSet, points, probe, order: int
+) -> None:
     """Refuse the expert when a member is not finite and real at a probe's points, or when h's
     denominator vanishes inside [−1, 1]^d for one of the probe's atoms (one line)."""
     params = ", ".join(f"{k}={v}" for c in probe.components[:1] for k, v in c.to_dict()["params"].items())
@@ -268,17 +284,23 @@ def check_members_finite(expert: Expert, evaluator: SetEvaluator, members: Membe
             values = evaluator.float64(points, [c.values for c in probe.components])
         except ComplexWarning:
             raise IdentcheckError(
-                f"expert={expert.text!r} is not real on the probed domain x in [-1, 1]^{expert.dim} (probe {probe.name!r}, {params}); "
+                f"expert={expert.text!r} is not real on the probed domain x in [-1, 1]^{expert.dim} "
+                f"(probe {probe.name!r}, {params}); "
                 "the condition needs a real expert"
             ) from None
     bad = ~np.isfinite(values)
     if bad.any():
         row, column = (int(i) for i in np.argwhere(bad)[0])
-        member = members.members[column % len(members.members)] if column < len(members.members) * len(probe.components) else None
+        member = (
+            members.members[column % len(members.members)]
+            if column < len(members.members) * len(probe.components)
+            else None
+        )
         at = ", ".join(f"x{i + 1}={v:.3g}" for i, v in enumerate(points[row]))
         atom = probe.components[column // len(members.members)] if member is not None else probe.components[0]
         raise IdentcheckError(
             f"expert={expert.text!r}: {member.label if member else 'a member'} is not finite and real at {at}, "
             f"{', '.join(f'{k}={v}' for k, v in atom.to_dict()['params'].items())} (probe {probe.name!r}); "
-            f"the condition needs an expert {ORDER_WORDS[order]} in its parameters on the probed domain x in [-1, 1]^{expert.dim}"
+            f"the condition needs an expert {ORDER_WORDS[order]} in its parameters on the probed domain "
+            f"x in [-1, 1]^{expert.dim}"
         )

@@ -40,7 +40,8 @@ def _scope(theorem: str, sets: str) -> Scope:
     return Scope(
         model=_MODEL,
         theorem=theorem,
-        identifiable=f"{sets} independent on every probed family of atoms: numeric evidence (or proofs at these atoms with "
+        identifiable=f"{sets} independent on every probed family of atoms: numeric evidence "
+        "(or proofs at these atoms with "
         f"--certify) that {theorem}'s condition holds — parameter values not probed are not covered.",
         not_identifiable=_NOT.format(theorem=theorem),
     )
@@ -65,23 +66,37 @@ class _Expert(Condition):
         self.term_set = self.member_sets[self.sets[0]]
         self._probes = []
         for probe in expert_probes(activation, seed):  # family by family, each set in turn
-            self._probes.extend(ExpertProbe(f"{name}: {probe.name}", probe.components, note=probe.note) for name in self.sets)
+            self._probes.extend(
+                ExpertProbe(f"{name}: {probe.name}", probe.components, note=probe.note) for name in self.sets
+            )
         for index, probe in enumerate(self._probes):  # refuse an expert not finite where it is probed
             name = self._set_of(probe)
-            check_members_finite(activation, self.evaluators[name], self.member_sets[name],
-                                 self.sample_points(index, self._n_columns(probe)), probe, self.order)
+            check_members_finite(
+                activation,
+                self.evaluators[name],
+                self.member_sets[name],
+                self.sample_points(index, self._n_columns(probe)),
+                probe,
+                self.order,
+            )
 
     @classmethod
     def activation_for(cls, phi, params=None):
         if phi is None:
-            raise IdentcheckError(f"condition {cls.name!r} needs an expert (phi / --expert), e.g. 'e2*gelu(dot(e1, x))'")
+            raise IdentcheckError(
+                f"condition {cls.name!r} needs an expert (phi / --expert), e.g. 'e2*gelu(dot(e1, x))'"
+            )
         if not isinstance(phi, str):
             raise IdentcheckError(f"condition {cls.name!r}: the expert must be text, e.g. 'e2*gelu(dot(e1, x))'")
         return _Text(phi, dict(params or {}))
 
     @classmethod
     def from_json(cls, result):
-        return cls(parse_expert(result["expression"], int(result["dim"]), order=cls.order), int(result["dim"]), int(result["seed"]))
+        return cls(
+            parse_expert(result["expression"], int(result["dim"]), order=cls.order),
+            int(result["dim"]),
+            int(result["seed"]),
+        )
 
     def _set_of(self, probe) -> str:
         return probe.name.split(":")[0]
@@ -111,7 +126,9 @@ class _Expert(Condition):
         k = len(probe.components)
         labels = [m.label + (f"[{j + 1}]" if k > 1 else "") for j in range(k) for m in s.members] + ["1"] * s.constants
         keys = [(j, m.key) for j in range(k) for m in s.members] + [("1",)] * s.constants
-        matrix = ProbeMatrix(self.evaluators[s.name], points, [c.values for c in probe.components], self.expert, labels, keys)
+        matrix = ProbeMatrix(
+            self.evaluators[s.name], points, [c.values for c in probe.components], self.expert, labels, keys
+        )
         matrix.algebra = ProbeAlgebra(self.expert, s, probe)
         return matrix
 
@@ -124,7 +141,7 @@ class _Expert(Condition):
     def describe_terms(self) -> str:
         parts = []
         for name, s in self.member_sets.items():
-            extra = f" + the constant 1" if s.constants else ""
+            extra = " + the constant 1" if s.constants else ""
             parts.append(f"{name}: {len(s.members)} members per atom{extra} ({SETS[name]})")
         params = ", ".join(self.expert.labels)
         return f"h = {self.expert.text}, θ = ({params}); " + "; ".join(parts)
@@ -139,10 +156,18 @@ class _Expert(Condition):
         specific = [r for r in relations if getattr(r, "reach", None) == REACH_EXPERT]
         unknown = len(relations) - len(template) - len(specific)
         if len(template) == len(relations):
-            reach = f"; the condition fails only through relations shared by every expert of its template ({template[0].template}: e.g. {template[0]})"
+            reach = (
+                "; the condition fails only through relations shared by every expert of its template "
+                f"({template[0].template}: e.g. {template[0]})"
+            )
         else:
             where = [p.name for p in dependent if any(getattr(r, "reach", None) == REACH_EXPERT for r in p.relations)]
-            reach = f"; {len(specific)} relation(s) specific to this expert, on {', '.join(repr(w) for w in where)} (e.g. {specific[0]})" if specific else ""
+            reach = (
+                f"; {len(specific)} relation(s) specific to this expert, on {', '.join(repr(w) for w in where)} "
+                f"(e.g. {specific[0]})"
+                if specific
+                else ""
+            )
             reach += f"; {len(template)} shared by its template" if template else ""
             reach += f"; {unknown} of unknown reach (not proved, or undecided for the template)" if unknown else ""
         return reach + suffix, {}

@@ -59,7 +59,10 @@ def test_gelu_routed_single_atom_fails_only_through_its_template():
     z = sp.Symbol("z")
     gelu = z / 2 * (1 + sp.erf(z / sp.sqrt(2)))
     assert sp.simplify(gelu - gelu.subs(z, -z) - z) == 0
-    assert "specific to this expert, on 'S3: sign pair θ2 = −θ1', 'S3: sign pair of the vectors, scalars distinct' (" in result.summary
+    assert (
+        "specific to this expert, on 'S3: sign pair θ2 = −θ1', 'S3: sign pair of the vectors, scalars distinct' ("
+        in result.summary
+    )
 
 
 def test_weak_identifiable_expert_and_template_wide_failure():
@@ -89,7 +92,10 @@ def test_json_carries_reach_and_the_expression_parses_back(capsys):
         (["check", "--condition", "deepseek-shared", "--expert", "a*dot(p, x) + p"], "used outside dot"),
         (["check", "--condition", "deepseek-weak", "--expert", "a*log(dot(p, x))"], "not finite and real"),
         (["check", "--condition", "deepseek-weak", "--expert", "a**b*x1"], "is not real on the probed domain"),
-        (["check", "--condition", "deepseek-weak", "--expert", "sigmoid(dot(p, x))/dot(p, x)"], "vanishes inside x in [-1, 1]^2"),
+        (
+            ["check", "--condition", "deepseek-weak", "--expert", "sigmoid(dot(p, x))/dot(p, x)"],
+            "vanishes inside x in [-1, 1]^2",
+        ),
     ],
 )
 def test_cli_refusals_exit_2_with_one_line(argv, message, capsys):
@@ -108,7 +114,9 @@ def test_homogeneous_expert_fails_on_one_atom_through_euler_specific_to_it():
     result = check("k2*(dot(k1, x) + k0)**3", condition="deepseek-weak")
     single = next(p for p in result.probes if p.name == "D2: random, k = 1")
     [relation] = single.relations
-    values = dict(zip(("k2", "k11", "k12", "k0"), (sp.Rational(v) for v in single.components[0].to_dict()["params"].values())))
+    values = dict(
+        zip(("k2", "k11", "k12", "k0"), (sp.Rational(v) for v in single.components[0].to_dict()["params"].values()))
+    )
     # by hand: −3·k2·∂h/∂k2 + k1ᵀ∇_{k1}h + k0·∂h/∂k0 = 0, divided by k0
     expected = [-3 * values["k2"] / values["k0"], values["k11"] / values["k0"], values["k12"] / values["k0"], 1]
     assert [sp.Rational(c) for _, c in relation.exact] == expected
@@ -148,7 +156,16 @@ def test_cli_json_equals_the_api(capsys):
 
 
 def test_cli_param_fixes_a_scalar_and_the_json_expression_carries_it(capsys):
-    argv = ["check", "--condition", "deepseek-weak", "--expert", "k2*sigmoid(dot(k1, x) + k0)", "--param", "k0=0.5", "--json"]
+    argv = [
+        "check",
+        "--condition",
+        "deepseek-weak",
+        "--expert",
+        "k2*sigmoid(dot(k1, x) + k0)",
+        "--param",
+        "k0=0.5",
+        "--json",
+    ]
     assert main(argv) == 0
     [result] = json.loads(capsys.readouterr().out)
     assert result["phi"] == "k2*sigmoid(dot(k1, x) + k0) [k0=1/2]"

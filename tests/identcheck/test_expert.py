@@ -100,7 +100,9 @@ def test_probe_atoms_are_distinct_nonzero_dyadic():
     probes = expert_probes(expert, seed=4)
     names = [p.name for p in probes]
     assert names[:4] == ["random, k = 1", "random, k = 2", "random, k = 3", "sign pair θ2 = −θ1"]
-    assert {"shared k2, the rest distinct", "shared k1, the rest distinct", "shared k0, the rest distinct"} <= set(names)
+    assert {"shared k2, the rest distinct", "shared k1, the rest distinct", "shared k0, the rest distinct"} <= set(
+        names
+    )
     for probe in probes:
         values = [c.values for c in probe.components]
         assert len(set(values)) == len(values)
@@ -116,7 +118,9 @@ def test_a_power_of_a_parameter_dependent_base_is_arbitrary_in_the_template():
     expert = parse_expert("k2*(dot(k1, x) + k0)**3", 2)
     k2, k11, k12 = sp.symbols("k2 k1_1 k1_2", real=True)
     assert expert.template == k2 * sp.Function("F1", real=True)(k0 + k11 * x1 + k12 * x2)
-    assert parse_expert("a*x1**2 + b", 2).template == parse_expert("a*x1**2 + b", 2).h  # x alone: not a parameter's power
+    assert (
+        parse_expert("a*x1**2 + b", 2).template == parse_expert("a*x1**2 + b", 2).h
+    )  # x alone: not a parameter's power
 
 
 def test_a_sign_pair_of_an_odd_expert_is_noted_as_the_same_function():
@@ -124,4 +128,6 @@ def test_a_sign_pair_of_an_odd_expert_is_noted_as_the_same_function():
     tanh = {p.name: p.note for p in expert_probes(parse_expert("k2*tanh(dot(k1, x) + k0)", 2))}
     sigmoid = {p.name: p.note for p in expert_probes(parse_expert("k2*sigmoid(dot(k1, x) + k0)", 2))}
     assert "[1] and [2] give the same function h" in tanh["sign pair θ2 = −θ1"]
-    assert sigmoid["sign pair θ2 = −θ1"] == "" and all(note == "" for name, note in tanh.items() if "sign pair θ2" not in name)
+    assert sigmoid["sign pair θ2 = −θ1"] == "" and all(
+        note == "" for name, note in tanh.items() if "sign pair θ2" not in name
+    )

@@ -12,10 +12,18 @@ def test_regenerated_rows_are_the_committed_ones():
     assert len(entries) == 2
     rows = expert_catalog_rows(entries=entries)
     weak = {r["expert"]: r["deepseek-weak"] for r in rows}
-    assert weak["softplus(dot(e1, x) + e0)"]["verdict"] == "identifiable" and weak["e0 + e1"]["verdict"] == "not identifiable"
+    assert (
+        weak["softplus(dot(e1, x) + e0)"]["verdict"] == "identifiable"
+        and weak["e0 + e1"]["verdict"] == "not identifiable"
+    )
     assert weak["e0 + e1"]["witness"] == "D2: random, k = 1 — coinciding members: ∂h2/∂e0 − ∂h2/∂e1 = 0"
-    table = [line for line in expert_catalog_markdown(rows).splitlines() if line.startswith("| `") or line.startswith("|  |")]
+    table = [
+        line for line in expert_catalog_markdown(rows).splitlines() if line.startswith("| `") or line.startswith("|  |")
+    ]
     assert len(table) == 6
     committed = COMMITTED.read_text(encoding="utf-8").splitlines()
     for line in table:
-        assert line in committed, f"stale docs/conditions/deepseekmoe_catalog.md: regenerate with identcheck catalog --experts --markdown --out ...\n{line}"
+        assert line in committed, (
+            "stale docs/conditions/deepseekmoe_catalog.md: regenerate with "
+            f"identcheck catalog --experts --markdown --out ...\n{line}"
+        )
