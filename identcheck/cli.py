@@ -336,6 +336,10 @@ def _scan(args) -> int:
         if name in params:
             raise IdentcheckError(f"--param {name}: given twice ({text!r}); scan it (LO:HI:COUNT) or fix it, once")
         params[name] = value
+    if args.condition.startswith("deepseek-"):  # an expert's constant (identcheck/expert_scan.py)
+        from .expert_scan import expert_scan_command
+
+        return expert_scan_command(args, params)
     if args.condition not in ("type1", "type2"):
         close = difflib.get_close_matches(args.condition, ("type1", "type2"), n=1)
         raise IdentcheckError(
