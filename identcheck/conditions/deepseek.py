@@ -170,6 +170,7 @@ class _Expert(Condition):
             )
             reach += f"; {len(template)} shared by its template" if template else ""
             reach += f"; {unknown} of unknown reach (not proved, or undecided for the template)" if unknown else ""
+            reach += f" — counted over the {len(relations)} relation(s) read (a basis of each probe's null space)"
         return reach + suffix, {}
 
 
