@@ -28,10 +28,10 @@ same computation is cut at the same point of its work whatever else the machine 
 loaded machine a proof gets its s CPU seconds however long they take, so whether it is proved
 or timed out — hence the catalog's evidence column — no longer follows the load (the CPU time
 of the same work still varies somewhat with contention for caches, far less than wall time's
-2–10× on a shared machine). Other threads and other processes do not consume it. A computation that does not run (blocked, or
-waiting on something) is still cut by the **backstop**: s seconds of CPU time come with
-``WALL_FACTOR``·s + ``WALL_SLACK`` seconds of wall time (6s + 5), whichever ends first, so
-every budget still bounds wall time. The timer is the same ``ITIMER_REAL`` alarm, set for the
+2–10× on a shared machine). Other threads and other processes do not consume it. A computation
+that does not run (blocked, or waiting on something) is still cut by the **backstop**: s seconds
+of CPU time come with ``WALL_FACTOR``·s + ``WALL_SLACK`` seconds of wall time (6s + 5), whichever
+ends first, so every budget still bounds wall time. The timer is the same ``ITIMER_REAL`` alarm, set for the
 CPU time left (CPU time cannot pass faster than wall time); when it fires early, the handler
 re-arms it for what is left.
 
@@ -40,10 +40,11 @@ two), and when the outer deadline is what fired, the inner :func:`run` re-raises
 one reports the timeout.
 
 A **pool** (:func:`pool`) caps the total: inside ``with pool(seconds)`` every :func:`run` ends by
-the pool's deadline (``seconds`` of CPU time from the pool's start, with its backstop) at the latest, and one that the pool cut reports ``timed_out`` like any
-other (it is not re-raised: the pool is not a computation). A check runs its symbolic work
-inside one pool, so that however many probes need proofs, the whole check is bounded. An ``ITIMER_REAL`` timer set by someone else is not supported (it
-would be overridden while a budget runs).
+the pool's deadline (``seconds`` of CPU time from the pool's start, with its backstop) at the
+latest, and one that the pool cut reports ``timed_out`` like any other (it is not re-raised: the
+pool is not a computation). A check runs its symbolic work inside one pool, so that however many
+probes need proofs, the whole check is bounded. An ``ITIMER_REAL`` timer set by someone else is
+not supported (it would be overridden while a budget runs).
 """
 
 from __future__ import annotations

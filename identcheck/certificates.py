@@ -232,7 +232,8 @@ def replay(result: dict, probe_name: str) -> dict:
     test = detail.test
     if not len(detail.points) == len(detail.columns) == len(test.column_exponents) == len(test.rows) or test.digits < 1:
         raise IdentcheckError(
-            f"probe={probe_name!r}: malformed interval record ({len(detail.points)} points, {len(detail.columns)} columns, "
+            f"probe={probe_name!r}: malformed interval record ({len(detail.points)} points, "
+            f"{len(detail.columns)} columns, "
             f"{len(test.column_exponents)} exponents, {len(test.rows)} rows, {test.digits} digits)"
         )
     condition = CONDITIONS[result["condition"]].from_json(result)

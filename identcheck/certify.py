@@ -239,9 +239,10 @@ def _exact_zero(expr: sp.Expr, x, thorough: bool = True, derivatives: bool = Tru
 
     1. ``expand``.
     2. Exponentials made explicit (below); failing that, the same for every ∂/∂x_j together
-       with expr(0) = 0, which suffices on the connected box [−1, 1]^d. Exponentials made explicit: rewrite in exp, then write every exp(Σ_β c_β x^β + c_0)
-       (rational c) as Π_β T_β^(L·c_β) · T_0^(L·c_0) with T_β = exp(x^β / L), L the common
-       denominator. Substitution T → exp(…) is a ring homomorphism, so if the resulting rational
+       with expr(0) = 0, which suffices on the connected box [−1, 1]^d. Exponentials made
+       explicit: rewrite in exp, then write every exp(Σ_β c_β x^β + c_0) (rational c) as
+       Π_β T_β^(L·c_β) · T_0^(L·c_0) with T_β = exp(x^β / L), L the common denominator.
+       Substitution T → exp(…) is a ring homomorphism, so if the resulting rational
        function in (x, T, other functions) cancels to 0, ``expr`` is identically 0.
     3. ``simplify`` (only when ``thorough``).
 

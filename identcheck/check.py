@@ -3,7 +3,8 @@
 For a condition (:mod:`identcheck.conditions`) and each of its probes:
 
     matrix A = condition.matrix(probe)          columns = terms, rows = x_i ∈ [−1, 1]^d
-    decision = decide_rank(A)                    float64; when borderline a proof of full rank, else 30/60/120 digits (:mod:`rank`)
+    decision = decide_rank(A)                    float64; when borderline a proof of full rank,
+                                                 else 30/60/120 digits (:mod:`rank`)
     relations = condition.explain(decision)      when dependent: named families, proved by sympy
     certificate = certify_probe(...)             with ``certify``: exact relations / interval bounds
 

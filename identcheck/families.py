@@ -73,9 +73,9 @@ SCREEN_GAP = 1e-9  # relative spread above which sampled values are "clearly" no
 
 
 def _simplify(expr: sp.Expr, name: str, timed_out: list, deadline: float):
-    """``sp.simplify(expr)`` under ``SIMPLIFY_SECONDS``, and not past ``deadline`` (:func:`~identcheck.budget.clock`, CPU time; the
-    budget of all of φ's hypotheses together, :mod:`budget`); None when it failed or timed out
-    (then ``name`` is appended to ``timed_out``)."""
+    """``sp.simplify(expr)`` under ``SIMPLIFY_SECONDS``, and not past ``deadline``
+    (:func:`~identcheck.budget.clock`, CPU time; the budget of all of φ's hypotheses together,
+    :mod:`budget`); None when it failed or timed out (then ``name`` is appended to ``timed_out``)."""
     seconds = min(SIMPLIFY_SECONDS, deadline - clock())
     if seconds <= 0:
         timed_out.append(name)

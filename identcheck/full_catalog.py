@@ -6,8 +6,8 @@ activation (:data:`~identcheck.catalog.CATALOG`) it runs ``type1`` and ``type1-f
 (:mod:`~identcheck.conditions.type1_full`) at d = 2, seed 0, and reports both verdicts and the
 finding, with the witness. The v̄-terms (the terms the union adds to T1) *add* a dependence on
 a probe when the union's nullity exceeds its T1 block's (decided on the same points); the
-witness is then that probe and its first relation with a v̄-term, else the verdict's witness. Like the catalog table, it holds no floating-point
-numbers, so it is the same on every machine.
+witness is then that probe and its first relation with a v̄-term, else the verdict's witness.
+Like the catalog table, it holds no floating-point numbers, so it is the same on every machine.
 """
 
 from __future__ import annotations
@@ -148,7 +148,10 @@ def findings_markdown(rows) -> str:
         + (", ".join(f"`{p}`" for p in adds) or "none")
         + ".",
         "",
-        "| φ | type-1 | type1-full | finding | witness (where the v̄-terms add relations: the first with a v̄-term; else the verdict's) |",
+        (
+            "| φ | type-1 | type1-full | finding | "
+            "witness (where the v̄-terms add relations: the first with a v̄-term; else the verdict's) |"
+        ),
         "| --- | --- | --- | --- | --- |",
     ]
     for row in rows:

@@ -10,7 +10,8 @@ heat type              φ'' = cφ, c ≠ 0              ∂ū/∂M_jk − (w_jk/
 Gaussian type          φ'' = c·z·φ'                 ∂²ū/∂a_j∂a_k − (c/w_jk)·Σ_l a_l ∂²ū/∂M_jk∂a_l = 0
 zero second derivative φ'' = 0                      ∂²ū/∂a_j∂a_k = 0
 symmetry               φ(−z) = s·φ(z) + q(z)        ū(M, −a) − s·ū(M, a) − exp(Q)·q(aᵀx) = 0  (q = 0: a, −a collide)
-polynomial             φ of degree k                ū(M, b) = Σ_{|t| ≤ k} (b − a)^t/t! ∂^t_a ū(M, a)  (direct proof only)
+polynomial             φ of degree k                ū(M, b) = Σ_{|t| ≤ k} (b − a)^t/t! ∂^t_a ū(M, a)
+                                                    (direct proof only)
 =====================  ===========================  =============================================================
 
 Each proof has two exact steps, both checked by sympy (:func:`~certify.is_exact_zero`):

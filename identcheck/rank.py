@@ -90,7 +90,10 @@ DEFLATION_GAP = 1e-8  # eigenvalue ratio that counts as resolved inside S
 BORDERLINE_RULE = "sqrt(eps) * s_max of the column-scaled float64 matrix"
 COLLAPSE_RULE = "singular value < 10**-p at precision p digits (arithmetic carries 2p digits)"
 PROOF_FLOOR = 16 * EPS  # try the proof first when s_T >= PROOF_FLOOR * s_1 (above float64's rounding floor)
-PROOF_RULE = "full column rank proved in ball arithmetic (approximate inverse of a square minor), tried first when float64's s_min >= 16 eps s_max"
+PROOF_RULE = (
+    "full column rank proved in ball arithmetic (approximate inverse of a square minor), "
+    "tried first when float64's s_min >= 16 eps s_max"
+)
 RESOLUTION_MARGIN = 2  # resolved at p: radius of ||A_j||^2 <= 10**-(p + RESOLUTION_MARGIN) * ||M_j||^2
 
 

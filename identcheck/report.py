@@ -335,7 +335,10 @@ class CheckResult:
         the condition's own description (``Condition.describe_terms``), recorded by the driver."""
         if self.terms_description is not None:
             return self.terms_description
-        return f"{self.n_derivatives} derivatives per component, {len(self.merges)} merged (same function for every φ) → {self.n_terms} distinct"
+        return (
+            f"{self.n_derivatives} derivatives per component, {len(self.merges)} merged "
+            f"(same function for every φ) → {self.n_terms} distinct"
+        )
 
     def shown(self, text: str) -> str:
         """``text`` (a relation's tag) with φ's decimal constants as written: ``1.702*z``, not ``851*z/500``."""
@@ -386,7 +389,8 @@ class CheckResult:
         for p in self.probes:
             result = p.result_text(self.certified)
             lines.append(
-                f"    {p.name:<{width}}  {p.n_terms:>5}  {p.smallest_singular_value:<9.2e}  {p.precision_digits:>6}  {result}"
+                f"    {p.name:<{width}}  {p.n_terms:>5}  "
+                f"{p.smallest_singular_value:<9.2e}  {p.precision_digits:>6}  {result}"
             )
         lines.append(f"  time: {self.seconds:.2f} s")
         return "\n".join(lines)

@@ -367,7 +367,8 @@ class ScanResult:
         parts = [f"**Scan of φ(z) = {code(self.phi)}** · {self.condition}, d = {self.dim}", f"**{self.summary}**"]
         if self.for_all is not None:
             parts.append(
-                f"For all {', '.join(self.for_all.parameters)}: {self.for_all.family}, {code(self.for_all.hypothesis)} (sympy, parameters symbolic)."
+                f"For all {', '.join(self.for_all.parameters)}: {self.for_all.family}, "
+                f"{code(self.for_all.hypothesis)} (sympy, parameters symbolic)."
             )
         if self.exceptional:
             parts.append("\n".join(f"- exceptional {code(e.label())}: {e.why(detail=True)}" for e in self.exceptional))

@@ -34,8 +34,8 @@ def summarize(axes, grid, exceptional, for_all) -> str:
     common = max(counts, key=lambda v: (counts[v], v == Verdict.IDENTIFIABLE))  # ties: the exceptions are the failures
     if len(counts) == 1 and common == Verdict.NOT_IDENTIFIABLE and for_all is not None:
         return (
-            f"not identifiable for every {span} where phi is defined ({for_all.family}: {for_all.hypothesis}, proved for all {names})"
-            + tail
+            f"not identifiable for every {span} where phi is defined "
+            f"({for_all.family}: {for_all.hypothesis}, proved for all {names})" + tail
         )
     if len(counts) == 1:
         how = (

@@ -89,7 +89,9 @@ SETTING_II = Scope(
 LINEAR_EXPERT = Scope(
     model="multi-head attention, model (2): no gate, linear experts a_{h,i,k}ᵀx",
     theorem="Theorem 1",
-    identifiable="Not expected for the linear expert, which satisfies the PDE (5) for every parameter: please report it.",
+    identifiable=(
+        "Not expected for the linear expert, which satisfies the PDE (5) for every parameter: please report it."
+    ),
     not_identifiable=(
         "The linear expert's terms are tied by the PDE (5), Σ_j a_j ∂u/∂a_j = u (the witness relation): the "
         "interaction behind Theorem 1, under which the experts of multi-head attention are estimated more slowly "

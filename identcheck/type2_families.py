@@ -194,9 +194,9 @@ def apply_euler(expr, k, outputs, seen):
     The Euler hypothesis zφ'(z) = kφ(z), proved by sympy (:func:`~identcheck.families.phi_properties`),
     gives the first; differentiated, zφ'' = (k − 1)φ', so z²φ'' = k(k − 1)φ, the second. Both
     hold wherever w ≠ 0. If the rewritten expression is identically 0 with the P_j free, it is
-    0 for P_j = φ(f^j) (substitution is a homomorphism), so the relation holds wherever no f^j vanishes — f^j is a nonzero analytic function of x (else w/w is not a
-    rational function sympy reduces), so that set is dense — and, the terms being continuous,
-    everywhere.
+    0 for P_j = φ(f^j) (substitution is a homomorphism), so the relation holds wherever no f^j
+    vanishes — f^j is a nonzero analytic function of x (else w/w is not a rational function sympy
+    reduces), so that set is dense — and, the terms being continuous, everywhere.
     """
     replacements = {}
     for atom in expr.atoms(_PhiDerivative):

@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING
 from .base import Condition, ProbeMatrix
 
 if TYPE_CHECKING:  # the registered classes, for readers and type checkers; at run time imported on first use
-    from .deepseek import DeepSeekRouted, DeepSeekShared, DeepSeekWeak
-    from .mha import MHA
-    from .type1 import Type1
-    from .type1_full import Type1Full
-    from .type2 import Type2
+    from .deepseek import DeepSeekRouted, DeepSeekShared, DeepSeekWeak  # noqa: F401
+    from .mha import MHA  # noqa: F401
+    from .type1 import Type1  # noqa: F401
+    from .type1_full import Type1Full  # noqa: F401
+    from .type2 import Type2  # noqa: F401
 
 __all__ = ["CONDITIONS", "Condition", "ProbeMatrix"]
 

@@ -41,7 +41,8 @@ def resolution_note(raw, digits: int, labels) -> str | None:
     names = ", ".join(labels[j] for j in bad[:4]) + (", …" if bad.size > 4 else "")
     return (
         f"{UNRESOLVED} ({bad.size}: {names}): at {digits} digits their arb balls still contain 0 or are wider "
-        "than their values, so no relation among them can be claimed (degenerate scaling, e.g. a parameter near 1e-300?)"
+        "than their values, so no relation among them can be claimed "
+        "(degenerate scaling, e.g. a parameter near 1e-300?)"
     )
 
 
@@ -184,7 +185,10 @@ class Condition(ABC):
     def describe_terms(self) -> str:
         """The term set in one line for the report (``CheckResult.terms_text``)."""
         ts = self.term_set
-        return f"{ts.n_derivatives} derivatives per component, {len(ts.merges)} merged (same function for every φ) → {len(ts.terms)} distinct"
+        return (
+            f"{ts.n_derivatives} derivatives per component, {len(ts.merges)} merged "
+            f"(same function for every φ) → {len(ts.terms)} distinct"
+        )
 
     def finish(self, results) -> tuple[str, dict]:
         """(text appended to the summary, further :class:`~identcheck.report.CheckResult` fields)."""

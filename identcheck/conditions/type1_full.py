@@ -222,7 +222,8 @@ class Type1Full(Condition):
         ts = self.term_set
         n_v_merges = len(ts.merges) - len(self.t1.merges)
         return (
-            f"{ts.n_derivatives} derivatives per component, {len(self.t1.merges)} merged (same function for every φ) → {len(ts.terms)} distinct (T1), "
+            f"{ts.n_derivatives} derivatives per component, {len(self.t1.merges)} merged "
+            f"(same function for every φ) → {len(ts.terms)} distinct (T1), "
             f"plus the v̄-terms per free gate and channel ({n_v_merges} merged)"
         )
 

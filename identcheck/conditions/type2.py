@@ -235,7 +235,10 @@ class Type2(Condition):
 
     def describe_terms(self):
         ts = self.term_set
-        return f"{ts.n_derivatives} per head, {len(ts.merges)} merged (same function for every φ) → {len(ts.terms)} distinct"
+        return (
+            f"{ts.n_derivatives} per head, {len(ts.merges)} merged "
+            f"(same function for every φ) → {len(ts.terms)} distinct"
+        )
 
     def finish(self, results):
         literal = [p.literal_dependent for p in results]
