@@ -107,10 +107,26 @@ def _decide(expr, x) -> str:
             break
         if abs(complex(value)) > REFUTED_VALUE * float(scale):
             return REFUTED
-    numerator = sp.together(expr).as_numer_denom()[0]  # sigmoid-like quotients: one numerator, exponentials combined
-    if sp.expand(sp.powsimp(sp.expand(numerator), combine="exp")) == 0:
+    if _quotient_zero(expr):
+        return PROVED
+    if expr.has(sp.log) and _gradient_zero(expr, x):
         return PROVED
     return PROVED if sp.simplify(expr) == 0 else UNDECIDED
+
+
+def _quotient_zero(expr) -> bool:
+    """The expanded numerator over a common denominator, exponentials combined, is 0."""
+    numerator = sp.together(expr).as_numer_denom()[0]
+    return sp.expand(sp.powsimp(sp.expand(numerator), combine="exp")) == 0
+
+
+def _gradient_zero(expr, x) -> bool:
+    """f ≡ 0 on the (connected) domain when every ∂f/∂x_i ≡ 0 and f(0) = 0: the logarithms of
+    softplus-like experts differentiate to quotients the step above proves (log(1 + e^z) −
+    log(1 + e^(−z)) = z)."""
+    if not all(_quotient_zero(sp.expand(sp.diff(expr, xi))) for xi in x):
+        return False
+    return sp.simplify(expr.xreplace({xi: 0 for xi in x})) == 0
 
 
 class ProbeAlgebra:

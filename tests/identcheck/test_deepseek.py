@@ -193,3 +193,13 @@ def test_a_template_proof_neither_proved_nor_refuted_leaves_the_reach_unknown(mo
     relations = [r for p in result.probes for r in p.relations]
     assert relations and all(r.proved and r.reach is None for r in relations)  # never "specific" by default
     assert "of unknown reach" in result.summary and "specific" not in result.summary
+
+
+def test_softplus_sign_pair_relation_is_proved_through_its_gradient():
+    result = check("e2*softplus(dot(e1, x) + e0)", condition="deepseek-weak")
+    assert str(result.evidence) == "proof"
+    relation = next(p for p in result.probes if p.name == "D2: sign pair θ2 = −θ1").relation
+    assert relation.proved and relation.reach == REACH_EXPERT and len(relation.exact) == 8
+    z = sp.Symbol("z", real=True)  # behind it: softplus(z) − softplus(−z) = z, checked here at 40 digits
+    identity = sp.log(1 + sp.exp(z)) - sp.log(1 + sp.exp(-z)) - z
+    assert all(abs(identity.subs(z, v).evalf(40)) < 1e-35 for v in (sp.Rational(-7, 3), sp.Rational(1, 5), 3))
