@@ -135,10 +135,13 @@ class ProbeAlgebra:
     Columns are atom by atom (``len(members)`` each), then the set's constant columns.
     """
 
-    def __init__(self, expert, member_set, probe):
+    def __init__(self, expert, member_set, probe, symbolic: dict | None = None):
         self.expert, self.set, self.probe = expert, member_set, probe
         self.per_atom = len(member_set.members)
         self._cache: dict = {}
+        self._symbolic = (
+            {} if symbolic is None else symbolic
+        )  # (member, template) → member of the template, shared by probes
         g = sp.Function("F", real=True)
         self.templates = []  # (description, expression), most specific first
         if expert.template != expert.h:  # the function calls become arbitrary functions
@@ -157,7 +160,10 @@ class ProbeAlgebra:
             if which < 0:
                 expr = self.set.exprs[c % self.per_atom]
             else:
-                expr = member.build(self.templates[which][1], self.expert.params, self.expert.x)
+                key = (self.set.name, c % self.per_atom, which)
+                if key not in self._symbolic:
+                    self._symbolic[key] = member.build(self.templates[which][1], self.expert.params, self.expert.x)
+                expr = self._symbolic[key]
             values = atom.subs(self.expert.params)
             # subs, not xreplace, for a template: ∂F1(a)/∂a at a = 1/8 must become a Subs, not ∂/∂(1/8)
             self._cache[key] = expr.xreplace(values) if which < 0 else expr.subs(values)

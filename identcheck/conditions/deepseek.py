@@ -64,6 +64,7 @@ class _Expert(Condition):
         self.member_sets = {name: member_set(activation, name, self.h) for name in self.sets}
         self.evaluators = {name: SetEvaluator(s, activation) for name, s in self.member_sets.items()}
         self.term_set = self.member_sets[self.sets[0]]
+        self._symbolic: dict = {}  # the template's members, built once for all probes (ProbeAlgebra)
         self._probes = []
         for probe in expert_probes(activation, seed):  # family by family, each set in turn
             self._probes.extend(
@@ -129,7 +130,7 @@ class _Expert(Condition):
         matrix = ProbeMatrix(
             self.evaluators[s.name], points, [c.values for c in probe.components], self.expert, labels, keys
         )
-        matrix.algebra = ProbeAlgebra(self.expert, s, probe)
+        matrix.algebra = ProbeAlgebra(self.expert, s, probe, self._symbolic)
         return matrix
 
     def explain(self, probe, matrix, decision):
