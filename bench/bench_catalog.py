@@ -28,7 +28,9 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-REFERENCE = "7b477aa"  # before the proof-first rank decision (third pass of issue 15 part 3; the second started from c258a4c, the first from 44a2983)
+# before the proof-first rank decision (third pass of issue 15 part 3; the second started from c258a4c, the first
+# from 44a2983)
+REFERENCE = "7b477aa"
 
 RUN = r"""
 import json, resource, sys, time
@@ -51,7 +53,9 @@ stats = pstats.Stats(profile).stats
 phases = json.loads(sys.argv[1])
 out = {"total": max(v[3] for v in stats.values())}
 for phase, names in phases.items():
-    out[phase] = sum(v[3] for (path, line, func), v in stats.items() if any(path.endswith(f) and func == n for f, n in names))
+    out[phase] = sum(
+        v[3] for (path, line, func), v in stats.items() if any(path.endswith(f) and func == n for f, n in names)
+    )
 print(json.dumps(out))
 """
 
@@ -118,7 +122,8 @@ def main(argv=None) -> int:
             for jobs in args.jobs:
                 new, old = results["this tree", jobs], results[ref, jobs]
                 print(
-                    f"ratio reference / this tree, --jobs {jobs}: wall {old['wall'] / new['wall']:.1f}x, cpu {old['cpu'] / new['cpu']:.1f}x"
+                    f"ratio reference / this tree, --jobs {jobs}: wall {old['wall'] / new['wall']:.1f}x, "
+                    f"cpu {old['cpu'] / new['cpu']:.1f}x"
                 )
         if args.phases:
             for name, tree in trees.items():

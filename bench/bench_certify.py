@@ -79,7 +79,8 @@ def main() -> None:
             certified.append(time.perf_counter() - s)
         p, c = statistics.median(plain), statistics.median(certified)
         print(
-            f"  whole check: {p:.2f} s plain, {c:.2f} s with --certify (x{c / p:.1f}); verdict {r.verdict}, evidence {r.evidence}"
+            f"  whole check: {p:.2f} s plain, {c:.2f} s with --certify (x{c / p:.1f}); verdict {r.verdict}, "
+            f"evidence {r.evidence}"
         )
 
 

@@ -71,7 +71,8 @@ def main() -> None:
         result = json.loads(run.stdout)
         print(
             f"{phi:<16} {wall:6.1f} {result['check_seconds']:6.1f} {result['sequence_seconds']:6.1f} "
-            f"{result['rates_seconds']:6.1f} {(result['rates_separation'] or {}).get('rounds', 0):6d}  {result['outcome']}"
+            f"{result['rates_seconds']:6.1f} {(result['rates_separation'] or {}).get('rounds', 0):6d}  "
+            f"{result['outcome']}"
         )
 
 

@@ -43,7 +43,8 @@ def main() -> None:
     v = np.zeros((lift.N, lift.dim))
     v[0] = (0.0, 1.0)
     print(
-        f"{'phi':<16} {'Taylor s_min default':>20} {'Taylor s_min lift':>18} {'split residual':>15} {'split rho0':>11} {'line rho0':>10}"
+        f"{'phi':<16} {'Taylor s_min default':>20} {'Taylor s_min lift':>18} {'split residual':>15} "
+        f"{'split rho0':>11} {'line rho0':>10}"
     )
     for phi in PHIS:
         model = Model("gated1", phi)

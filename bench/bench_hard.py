@@ -94,7 +94,8 @@ def main() -> None:
     goal = 60 if args.certify else 30
     print(f"# bench_hard: d = {args.dim}, {'--certify' if args.certify else 'plain check'}, goal <= {goal} s")
     print(
-        f"# {platform.machine()}, {os.cpu_count()} cores, python {platform.python_version()}; shared machine: figures are pessimistic"
+        f"# {platform.machine()}, {os.cpu_count()} cores, python {platform.python_version()}; "
+        "shared machine: figures are pessimistic"
     )
     rows = []
     for phi in phis:
@@ -108,7 +109,8 @@ def main() -> None:
             else f"  <-- {row['status']}"
         )
         print(
-            f"{row['seconds']:7.1f} s  {row['verdict']:>17}  {row['evidence']:>8}  timed_out={row['timed_out']}  {phi}{flag}",
+            f"{row['seconds']:7.1f} s  {row['verdict']:>17}  {row['evidence']:>8}  "
+            f"timed_out={row['timed_out']}  {phi}{flag}",
             flush=True,
         )
     times = [r["seconds"] for r in rows]

@@ -226,8 +226,10 @@ def main(argv=None) -> int:
         )
     print(
         f"exit codes as expected (130/143): {sum(r['code'] == expected[r['signal']][0] for r in done)}; "
-        f"killed by the signal during start-up: {sum(r['code'] == expected[r['signal']][1] and not r['printed'] for r in done)}, "
-        f"after the command completed (output printed): {sum(r['code'] == expected[r['signal']][1] and r['printed'] for r in done)}; "
+        "killed by the signal during start-up: "
+        f"{sum(r['code'] == expected[r['signal']][1] and not r['printed'] for r in done)}, "
+        "after the command completed (output printed): "
+        f"{sum(r['code'] == expected[r['signal']][1] and r['printed'] for r in done)}; "
         f"other: {[(r['command'], r['code']) for r in done if r['code'] not in expected[r['signal']]]}"
     )
     print(
@@ -241,7 +243,9 @@ def main(argv=None) -> int:
         hangs = sum(r["hang"] for r in done if r["command"] == name)
         if mine or hangs:
             print(
-                f"  {name:9s} {len(mine) + hangs} interrupts, {hangs} hangs, reaction median {statistics.median(mine) if mine else float('nan'):.2f} s, max {max(mine, default=float('nan')):.2f} s"
+                f"  {name:9s} {len(mine) + hangs} interrupts, {hangs} hangs, "
+                f"reaction median {statistics.median(mine) if mine else float('nan'):.2f} s, "
+                f"max {max(mine, default=float('nan')):.2f} s"
             )
     bad = sum(r["hang"] for r in done) + sum(len(r["orphans_later"]) for r in done)
     return 1 if bad else 0

@@ -62,7 +62,8 @@ def main() -> None:
         first = first or seconds
         note = "" if peak > before else " (peak of an earlier size)"
         print(
-            f"{n:>10} {seconds:>8.1f} {result['seconds']:>7.1f} {peak / 1024:>12.0f} {result['iterations']:>6} {seconds / first:>11.2f}{note}"
+            f"{n:>10} {seconds:>8.1f} {result['seconds']:>7.1f} {peak / 1024:>12.0f} {result['iterations']:>6} "
+            f"{seconds / first:>11.2f}{note}"
         )
 
 

@@ -27,7 +27,10 @@ import sys
 
 ENV = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
 
-CPU = "sum(getattr(resource.getrusage(w), f) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN) for f in ('ru_utime', 'ru_stime'))"
+CPU = (
+    "sum(getattr(resource.getrusage(w), f) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN) "
+    "for f in ('ru_utime', 'ru_stime'))"
+)
 
 SCAN = """
 import json, resource, time
@@ -88,7 +91,8 @@ def main() -> None:
         grid = scan_result["timings"]["grid"] + scan_result["timings"]["setup"]
         print(
             f"{args.count} separate check() calls (one process): {c['wall']:.1f} s wall, {c['cpu']:.1f} s CPU; "
-            f"verdicts agree with the scan: {agree}; wall ratio check / scan(setup + grid, --jobs 1) = {c['wall'] / grid:.2f}; "
+            f"verdicts agree with the scan: {agree}; "
+            f"wall ratio check / scan(setup + grid, --jobs 1) = {c['wall'] / grid:.2f}; "
             f"CPU ratio check / whole scan (--jobs 1) = {c['cpu'] / scan_result['cpu']:.2f}; load {_load()}"
         )
     if not args.skip_map:
@@ -97,7 +101,8 @@ def main() -> None:
         r = _run(SCAN.format(phi="sigmoid(a*z + b)", params=params, jobs=args.jobs))
         stages = ", ".join(f"{k} {v:.1f} s" for k, v in r["timings"].items())
         print(
-            f"map sigmoid(a*z + b), {n} x {n}, --jobs {args.jobs}: {r['wall']:.1f} s wall, {r['cpu']:.1f} s CPU ({stages}); load {_load()}"
+            f"map sigmoid(a*z + b), {n} x {n}, --jobs {args.jobs}: {r['wall']:.1f} s wall, {r['cpu']:.1f} s CPU "
+            f"({stages}); load {_load()}"
         )
         if args.map_extrapolate:
             per_value = r["timings"]["grid"] / (n * n)

@@ -105,7 +105,8 @@ def main(argv=None) -> int:
             wall, cpu = [w for w, _ in times[k]], [c for _, c in times[k]]
             where = f"   {tree or 'installed'}" if len(trees) > 1 else ""
             print(
-                f"{name:<36} {statistics.median(wall):7.3f} {min(wall):7.3f} {max(wall):7.3f} {statistics.median(cpu):7.3f}"
+                f"{name:<36} {statistics.median(wall):7.3f} {min(wall):7.3f} {max(wall):7.3f} "
+                f"{statistics.median(cpu):7.3f}"
                 f"  {_heavy(command, tree)}{where}",
                 flush=True,
             )

@@ -92,10 +92,12 @@ def main() -> None:
     truth = load_truth()
     P = truth.params
     print(
-        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, torch {torch.__version__}, 1 thread"
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+        f"torch {torch.__version__}, 1 thread"
     )
     print(
-        f"{'model':<7} {'n':>7} | {'torch-gd s':>10} {'mse':>9} | {'numpy-gd s':>10} {'mse':>9} {'ratio':>6} {'max|dθ|':>8} | {'lm s':>6} {'mse':>9} {'vs torch':>8}"
+        f"{'model':<7} {'n':>7} | {'torch-gd s':>10} {'mse':>9} | {'numpy-gd s':>10} {'mse':>9} {'ratio':>6} "
+        f"{'max|dθ|':>8} | {'lm s':>6} {'mse':>9} {'vs torch':>8}"
     )
     for n in args.sizes:
         for kind in args.models:
@@ -119,7 +121,8 @@ def main() -> None:
             t_lm = time.perf_counter() - start
             mse_l = float(np.mean((model.value(HMoEParams.from_vector(theta_l, *shape), X) - Y) ** 2))
             print(
-                f"{kind:<7} {n:>7} | {t_torch:>10.2f} {mse_t:>9.6f} | {t_numpy:>10.2f} {mse_n:>9.6f} {t_torch / t_numpy:>6.1f} "
+                f"{kind:<7} {n:>7} | {t_torch:>10.2f} {mse_t:>9.6f} | {t_numpy:>10.2f} {mse_n:>9.6f} "
+                f"{t_torch / t_numpy:>6.1f} "
                 f"{np.abs(theta_t - theta_n).max():>8.1e} | {t_lm:>6.2f} {mse_l:>9.6f} {t_torch / t_lm:>7.1f}x",
                 flush=True,
             )

@@ -34,7 +34,10 @@ warm = []
 for _ in range({repeats}):
     s = time.perf_counter(); check({phi!r}, dim={dim}); warm.append(time.perf_counter() - s)
 escalated = sum(1 for p in r.probes if p.precision_digits > 16)
-print(f"{{t1 - t0:.2f}} {{t2 - t1:.2f}} {{statistics.median(warm):.2f}} {{min(warm):.2f}} {{max(warm):.2f}} {{escalated}} {{len(r.probes)}} {{r.verdict.replace(' ', '_')}}")
+print(
+    f"{{t1 - t0:.2f}} {{t2 - t1:.2f}} {{statistics.median(warm):.2f}} {{min(warm):.2f}} {{max(warm):.2f}} "
+    f"{{escalated}} {{len(r.probes)}} {{r.verdict.replace(' ', '_')}}"
+)
 """
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
     return subprocess.run(
@@ -53,7 +56,8 @@ def main() -> None:
         for phi in PHIS:
             imp, cold, med, lo, hi, esc, n, verdict = one_process(dim, phi, args.repeats)
             print(
-                f"{dim:>2}  {phi:<16} {imp:>6} {cold:>6} {med:>8} {lo:>5} {hi:>5}  {esc:>4}/{n:<4}  {verdict.replace('_', ' ')}"
+                f"{dim:>2}  {phi:<16} {imp:>6} {cold:>6} {med:>8} {lo:>5} {hi:>5}  {esc:>4}/{n:<4}  "
+                f"{verdict.replace('_', ' ')}"
             )
     print("\nwhole CLI command (interpreter start-up + imports + check), median of 3:")
     for phi in PHIS[:2]:

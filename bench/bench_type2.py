@@ -33,7 +33,10 @@ t = time.perf_counter(); r = check({phi!r}, condition="type2"); cold = time.perf
 warm = []
 for _ in range({args.repeats}):
     t = time.perf_counter(); check({phi!r}, condition="type2"); warm.append(time.perf_counter() - t)
-print(f"{{cold:.2f}} {{statistics.median(warm):.2f}} {{min(warm):.2f}} {{max(warm):.2f}} {{r.verdict.replace(' ', '_')}} {{r.literal_verdict.replace(' ', '_')}}")
+print(
+    f"{{cold:.2f}} {{statistics.median(warm):.2f}} {{min(warm):.2f}} {{max(warm):.2f}} "
+    f"{{r.verdict.replace(' ', '_')}} {{r.literal_verdict.replace(' ', '_')}}"
+)
 """
         cold, med, lo, hi, verdict, literal = subprocess.run(
             [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
@@ -50,7 +53,8 @@ print(f"{{cold:.2f}} {{statistics.median(warm):.2f}} {{min(warm):.2f}} {{max(war
             check=True,
         )
         print(
-            f"catalog (27 activations, type-1 + type-2, 2 processes, CLI wall time): {time.perf_counter() - start:.1f} s"
+            "catalog (27 activations, type-1 + type-2, 2 processes, CLI wall time): "
+            f"{time.perf_counter() - start:.1f} s"
         )
 
 

@@ -168,8 +168,15 @@ def _expired(deadline: tuple[float, float]) -> bool:
     return clock() >= deadline[0] - EARLY or time.monotonic() >= deadline[1] - EARLY
 
 
+#: after a deadline passed, the alarm repeats this often until :func:`run` ends: an exception raised
+#: inside a ``__del__`` or a weakref finalizer is discarded by Python (seen: sympy's caches, under
+#: load), so one alarm alone could let the computation run on to its end
+RETRY_SECONDS = 0.05
+
+
 def _on_alarm(signum, frame):
     if any(_expired(d) for d in _deadlines):
+        signal.setitimer(signal.ITIMER_REAL, RETRY_SECONDS, RETRY_SECONDS)  # run()'s finally stops it
         raise BudgetExceeded()
     _arm()  # early (CPU time lags wall time) or stale alarm: re-arm for what is left
 

@@ -44,7 +44,10 @@ class Box:
         sizes = (H * K, H * (N - 1) * p, H * N * K * d)
         lo = np.concatenate([np.zeros(sizes[0]), np.full(sizes[1], -m_max), np.full(sizes[2], -a_max)])
         hi = np.concatenate([np.full(sizes[0], w_max), np.full(sizes[1], m_max), np.full(sizes[2], a_max)])
-        text = f"omega in [0, {w_max:g}], M entries in [-{m_max:g}, {m_max:g}], a entries in [-{a_max:g}, {a_max:g}] (factor {factor:g} x truth)"
+        text = (
+            f"omega in [0, {w_max:g}], M entries in [-{m_max:g}, {m_max:g}], a entries in [-{a_max:g}, {a_max:g}] "
+            f"(factor {factor:g} x truth)"
+        )
         return cls(lo, hi, text)
 
     def clip(self, theta: np.ndarray) -> np.ndarray:

@@ -1,6 +1,7 @@
 """Command line: ``numeric fit ...`` — a thin shell over :func:`numeric.fit`.
 
-Each subcommand is a function ``_name(args)`` (``set_defaults(func=...)``). Library errors name
+Each subcommand is a function ``_name(args)`` (``COMMANDS``; the flags are in
+:mod:`numeric.cli_parser`). Library errors name
 the API's parameters; :func:`numeric.flags.to_flags` rewrites them into the command's flags.
 
 Exit codes: 0 ran, 2 bad input (one line on stderr, nothing on stdout), 1 internal error,
@@ -9,7 +10,6 @@ Exit codes: 0 ran, 2 bad input (one line on stderr, nothing on stdout), 1 intern
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -17,40 +17,17 @@ import sys
 from threadpoolctl import threadpool_limits
 
 from identcheck import IdentcheckError
-from identcheck.cli_common import SuggestingParser, check_output_path
+from identcheck.cli_common import check_output_path
 from identcheck.environment import environment
 from identcheck.interrupts import Interrupted, answer_interrupt, ignore_interrupts, interrupts, signal_of
 
 from . import confirm_cli
-from .choices import MODELS, OPTIMIZERS
+from .cli_parser import PRESET_OWNS, REPRODUCE_OUT, build_parser, progress_wanted, shard_of
 from .errors import NumericError
-from .flags import non_negative_int as _non_negative_int
-from .flags import positive_float as _positive_float
-from .flags import positive_int as _positive_int
 from .flags import to_flags
 
 # Each command imports what it needs when it runs, in its function: numpy, scipy, sympy and matplotlib
 # load only for the command that uses them; `numeric --help` and a bad flag load none (issue 23 §5).
-
-
-class _Parser(SuggestingParser):  # every error one line, exit 2; an unknown flag or command gets its close match
-    error_type = NumericError
-
-
-def _phi_args(p) -> None:
-    p.add_argument(
-        "--phi",
-        default=None,
-        metavar="PHI",
-        help="gate activation in z (default: the truth's, sigmoid(z)); parsed by identcheck's parser",
-    )
-    p.add_argument(
-        "--param",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="value of a named constant in PHI (repeatable)",
-    )
 
 
 def _truth(args):
@@ -75,173 +52,6 @@ def _truth(args):
     return truth
 
 
-REPRODUCE_OUT = "out/reproduce"  # the default store: its parents are created (cli_common's policy)
-
-
-PROGRESS_HELP = "show the status line even with --json or on a pipe (there: plain lines, at most one a second)"
-
-
-def progress_wanted(args):
-    """A long command's status: "always" with --progress; else on a terminal, quiet with --json."""
-    return "always" if getattr(args, "progress", False) else not getattr(args, "json", False)
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="numeric", description="Convergence-rate experiments for gated attention as an HMoE.")
-    parser.set_defaults(func=None)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    f = sub.add_parser("fit", help="one least-squares fit", description="Generate data from the truth, fit, evaluate.")
-    f.add_argument("--model", required=True, choices=MODELS)
-    f.add_argument(
-        "--K", type=_positive_int("--K"), default=3, help="channels per head of the fitted model (default 3)"
-    )
-    f.add_argument("--n", type=_positive_int("--n"), default=10_000, help="sample size (default 10000)")
-    f.add_argument("--seed", type=_non_negative_int("--seed"), default=0)
-    f.add_argument(
-        "--optimizer",
-        choices=OPTIMIZERS,
-        default="lm",
-        help="gd: the paper's protocol; lm: trust-region least squares (default)",
-    )
-    f.add_argument(
-        "--gd-objective",
-        choices=("mean", "sum"),
-        default="mean",
-        help="gd: backtracking on the mean (default) or the sum of squares (eq. 3)",
-    )
-    f.add_argument(
-        "--truth", default=None, help="ground-truth JSON file or shipped name (default: truths/default.json)"
-    )
-    _phi_args(f)
-    f.add_argument(
-        "--box", type=_positive_float("--box"), default=2.0, help="box size relative to the truth (default 2)"
-    )
-    f.add_argument(
-        "--init",
-        choices=("paper", "fixed"),
-        default="paper",
-        help="perturbation n^-0.083 (paper) or --init-scale (fixed)",
-    )
-    f.add_argument("--init-scale", type=_positive_float("--init-scale"), default=0.1)
-    f.add_argument("--json", action="store_true", help="print one JSON object")
-    f.add_argument("--progress", action="store_true", help=PROGRESS_HELP)
-    f.set_defaults(func=_fit)
-    r = sub.add_parser(
-        "reproduce",
-        help="a grid of fits (the paper's, or a preset), resumable",
-        description="Run the grid; finished fits are stored and skipped on rerun.",
-    )
-    r.add_argument(
-        "--preset",
-        default=None,
-        metavar="NAME",
-        help="a named experiment: 'local' (the theorems' regime, docs/theorems.md); with --quick, its small variant",
-    )
-    r.add_argument("--models", nargs="+", default=list(MODELS), metavar="MODEL")
-    r.add_argument("--K", nargs="+", type=_positive_int("--K"), default=[3, 4], dest="Ks", metavar="K")
-    r.add_argument(
-        "--sizes",
-        nargs="+",
-        type=_positive_int("--sizes"),
-        default=None,
-        metavar="N",
-        help="default: 10 sizes from 1e4 to 1e5",
-    )
-    r.add_argument("--reps", type=_positive_int("--reps"), default=10)
-    r.add_argument("--optimizer", choices=OPTIMIZERS, default="lm")
-    r.add_argument("--gd-objective", choices=("mean", "sum"), default="mean")
-    r.add_argument("--init", choices=("paper", "fixed"), default="paper")
-    r.add_argument("--box", type=_positive_float("--box"), default=2.0)
-    r.add_argument("--seed", type=_non_negative_int("--seed"), default=0)
-    r.add_argument("--jobs", type=_positive_int("--jobs"), default=2)
-    r.add_argument("--truth", default=None)
-    _phi_args(r)
-    r.add_argument(
-        "--allow-weak-truth",
-        action="store_true",
-        help="run even if Var f*(X)/nu^2 < 10 (the fits then measure mostly noise)",
-    )
-    r.add_argument(
-        "--out",
-        default=REPRODUCE_OUT,
-        help=f"folder of the fit store (default {REPRODUCE_OUT}; a new folder only inside an existing one)",
-    )
-    r.add_argument(
-        "--quick",
-        action="store_true",
-        help="a small preset: K = 3, sizes 2000-16000, 3 repetitions (with --preset: the preset's small variant)",
-    )
-    r.add_argument(
-        "--shard",
-        default="0/1",
-        metavar="I/M",
-        help="run only fits I, I+M, I+2M, ... of the grid (one shard per machine; join the stores with `numeric merge`)",
-    )
-    r.add_argument("--json", action="store_true", help="print the counts as JSON")
-    r.add_argument("--progress", action="store_true", help=PROGRESS_HELP)
-    r.set_defaults(func=_reproduce)
-    mg = sub.add_parser(
-        "merge",
-        help="join fit stores (e.g. one per machine) into one",
-        description="Copy the records of SOURCE stores into the store in OUT.",
-    )
-    mg.add_argument("out", help="folder of the target store (created if needed, inside an existing folder)")
-    mg.add_argument("sources", nargs="+", metavar="SOURCE", help="folders of the stores to copy")
-    mg.add_argument("--json", action="store_true")
-    mg.set_defaults(func=_merge)
-    rt = sub.add_parser(
-        "rates",
-        help="slopes of log(mean loss) vs log(n) with bootstrap CIs",
-        description="Slopes per experiment (settings, model, K); records of different settings are never pooled.",
-    )
-    rt.add_argument("folder")
-    rt.add_argument(
-        "--by-cell",
-        action="store_true",
-        help="per Voronoi cell: exact-fitted (|V| = 1) and over-fitted (|V| > 1) parameter errors (Table 1)",
-    )
-    rt.add_argument("--regression", action="store_true", help="||f_fit - f*||_L2(mu) against n (Proposition 1)")
-    rt.add_argument("--json", action="store_true")
-    rt.set_defaults(func=_rates)
-    pl = sub.add_parser("plot", help="Figure-1-style panel (PNG and PDF) from a fit store")
-    pl.add_argument("folder")
-    pl.add_argument(
-        "--quantity",
-        nargs="+",
-        default=["voronoi"],
-        metavar="Q",
-        help="voronoi (default), voronoi_measure, regression, exact_param, over_param, ...: one figure each",
-    )
-    pl.set_defaults(func=_rates)
-    ra = sub.add_parser(
-        "ratio", help="Theorem 1's sequence: ||f_Gn - f_G*|| / L(G_n, G*) against n (or a channel recombination)"
-    )
-    ra.add_argument("--model", required=True, choices=MODELS)
-    ra.add_argument(
-        "--path",
-        choices=("theorem1", "recombination"),
-        default="theorem1",
-        help="theorem1 (default): the sequence of Theorem 1's proof over --ns; recombination: channels re-paired "
-        "with weight eps = 1e-1 ... 1e-4 at K channels per head, and the exact alternatives (docs/theorems.md)",
-    )
-    ra.add_argument(
-        "--K", type=_positive_int("--K"), default=None, help="--path recombination: channels per head (default K* + 2)"
-    )
-    ra.add_argument(
-        "--ns", nargs="+", type=_positive_float("--ns"), default=[10.0, 30.0, 100.0, 300.0, 1000.0, 3000.0, 10000.0]
-    )
-    ra.add_argument(
-        "--r", type=_positive_float("--r"), default=1.0, help="the r of L1,r (MHA) and of the weight offset n^-(r+1)"
-    )
-    ra.add_argument("--mc", type=_positive_int("--mc"), default=200_000, help="Monte Carlo points for the L2 norm")
-    ra.add_argument("--truth", default=None)
-    _phi_args(ra)
-    ra.add_argument("--json", action="store_true")
-    ra.set_defaults(func=_ratio)
-    confirm_cli.add_parser(sub).set_defaults(func=confirm_cli.run)
-    return parser
-
-
 def main(argv=None) -> int:
     with interrupts():  # SIGINT and SIGTERM raise Interrupted (exit 130, 143)
         try:
@@ -259,14 +69,15 @@ def main(argv=None) -> int:
 def _run(argv) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.func is None:
+    command = COMMANDS.get(args.command)
+    if command is None:
         parser.print_help()
         return 0
     import scipy.linalg  # noqa: F401  (numpy's and scipy's BLAS, loaded before the limit: it applies to the libraries loaded)
 
     try:
         with threadpool_limits(limits=1):  # one fit, one thread: see docs/numeric.md
-            return args.func(args)
+            return command(args)
     except NumericError as exc:  # the library names its parameters; the user typed flags
         raise NumericError(to_flags(str(exc), args.command)) from None
     except KeyboardInterrupt as exc:
@@ -293,8 +104,8 @@ def _kept(args) -> str:
     )
     return (
         (
-            f"{fits} finished fit(s) kept in {where} (each is committed when it ends; those in flight are lost); run the "
-            "same command to continue where it stopped"
+            f"{fits} finished fit(s) kept in {where} (each is committed when it ends; those in flight are lost); "
+            "run the same command to continue where it stopped"
         )
         if stores
         else "interrupted before the first fit: nothing saved"
@@ -327,7 +138,8 @@ def _fit(args) -> int:
     data["environment"] = environment()
     if result.underdetermined:  # said on stderr whatever the format; the JSON has "underdetermined"
         print(
-            f"numeric: warning: --n {result.n} is below the {result.n_params} parameters of {result.model} K={result.K}: "
+            f"numeric: warning: --n {result.n} is below the {result.n_params} parameters of "
+            f"{result.model} K={result.K}: "
             "the fit is underdetermined (it can interpolate the data; its losses say nothing about rates)",
             file=sys.stderr,
         )
@@ -338,31 +150,15 @@ def _fit(args) -> int:
             f"{result.model} K={result.K} n={result.n} seed={result.seed} optimizer={result.optimizer}"
             + (f" ({result.gd_objective} of squares)" if result.optimizer == "gd" else "")
             + "\n"
-            f"  training MSE {result.mse:.6g}  (start {result.start_mse:.6g}; truth on the same data {result.truth_mse:.6g})\n"
-            f"  Voronoi loss {result.loss_kind} {result.voronoi_loss:.6g}; ||f_fit - f*||_L2 {result.regression_l2:.4g} +/- {result.regression_se:.1g}\n"
+            f"  training MSE {result.mse:.6g}  (start {result.start_mse:.6g}; "
+            f"truth on the same data {result.truth_mse:.6g})\n"
+            f"  Voronoi loss {result.loss_kind} {result.voronoi_loss:.6g}; "
+            f"||f_fit - f*||_L2 {result.regression_l2:.4g} +/- {result.regression_se:.1g}\n"
             f"  iterations {result.iterations}, converged {result.converged}, {result.seconds:.2f} s\n"
             f"  box: {result.box}; parameters on a bound: {result.active_bounds}\n"
             f"  init: {result.init}; truth: {truth.name} ({truth.source}); phi: {result.phi}"
         )
     return 0
-
-
-#: What a preset fixes itself; combined with --preset these are refused, not silently ignored.
-_PRESET_OWNS = {
-    "models": "--models",
-    "Ks": "--K",
-    "sizes": "--sizes",
-    "reps": "--reps",
-    "optimizer": "--optimizer",
-    "gd_objective": "--gd-objective",
-    "init": "--init",
-    "box": "--box",
-    "truth": "--truth",
-    "phi": "--phi",
-    "param": "--param",
-    "allow_weak_truth": "--allow-weak-truth",
-    "shard": "--shard",
-}
 
 
 def _reproduce(args) -> int:
@@ -371,7 +167,7 @@ def _reproduce(args) -> int:
     check_output_path(args.out, "--out", folder=True, default=args.out == REPRODUCE_OUT, error=NumericError)
     if args.preset is not None:
         defaults = build_parser().parse_args(["reproduce"])
-        for dest, flag in _PRESET_OWNS.items():
+        for dest, flag in PRESET_OWNS.items():
             if getattr(args, dest) != getattr(defaults, dest):
                 raise NumericError(f"--preset {args.preset} runs its own grid: {flag} cannot be combined with it")
         counts = run_preset(
@@ -392,7 +188,7 @@ def _reproduce(args) -> int:
     grid = Grid(
         tuple(args.models), Ks, sizes, reps, args.optimizer, args.init, args.box, args.seed, args.gd_objective
     ).validate()
-    shard = _shard(args.shard)
+    shard = shard_of(args.shard)
     counts = run_grid(
         grid,
         args.out,
@@ -406,18 +202,10 @@ def _reproduce(args) -> int:
         print(json.dumps(counts | {"out": args.out, "environment": environment()}))
     else:
         print(
-            f"{counts['ran']} fits run, {counts['skipped']} already done, {counts['total']} in the grid; store: {args.out}/fits.sqlite (settings {counts['settings']})"
+            f"{counts['ran']} fits run, {counts['skipped']} already done, {counts['total']} in the grid; "
+            f"store: {args.out}/fits.sqlite (settings {counts['settings']})"
         )
     return 0
-
-
-def _shard(text: str) -> tuple:
-    """--shard I/M as (I, M); run_grid checks 0 <= I < M."""
-    try:
-        index, count = (int(part) for part in text.split("/"))
-    except ValueError:
-        raise NumericError(f"--shard {text!r}: expected I/M, e.g. 0/4") from None
-    return index, count
 
 
 def _merge(args) -> int:
@@ -484,7 +272,8 @@ def _recombination(args) -> int:
     )
     for row in rows:
         print(
-            f"{row.epsilon:>9.3g}  {row.l2:>11.4e}  {row.l2_se:>9.1e}  {row.loss:>15.4e}  {row.measure_loss:>12.1e}  {row.ratio:>11.4e}"
+            f"{row.epsilon:>9.3g}  {row.l2:>11.4e}  {row.l2_se:>9.1e}  {row.loss:>15.4e}  "
+            f"{row.measure_loss:>12.1e}  {row.ratio:>11.4e}"
         )
     for c in constructions:
         if not c.applies:
@@ -558,15 +347,18 @@ def _rates(args) -> int:
         group = [r for r in rates if r.settings_id == sid]
         print(f"settings {sid}: {group[0].settings}")
         print(
-            f"  {'model':<7}{'K':>3}  {'quantity':<23}{'slope':>7}  {'95% CI':<18}{'theory':>7}{'paper':>7}  reps  sizes            conv  <start  <=truth  box"
+            f"  {'model':<7}{'K':>3}  {'quantity':<23}{'slope':>7}  {'95% CI':<18}{'theory':>7}{'paper':>7}  "
+            "reps  sizes            conv  <start  <=truth  box"
         )
         for r in group:
             theory = f"{r.theory_slope:.2f}" if r.theory_slope is not None else "-"
             paper = f"{r.paper:.2f}" if r.paper is not None else "-"
             print(
-                f"  {r.model:<7}{r.K:>3}  {r.quantity:<23}{r.slope:>7.3f}  [{r.ci_low:6.3f}, {r.ci_high:6.3f}]{theory:>7}{paper:>7}  {r.n_reps:>4}"
+                f"  {r.model:<7}{r.K:>3}  {r.quantity:<23}{r.slope:>7.3f}  [{r.ci_low:6.3f}, {r.ci_high:6.3f}]"
+                f"{theory:>7}{paper:>7}  {r.n_reps:>4}"
                 f"  {min(r.sizes)}..{max(r.sizes)} ({len(r.sizes)})".ljust(20)
-                + f"  {r.share_converged:4.0%}  {r.share_below_start:5.0%}  {r.share_at_or_below_truth:6.0%}  {r.share_box_active:4.0%}"
+                + f"  {r.share_converged:4.0%}  {r.share_below_start:5.0%}  {r.share_at_or_below_truth:6.0%}  "
+                f"{r.share_box_active:4.0%}"
             )
     if differ is not None:
         print(
@@ -574,15 +366,30 @@ def _rates(args) -> int:
             " (voronoi_function_cells: the loss with the function cells)"
         )
         print(
-            f"recombined (a channel with an atom outside the cells of the true channel L2 puts it with): {mixed} of {len(gated)} gated fits"
+            "recombined (a channel with an atom outside the cells of the true channel L2 puts it with): "
+            f"{mixed} of {len(gated)} gated fits"
             " (voronoi_measure: the loss that forgives it)"
         )
     print(
-        "theory: the slope of (log n / n)^alpha over the measured sizes (alpha from Proposition 1 / Theorems 2-3; '-' = no power law);"
-        " conv / <start / <=truth / box: shares of fits that converged, ended below their start's MSE, at or below the truth's MSE, on the box"
+        "theory: the slope of (log n / n)^alpha over the measured sizes "
+        "(alpha from Proposition 1 / Theorems 2-3; '-' = no power law);"
+        " conv / <start / <=truth / box: shares of fits that converged, ended below their start's MSE, "
+        "at or below the truth's MSE, on the box"
     )
     return 0
 
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())
+
+
+#: subcommand → its function (the parser, numeric.cli_parser, names the subcommands)
+COMMANDS = {
+    "fit": _fit,
+    "reproduce": _reproduce,
+    "merge": _merge,
+    "rates": _rates,
+    "plot": _rates,
+    "ratio": _ratio,
+    "confirm": confirm_cli.run,
+}

@@ -41,11 +41,11 @@ import numpy as np
 
 import identcheck
 
+from .confirm_outcome import paths_outcome as read_paths
 from .confirm_plot import ratio_figure
-from .confirm_rates import SNR_TARGET, check_range, fit_cost, grow, rate_rows, separation, with_signal
+from .confirm_rates import SNR_TARGET, check_K, check_range, fit_cost, grow, rate_rows, separation, with_signal
 from .confirm_result import OUTCOMES, SLOPE_TO_ZERO, ConfirmResult, RateRow, RateSeparation, Sequence, SymbolicSummary
 from .curves import ratio_curve
-from .memory import estimate_bytes, memory_budget
 from .models import Model, exact_constants
 from .params import NumericError
 from .recombination import alternatives as recombination_alternatives
@@ -72,12 +72,12 @@ T_VALUES = tuple(float(t) for t in np.logspace(-1, -4, 7))
 QUICK_SIZES, QUICK_REPS = (1000, 2000, 4000, 8000), 3
 FULL_SIZES, FULL_REPS = (2000, 4000, 8000, 16000, 32000), 6
 MAX_TRIED = 12  # witness paths evaluated at most (relations sorted by construction, exact first)
-MAX_K = 16  # channels per head a rate grid takes (numeric.sweep.Grid)
 #: The whole command's time budget in seconds (the rate grid grows only within it): --quick, default.
 QUICK_BUDGET, FULL_BUDGET = 150.0, 900.0
 #: A grid round never goes past this many sizes (the largest n: 2**(MAX_SIZES - 4) times the first grid's).
 MAX_SIZES = 7
-#: A round runs only if 1.5 times its predicted time fits in what is left of the budget (the load of a shared machine varies).
+#: A round runs only if 1.5 times its predicted time fits in what is left of the budget (the load of a shared
+#: machine varies).
 GROWTH_SAFETY = 1.5
 
 
@@ -129,97 +129,6 @@ def _witness_sequence(model, candidates, condition, X):
     return best[1], best[2], best[3]
 
 
-def describe(s: Sequence) -> str:
-    """One phrase with the numbers of a sequence."""
-    if s.exact_invariance:
-        return (
-            f"'{s.name}': the function does not move at all (ratio 0; max ||dg||/||g*|| = {s.max_relative_change:.1e})"
-        )
-    slope = "—" if s.slope is None else f"{s.slope:.2f}"
-    text = (
-        f"'{s.name}': slope {slope}, ratio {s.ratio[0]:.2e} at t = {s.t[0]:g} -> {s.ratio[-1]:.2e} at t = {s.t[-1]:g}"
-    )
-    if s.limit is not None:
-        text += f", t->0 limit {s.limit:.2e}"
-        if s.plateau is not None:
-            text += " (plateau reached)" if s.plateau else " (plateau not reached: not resolved)"
-    if s.sensitivity is not None:
-        text += f" ({'residual' if s.construction == 'split' else 'sensitivity'} {s.sensitivity:.1e})"
-    return text
-
-
-#: Constructions that are exact by derivation (docs/confirm.md): if one moves g, something is wrong.
-EXACT_CONSTRUCTIONS = ("euler-scale", "weights")
-
-
-def _verdict_line(check, sequences) -> tuple:
-    """(paths outcome, line) from identcheck's verdict and the sequences (:data:`OUTCOMES`)."""
-    witness = [s for s in sequences if s.kind == "witness"]
-    others = [
-        s for s in sequences if s.kind not in ("witness", "recombination")
-    ]  # recombination: about the loss, for every phi
-    if check.verdict == "not identifiable":
-        said = f"identcheck says not identifiable (witness probe '{check.witness}')"
-        if not witness:
-            return "not-resolved", f"not-resolved: {said}, but no witness path could be built in the model"
-        s = witness[0]
-        if s.to_zero:
-            return "consistent", f"consistent: {said}, and along the witness {describe(s)}"
-        if s.construction in EXACT_CONSTRUCTIONS:
-            return "inconsistent", (
-                f"inconsistent: {said}; the witness construction '{s.construction}' is exact by derivation, "
-                f"yet the function moves: {describe(s)}"
-            )
-        vanishing = [q for q in others if q.to_zero]
-        if vanishing:
-            return "consistent", (
-                f"consistent: {said}; the witness relation does not lift ({describe(s)}), but another path "
-                f"goes to 0: {describe(vanishing[0])}"
-            )
-        unresolved = [q for q in [s, *others] if not q.bounded]
-        if unresolved:
-            return "not-resolved", (
-                f"not-resolved: {said}; no witness construction reaches ratio 0 (best: {describe(s)}), and "
-                "these paths are not resolved: " + "; ".join(describe(q) for q in unresolved)
-            )
-        return "identifiable-beyond-condition", (
-            f"identifiable-beyond-condition: {said} — the sufficient condition fails — but the model stays identifiable along "
-            f"every tested path: the best witness construction levels off ({describe(s)}), and all {len(others)} other paths "
-            f"show a positive plateau"
-        )
-    if check.verdict == "identifiable":
-        vanishing = [s for s in others if s.to_zero]
-        if vanishing:
-            return (
-                "inconsistent",
-                "inconsistent: identcheck says identifiable, but the ratio goes to 0 along "
-                + "; ".join(describe(s) for s in vanishing),
-            )
-        unresolved = [s for s in others if not s.bounded]
-        if unresolved:
-            return "not-resolved", (
-                "not-resolved: identcheck says identifiable; these paths do not show a positive plateau: "
-                + "; ".join(describe(s) for s in unresolved)
-            )
-        low = min(others, key=lambda s: s.limit if s.limit is not None else min(s.ratio))
-        return "consistent", (
-            f"consistent: identcheck says identifiable, and the ratio is bounded away from 0 along all {len(others)} "
-            f"paths, each with its plateau in the data (smallest: {describe(low)})"
-        )
-    return "nothing-to-confirm", f"nothing-to-confirm: identcheck's verdict is {check.verdict!r} ({check.summary})"
-
-
-def _check_K(K, K_star: int, sizes) -> None:
-    """``K`` (channels per head of the fitted model): from K* to MAX_K, and a fit at the largest size within the memory budget."""
-    if isinstance(K, bool) or not isinstance(K, int) or not K_star <= K <= MAX_K:
-        raise NumericError(f"K={K!r}: must be from K* = {K_star} (the generic truth's channels per head) to {MAX_K}")
-    need, budget = estimate_bytes("lm", max(sizes), 2, 2, K, 2), memory_budget()
-    if need > budget:
-        raise NumericError(
-            f"K={K}: a fit at n = {max(sizes)} needs ~{need / 2**20:.0f} MB, above the budget of {budget / 2**20:.0f} MB"
-        )
-
-
 def _recombination(model, truth, K: int, X):
     """(sequence or None, alternatives, line): channel recombination at the generic truth with K
     channels per head (:mod:`numeric.recombination`). The local ε-recombination is a path
@@ -236,7 +145,8 @@ def _recombination(model, truth, K: int, X):
         moved = "g unchanged (exact)" if a.exact else f"g moves, ||dg||/||g*|| = {a.relative_change:.1e}"
         at = f" at eps = {a.epsilon:g}" if a.epsilon is not None else ""
         parts.append(
-            f"{a.construction}{at}: {moved}, channel-level L2 = {a.channel_loss:.3g}, measure-level loss = {a.measure_loss:.1e}"
+            f"{a.construction}{at}: {moved}, channel-level L2 = {a.channel_loss:.3g}, "
+            f"measure-level loss = {a.measure_loss:.1e}"
         )
     why = MODEL_NOTE_SHORT[model.kind]
     return sequence, found, f"channel recombination at K = {K} (K* = {truth.K}; {why}): " + "; ".join(parts)
@@ -244,7 +154,8 @@ def _recombination(model, truth, K: int, X):
 
 #: One phrase per model: whether re-pairing channels is an invariance (numeric.recombination).
 MODEL_NOTE_SHORT = {
-    "gated1": "model (9) sees the channels only through the per-(head, gate) measures, so a recombination is exact for every phi",
+    "gated1": "model (9) sees the channels only through the per-(head, gate) measures, "
+    "so a recombination is exact for every phi",
     "gated2": "model (12) applies phi to each channel's gate mixture, so a recombination moves g unless phi is affine",
 }
 
@@ -323,7 +234,7 @@ def confirm(
     generic = load_truth()
     sizes, reps = (QUICK_SIZES, QUICK_REPS) if quick else (FULL_SIZES, FULL_REPS)
     K = generic.params.K + 1 if K is None else K
-    _check_K(K, generic.params.K, sizes)
+    check_K(K, generic.params.K, sizes)
     phi_params = {k: str(v) for k, v in (params or {}).items()}  # φ's named constants, e.g. {"b": "1"}
     exact = exact_constants(phi_params)
     check = identcheck.check(phi, condition=condition, dim=2, seed=seed, params=exact)
@@ -365,7 +276,7 @@ def confirm(
     if recombined is not None:
         sequences.append(recombined)
     sequence_seconds = time.perf_counter() - sequence_started
-    paths_outcome, line = _verdict_line(check, sequences)
+    paths_outcome, line = read_paths(check, sequences)
     outcome, separation_result = paths_outcome, None
 
     witness_probe = next((p for p in check.probes if p.name == check.witness), None)
@@ -426,7 +337,8 @@ def confirm(
                 if not separation_result.separated:
                     outcome = "rates-not-separated"
                     line = (
-                        f"rates-not-separated: the paths say {line}; but the rates ({separation_result.expected} expected) "
+                        f"rates-not-separated: the paths say {line}; "
+                        f"but the rates ({separation_result.expected} expected) "
                         f"do not separate after {separation_result.rounds} grid round(s): {separation_result.reason}"
                     )
             else:  # inconsistent or not resolved: the first grid is reported, it cannot change the outcome

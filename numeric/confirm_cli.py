@@ -1,8 +1,8 @@
 """``numeric confirm PHI``: the command-line shell over :func:`numeric.confirm.confirm`.
 
-Wired into ``numeric/cli.py`` with ``confirm_cli.add_parser(sub).set_defaults(func=confirm_cli.run)``. Exit codes: 0 ran (whatever the
-verdict), 2 bad input (identcheck's or numeric's one-line message on stderr, nothing written),
-1 internal error.
+Wired into ``numeric/cli.py`` with ``confirm_cli.add_parser(sub).set_defaults(func=confirm_cli.run)``.
+Exit codes: 0 ran (whatever the verdict), 2 bad input (identcheck's or numeric's one-line message on
+stderr, nothing written), 1 internal error.
 """
 
 from __future__ import annotations
@@ -69,7 +69,8 @@ def add_parser(subparsers):
         type=int,
         default=None,
         metavar="K",
-        help="channels per head of the fitted model: the over-specified rate fits (K - 2 spare channels at each truth) and "
+        help="channels per head of the fitted model: the over-specified rate fits "
+        "(K - 2 spare channels at each truth) and "
         "the channel recombination at the generic truth (default 3 = K* + 1; the local recombination needs K >= 4)",
     )
     return p
@@ -159,7 +160,8 @@ def format_result(result) -> str:
     if result.separation is not None:
         sep = result.separation
         lines.append(
-            f"  rates {'separate' if sep.separated else 'do not separate'} ({sep.expected} expected; {sep.rounds} grid round(s), "
+            f"  rates {'separate' if sep.separated else 'do not separate'} "
+            f"({sep.expected} expected; {sep.rounds} grid round(s), "
             f"last n = {sep.sizes[0]}..{sep.sizes[-1]} x {sep.repetitions}): {sep.reason}"
         )
     if result.recombination_line:

@@ -1,9 +1,10 @@
 """The figure of ``numeric confirm``: ρ(t) against t on log-log axes, one line per path.
 
 Legend to the right, off the data; the title (from :func:`numeric.confirm.confirm`) says φ, the
-model, the outcome, and the Monte Carlo points per ratio ("quick" for ``--quick``). The witness path is drawn red and thick, probe paths grey, random paths blue; a path whose
-function does not move (ρ ≡ 0) is drawn dashed at a floor a decade below the smallest positive
-ratio; a computed t → 0 limit ρ₀ is drawn dotted, left of the measured range.
+model, the outcome, and the Monte Carlo points per ratio ("quick" for ``--quick``). The witness
+path is drawn red and thick, probe paths grey, random paths blue; a path whose function does not
+move (ρ ≡ 0) is drawn dashed at a floor a decade below the smallest positive ratio; a computed
+t → 0 limit ρ₀ is drawn dotted, left of the measured range.
 
 Drawn on a pyplot-free :class:`matplotlib.figure.Figure` (identcheck/figures.py): the caller's
 backend and pyplot's figures are left as they were; the figure shows inline in Jupyter.

@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from .confirm_result import RateRow
+from .memory import estimate_bytes, memory_budget
 from .models import Model
 from .params import HMoEParams, NumericError
 from .rates import rates_from_records
@@ -40,6 +41,8 @@ from .store import read_records, read_settings
 from .sweep import Grid, run_grid
 
 __all__ = [
+    "MAX_K",
+    "check_K",
     "check_range",
     "with_signal",
     "rate_rows",
@@ -212,3 +215,19 @@ def rate_rows(
                 )
             )
     return tuple(rows)
+
+
+MAX_K = 16  # channels per head a rate grid takes (numeric.sweep.Grid)
+
+
+def check_K(K, K_star: int, sizes) -> None:
+    """``K`` (channels per head of the fitted model): from K* to MAX_K, and a fit at the largest size within the
+    memory budget."""
+    if isinstance(K, bool) or not isinstance(K, int) or not K_star <= K <= MAX_K:
+        raise NumericError(f"K={K!r}: must be from K* = {K_star} (the generic truth's channels per head) to {MAX_K}")
+    need, budget = estimate_bytes("lm", max(sizes), 2, 2, K, 2), memory_budget()
+    if need > budget:
+        raise NumericError(
+            f"K={K}: a fit at n = {max(sizes)} needs ~{need / 2**20:.0f} MB, "
+            f"above the budget of {budget / 2**20:.0f} MB"
+        )

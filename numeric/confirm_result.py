@@ -50,15 +50,18 @@ OUTCOMES = {
     "consistent": "identcheck's verdict holds in the model: not identifiable and a witness path's ratio goes to 0, or "
     "identifiable and every path's ratio is bounded away from 0 with its plateau in the data; and, when the rate "
     "grid ran, its intervals separate",
-    "identifiable-beyond-condition": "identcheck says not identifiable (the sufficient condition fails), but the model stays "
+    "identifiable-beyond-condition": "identcheck says not identifiable (the sufficient condition fails), "
+    "but the model stays "
     "identifiable along every tested path: no witness construction reaches ratio 0 (none of them "
     "is exact by derivation) and every path shows a positive plateau (exp(z), docs/confirm.md)",
-    "inconsistent": "a contradiction: identcheck says identifiable and some path's ratio goes to 0, or a construction that is "
+    "inconsistent": "a contradiction: identcheck says identifiable and some path's ratio goes to 0, "
+    "or a construction that is "
     "exact by derivation (Euler scale, weights) moves the function",
     "rates-not-separated": "the paths agree with identcheck (consistent or identifiable-beyond-condition, kept in "
     "paths_outcome), but the rate grid's intervals do not separate within the time budget: an interval "
     "that should lie below 0 contains 0, or the witness is not slower than the generic truth",
-    "not-resolved": "a path the decision needs was not resolved: its ratio never came within 2x of its positive t -> 0 limit "
+    "not-resolved": "a path the decision needs was not resolved: "
+    "its ratio never came within 2x of its positive t -> 0 limit "
     "down to the smallest t float64 allows, or it neither falls nor has a positive limit, or no witness path "
     "could be built",
     "nothing-to-confirm": "identcheck's verdict is inconclusive",
@@ -307,10 +310,12 @@ class ConfirmResult:
             },
             "tolerances": {
                 "slope_to_zero": SLOPE_TO_ZERO,
-                "plateau": f"smallest-t ratio within {PLATEAU_FACTOR:g}x of a positive limit; t extended by half decades "
+                "plateau": f"smallest-t ratio within {PLATEAU_FACTOR:g}x of a positive limit; "
+                "t extended by half decades "
                 f"down to {T_MIN:g} or until ||g_t - g*|| < {DISTANCE_FLOOR:g} * ||g*||",
                 "exact_invariance": f"max_t ||g_t - g*|| <= {EXACT_TOL:g} * ||g*|| (L2(mu), Monte Carlo)",
-                "null_space": f"sensitivity ||J_s d_s|| / (s_max ||d_s||) <= {NULL_TOL:g} (column-scaled model Jacobian): limit 0",
+                "null_space": f"sensitivity ||J_s d_s|| / (s_max ||d_s||) <= {NULL_TOL:g} "
+                "(column-scaled model Jacobian): limit 0",
                 "split_residual": f"||Q + J w|| <= {RESIDUAL_TOL:g} * ||Q||: limit 0",
                 "signal_to_noise_required": SNR_REQUIRED,
             },

@@ -5,8 +5,9 @@ For a truth G* and a path t ↦ G_t (G_0 = G*, :mod:`numeric.paths`)
     ρ(t) = ‖g_{G_t} − g_{G*}‖_{L²(μ)} / L2(G_t, G*),      μ = Uniform([−1, 1]²),
 
 the norm a Monte Carlo mean over fixed points with its standard error by the delta method
-(se(√m) = se(m)/(2√m)), L2 the Voronoi loss of :mod:`numeric.voronoi` (a weight-0 channel no cell member). The gated models' rates
-rest on ρ ≥ c > 0 near G*; a path with ρ(t) → 0 witnesses that this local inequality fails.
+(se(√m) = se(m)/(2√m)), L2 the Voronoi loss of :mod:`numeric.voronoi` (a weight-0 channel no cell member).
+The gated models' rates rest on ρ ≥ c > 0 near G*; a path with ρ(t) → 0 witnesses that this local
+inequality fails.
 If ‖Δg‖ ≤ EXACT_TOL·‖g*‖ at every t the function did not move at all (float64 rounding only):
 ``exact_invariance``, ρ ≡ 0. Otherwise the slope of log ρ on log t is fitted over the ts.
 

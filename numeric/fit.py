@@ -229,7 +229,8 @@ def fit(
         low, high, per = estimate_seconds(m, X, theta0, shape, optimizer, max_epochs)
         if high > LONG_FIT_SECONDS:
             notice(
-                f"this fit may take {_duration(low)}–{_duration(high)} (one {optimizer} iteration ≈ {per:.2g} s at n = {n}, "
+                f"this fit may take {_duration(low)}–{_duration(high)} "
+                f"(one {optimizer} iteration ≈ {per:.2g} s at n = {n}, "
                 f"K = {K}; {optimizer} takes {_iterations_text(optimizer, max_epochs)})"
             )
     report = None
@@ -237,7 +238,8 @@ def fit(
 
         def report(iteration, mse):
             progress(
-                f"{model} K={K} n={n} {optimizer}: iteration {iteration}, MSE {mse:.6g}, {time.perf_counter() - started:.0f} s"
+                f"{model} K={K} n={n} {optimizer}: iteration {iteration}, MSE {mse:.6g}, "
+                f"{time.perf_counter() - started:.0f} s"
             )
 
     theta, iterations, converged = optimise(

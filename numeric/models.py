@@ -12,7 +12,8 @@ G_{h,k} = Σ_i σ_{h,i} e_{h,i,k}:
 
     ∂/∂ω_{h,k} = G_{h,k}                          | gated2: φ(F_{h,k})
     ∂/∂a_{h,i,k} = ω_{h,k} σ_{h,i} e'_{h,i,k} x    | gated2: ω_{h,k} φ'(F_{h,k}) σ_{h,i} x
-    ∂/∂q_{h,i} = Σ_k ω_{h,k} σ_{h,i} (e_{h,i,k} − G_{h,k})  | gated2: Σ_k ω_{h,k} φ'(F_{h,k}) σ_{h,i} (s_{h,i,k} − F_{h,k})
+    ∂/∂q_{h,i} = Σ_k ω_{h,k} σ_{h,i} (e_{h,i,k} − G_{h,k})  | gated2: Σ_k ω_{h,k} φ'(F_{h,k}) σ_{h,i}
+                                                            |         (s_{h,i,k} − F_{h,k})
 
 All arrays are float64 and vectorized over samples; the softmax is stable (N = 2: σ_1 = expit(q_1 − q_2);
 otherwise the row maximum is subtracted).

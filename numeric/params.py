@@ -46,7 +46,8 @@ class HMoEParams:
             object.__setattr__(self, name, value)
         if self.omega.ndim != 2 or self.M.ndim != 4 or self.a.ndim != 4:
             raise NumericError(
-                f"shapes omega{self.omega.shape}, M{self.M.shape}, a{self.a.shape}: expected (H, K), (H, N, d, d), (H, N, K, d)"
+                f"shapes omega{self.omega.shape}, M{self.M.shape}, a{self.a.shape}: "
+                "expected (H, K), (H, N, d, d), (H, N, K, d)"
             )
         H, K = self.omega.shape
         if self.M.shape[0] != H or self.a.shape[0] != H or self.a.shape[2] != K:

@@ -62,7 +62,10 @@ def rates_figure(rates, ylabel: str = "Voronoi loss", title: str | None = None):
         sizes = np.array(rate.sizes, dtype=float)
         ax.plot(sizes, rate.means, "o", ms=4, color=colour)
         line = np.exp(rate.intercept) * sizes**rate.slope
-        label = f"{rate.settings.split(',')[1].strip() if ',' in rate.settings else rate.settings_id}: slope {rate.slope:.2f} [{rate.ci_low:.2f}, {rate.ci_high:.2f}]"
+        label = (
+            f"{rate.settings.split(',')[1].strip() if ',' in rate.settings else rate.settings_id}: "
+            f"slope {rate.slope:.2f} [{rate.ci_low:.2f}, {rate.ci_high:.2f}]"
+        )
         if rate.paper is not None:
             label += f" (paper {rate.paper:.2f})"
         ax.plot(sizes, line, "--", color=colour, label=label)

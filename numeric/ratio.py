@@ -64,7 +64,8 @@ def ratio_table(model: str, truth, ns, r: float = 1.0, mc: int = 200_000, seed: 
     for index, n in enumerate(ns):
         if not (isinstance(n, (int, float)) and 1 <= n <= MAX_SEQUENCE_N):
             raise NumericError(
-                f"ns[{index}]={n!r}: must be from 1 to {MAX_SEQUENCE_N:.0e} (beyond, n^-(r+1) underflows against the weights)"
+                f"ns[{index}]={n!r}: must be from 1 to {MAX_SEQUENCE_N:.0e} "
+                "(beyond, n^-(r+1) underflows against the weights)"
             )
     m = truth.model(model)
     X = np.random.default_rng([seed, 7]).uniform(-1, 1, size=(mc, truth.params.dim))

@@ -69,13 +69,16 @@ __all__ = [
 
 #: The three constructions, in the module docstring's order.
 CONSTRUCTIONS = ("local", "global", "swap")
-#: ε at which :func:`alternatives` evaluates the local recombination (a fraction of the smaller weight if that is below it).
+#: ε at which :func:`alternatives` evaluates the local recombination (a fraction of the smaller weight if that is
+#: below it).
 LOCAL_EPS = 0.1
 #: Why a recombination is (gated1, mha) or is not (gated2) an invariance of the model.
 MODEL_NOTE = {
-    "gated1": "model (9) depends on the channels only through the per-(head, gate) measures sum_k omega_k delta_(a_ik): exact for every phi",
+    "gated1": "model (9) depends on the channels only through the per-(head, gate) measures "
+    "sum_k omega_k delta_(a_ik): exact for every phi",
     "mha": "model (2) depends on the channels only through the per-(head, gate) measures: exact",
-    "gated2": "model (12) applies phi to one channel's gate mixture sum_i sigma_i a_ik^T x, so g is not a function of the per-(head, gate) "
+    "gated2": "model (12) applies phi to one channel's gate mixture sum_i sigma_i a_ik^T x, "
+    "so g is not a function of the per-(head, gate) "
     "measures: re-pairing atoms moves g unless phi is affine; no exact invariance is claimed",
 }
 
@@ -145,7 +148,8 @@ def local_recombination(truth: HMoEParams, K: int, epsilon: float) -> HMoEParams
     _check(truth, K, 2, "local recombination")
     if not 0 <= epsilon <= truth.omega[:, :2].min():
         raise NumericError(
-            f"epsilon={epsilon!r}: must be from 0 to the smaller weight of the re-paired channels, {truth.omega[:, :2].min():g}"
+            f"epsilon={epsilon!r}: must be from 0 to the smaller weight of the re-paired channels, "
+            f"{truth.omega[:, :2].min():g}"
         )
     omega, a = [], []
     for h in range(truth.H):
@@ -249,7 +253,10 @@ def alternatives(model, truth: HMoEParams, K: int, X: np.ndarray) -> tuple:
         exact = change <= EXACT_TOL
         note = MODEL_NOTE[model.kind]
         if model.kind == "gated2" and exact:
-            note = "model (12) is not a function of the per-(head, gate) measures, but here the change is rounding only (phi affine on the range?)"
+            note = (
+                "model (12) is not a function of the per-(head, gate) measures, "
+                "but here the change is rounding only (phi affine on the range?)"
+            )
         out.append(
             Alternative(
                 construction,
@@ -280,7 +287,8 @@ def recombination_path(model, truth: HMoEParams, K: int, X: np.ndarray) -> Path:
     limit = 0.0 if distance <= EXACT_TOL * scale else distance / voronoi_loss(G, truth, "L2")
     heads = "every head" if truth.H > 1 else "the head"
     note = (
-        f"channels 1, 2 of {heads} re-paired at gate 1 with weight eps = t (K = {K}, K* = {truth.K}): every per-(head, gate) "
+        f"channels 1, 2 of {heads} re-paired at gate 1 with weight eps = t (K = {K}, K* = {truth.K}): "
+        "every per-(head, gate) "
         f"measure is unchanged; {MODEL_NOTE[model.kind]}"
     )
     return Path(
@@ -296,7 +304,8 @@ def recombination_path(model, truth: HMoEParams, K: int, X: np.ndarray) -> Path:
     )
 
 
-#: ε of the ratio table (``numeric ratio --path recombination``): seven points from 1e-1 to 1e-4, as ``numeric confirm``.
+#: ε of the ratio table (``numeric ratio --path recombination``): seven points from 1e-1 to 1e-4, as
+#: ``numeric confirm``.
 TABLE_EPSILONS = tuple(float(t) for t in np.logspace(-1, -4, 7))
 #: Channels per head the table takes at most (as a rate grid, :class:`numeric.sweep.Grid`).
 MAX_TABLE_K = 16

@@ -71,7 +71,8 @@ def confirm_markdown(result) -> str:
         first = result.sequences[0]
         t = first.t[: first.window or len(first.t)]  # the standard window
         parts.append(
-            f"Ratio ‖g_t − g*‖ / L2(G_t, G*) for t = {t[0]:g} … {t[-1]:g} (slope over this window; smaller t where a path "
+            f"Ratio ‖g_t − g*‖ / L2(G_t, G*) for t = {t[0]:g} … {t[-1]:g} "
+            "(slope over this window; smaller t where a path "
             f"needs them to reach its plateau; {result.mc_points} Monte Carlo points):\n\n"
             + table(
                 (
@@ -103,7 +104,8 @@ def confirm_markdown(result) -> str:
         if result.separation is not None:
             sep = result.separation
             parts.append(
-                f"Rates {'separate' if sep.separated else 'do not separate'} ({sep.expected} expected; {sep.rounds} grid "
+                f"Rates {'separate' if sep.separated else 'do not separate'} "
+                f"({sep.expected} expected; {sep.rounds} grid "
                 f"round(s), last n = {sep.sizes[0]}–{sep.sizes[-1]} × {sep.repetitions}): {sep.reason}"
             )
     else:

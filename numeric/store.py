@@ -90,7 +90,10 @@ class Settings:
         if params:
             phi += " [" + ", ".join(f"{k}={v}" for k, v in sorted(params.items())) + "]"
         gd = f" ({self.gd_objective})" if self.optimizer == "gd" else ""
-        return f"truth {self.truth.get('name', '?')}, phi {phi}, {self.optimizer}{gd}, init {self.init}, box {self.box:g}, seed {self.seed}"
+        return (
+            f"truth {self.truth.get('name', '?')}, phi {phi}, {self.optimizer}{gd}, init {self.init}, "
+            f"box {self.box:g}, seed {self.seed}"
+        )
 
 
 @lru_cache(maxsize=64)

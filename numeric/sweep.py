@@ -272,7 +272,8 @@ PRESETS = {
         sizes=(10_000, 21_544, 46_416, 100_000, 215_443, 464_159, 1_000_000),
         reps=5,
         box=10.0,
-        description="theorems in their regime: K = K*, K* + 1 (and K* + 2 for the gated models, where channels can recombine); "
+        description="theorems in their regime: K = K*, K* + 1 "
+        "(and K* + 2 for the gated models, where channels can recombine); "
         "n = 1e4..1e6; box factor 10; truths local_sigmoid, local_sigmoid_b1",
     ),
 }

@@ -194,3 +194,25 @@ def test_a_computation_that_does_not_run_is_cut_by_the_wall_clock_backstop(monke
     with pool(0.1):  # a pool has its backstop too
         assert run(time.sleep, 5, seconds=30, default="late") == ("late", True)
     assert time.monotonic() - started < 3
+
+
+def test_a_deadline_swallowed_once_is_raised_again():
+    """An alarm whose exception Python discards (raised inside a __del__ or a weakref finalizer, seen
+    under load) must not let the computation run on: the alarm repeats until run() ends."""
+    from identcheck.budget import BudgetExceeded
+
+    def swallows_the_first_alarm():
+        swallowed = False
+        stop = time.monotonic() + 5
+        while time.monotonic() < stop:
+            try:
+                sum(range(1000))
+            except BudgetExceeded:
+                if swallowed:
+                    raise
+                swallowed = True  # what Python does with an exception raised inside a finalizer
+        return "ran to the end"
+
+    started = time.monotonic()
+    assert run(swallows_the_first_alarm, seconds=0.2, default="late") == ("late", True)
+    assert time.monotonic() - started < 2

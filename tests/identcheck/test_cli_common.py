@@ -104,7 +104,8 @@ def test_every_output_path_with_a_missing_parent_is_one_line_exit_2(main, argv, 
         (
             identcheck_main,
             ["chek", "z"],
-            "identcheck: error: 'chek' is not a command (did you mean check?); commands: check, positions, prove-pde, scan, catalog",
+            "identcheck: error: 'chek' is not a command (did you mean check?); "
+            "commands: check, positions, prove-pde, scan, catalog",
         ),
         (
             numeric_main,
@@ -119,7 +120,8 @@ def test_every_output_path_with_a_missing_parent_is_one_line_exit_2(main, argv, 
         (
             numeric_main,
             ["fitt"],
-            "numeric: error: 'fitt' is not a command (did you mean fit?); commands: fit, reproduce, merge, rates, plot, ratio, confirm",
+            "numeric: error: 'fitt' is not a command (did you mean fit?); "
+            "commands: fit, reproduce, merge, rates, plot, ratio, confirm",
         ),
         (numeric_main, ["rates", "x", "--zzzzzz"], "numeric: error: unknown flag --zzzzzz; see numeric rates --help"),
         (numeric_main, ["--hlep"], "numeric: error: unknown flag --hlep (did you mean --help?); see numeric --help"),

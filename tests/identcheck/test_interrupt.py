@@ -54,7 +54,8 @@ def test_sigterm_ends_the_catalog_within_2_s_and_writes_nothing(tmp_path):
     assert seconds < 2.0
     assert not any(_alive(p) for p in workers)
     assert stderr.strip().splitlines()[-1] == (
-        "identcheck: interrupted (SIGTERM): nothing written: the catalog is printed, or written to --out, only when complete"
+        "identcheck: interrupted (SIGTERM): nothing written: "
+        "the catalog is printed, or written to --out, only when complete"
     )
     assert stdout == "" and list(tmp_path.iterdir()) == []  # no catalog, no temporary file
 

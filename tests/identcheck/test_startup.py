@@ -26,8 +26,12 @@ def _loaded(code: str) -> list[str]:
         "import identcheck",
         "import identcheck.cli",
         "from identcheck.cli import build_parser\nbuild_parser().format_help()",
-        "from identcheck.cli import main\nimport contextlib, io\ntry:\n    with contextlib.redirect_stdout(io.StringIO()):\n        main(['check', '--help'])\nexcept SystemExit:\n    pass",
-        "from identcheck.cli import main\nimport contextlib, io\nwith contextlib.redirect_stderr(io.StringIO()):\n    main(['check', '--dim', 'x'])",  # a bad flag
+        "from identcheck.cli import main\nimport contextlib, io\ntry:\n"
+        "    with contextlib.redirect_stdout(io.StringIO()):\n        main(['check', '--help'])\n"
+        "except SystemExit:\n    pass",
+        # a bad flag
+        "from identcheck.cli import main\nimport contextlib, io\n"
+        "with contextlib.redirect_stderr(io.StringIO()):\n    main(['check', '--dim', 'x'])",
         "from identcheck import IdentcheckError, Verdict, __version__",  # light names stay light
     ],
     ids=["import", "import cli", "parser", "--help", "bad flag", "light names"],
@@ -40,7 +44,10 @@ def test_a_command_loads_what_it_needs_and_no_more():
     """The check needs sympy, numpy and scipy's linear algebra; not scipy.special (φ = z needs no
     special function), not the optimizer, not matplotlib. (Also shows the probe sees imports: the
     lists above are empty because nothing loaded.)"""
-    code = "from identcheck.cli import main\nimport contextlib, io\nwith contextlib.redirect_stdout(io.StringIO()):\n    main(['check', 'z', '--dim', '1'])"
+    code = (
+        "from identcheck.cli import main\nimport contextlib, io\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n    main(['check', 'z', '--dim', '1'])"
+    )
     assert _loaded(code) == ["sympy", "numpy", "scipy", "flint"]
 
 
@@ -95,7 +102,8 @@ def test_a_condition_module_loads_when_the_condition_is_asked_for():
     registry loads lazily"): a type-1 check from the command line reads type1, and type2 for the
     default of the type-2 flags it passes through; not mha, type1-full or the DeepSeek modules."""
     code = (
-        "from identcheck.cli import main\nimport contextlib, io, json, sys\nwith contextlib.redirect_stdout(io.StringIO()):\n"
+        "from identcheck.cli import main\nimport contextlib, io, json, sys\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
         "    main(['check', 'z', '--dim', '1'])\n"
         "print(json.dumps(sorted(m for m in sys.modules if m.startswith('identcheck.conditions.') or 'expert' in m)))"
     )

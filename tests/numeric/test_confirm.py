@@ -9,7 +9,8 @@ import pytest
 from identcheck import IdentcheckError, check
 from numeric import confirm as confirm_module
 from numeric import confirm_cli
-from numeric.confirm import OUTCOMES, SLOPE_TO_ZERO, Sequence, _verdict_line, confirm
+from numeric.confirm import OUTCOMES, SLOPE_TO_ZERO, Sequence, confirm
+from numeric.confirm_outcome import paths_outcome
 
 MC = 4000
 
@@ -153,7 +154,7 @@ class _Check:
     ],
 )
 def test_verdict_rule(verdict, sequences, expected):
-    outcome, line = _verdict_line(_Check(verdict), sequences)
+    outcome, line = paths_outcome(_Check(verdict), sequences)
     assert outcome == expected and line.startswith(expected + ": ")
     assert outcome in OUTCOMES
 

@@ -82,7 +82,8 @@ def test_sequences_table_has_one_row_per_path_with_slope_and_invariance(fixed):
         assert row[3] == ("yes" if s.exact_invariance else "no")
         assert float(row[4]) == pytest.approx(s.ratio[0], rel=1e-2) and float(row[5]) == s.t[-1]
         assert float(row[6]) == pytest.approx(s.ratio[-1], rel=1e-2)
-    # by hand: the Euler witness is exact; 'random pair' has limit 0 and falls (slope 1); the line sits on its limit 0.05
+    # by hand: the Euler witness is exact; 'random pair' has limit 0 and falls (slope 1); the line sits on its
+    # limit 0.05
     assert [row[8] for row in rows] == ["yes", "yes", "no (bounded, plateau reached)"]
 
 

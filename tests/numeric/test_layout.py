@@ -22,7 +22,7 @@ LAZY_ALLOWED = ("matplotlib",)
 #: loads no numpy, scipy or sympy); nothing else in the package imports them, so their lazy imports
 #: cannot hide a cycle — and the cycle check below counts them anyway. (The package root's lazy API
 #: imports through importlib with names from a table; its TYPE_CHECKING block lists them at the top.)
-ENTRY_POINTS = ("numeric.cli", "numeric.confirm_cli", "numeric.__main__")
+ENTRY_POINTS = ("numeric.cli", "numeric.cli_parser", "numeric.confirm_cli", "numeric.__main__")
 
 
 def _graph():

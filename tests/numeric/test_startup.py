@@ -17,14 +17,21 @@ ENV = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
 
 
 def _run(code: str) -> dict:
-    probe = f"{code}\nimport json, sys\nprint(json.dumps({{'loaded': [m for m in {HEAVY!r} if m in sys.modules], **globals().get('report', {{}})}}), file=sys.__stdout__)"
+    probe = (
+        f"{code}\nimport json, sys\nprint(json.dumps({{'loaded': [m for m in {HEAVY!r} if m in sys.modules], "
+        "**globals().get('report', {})}), file=sys.__stdout__)"
+    )
     out = subprocess.run(
         [sys.executable, "-c", probe], cwd=ROOT, env=ENV, capture_output=True, text=True, check=True
     ).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
-QUIET = "import contextlib, io\nquiet = contextlib.ExitStack()\nquiet.enter_context(contextlib.redirect_stdout(io.StringIO()))\nquiet.enter_context(contextlib.redirect_stderr(io.StringIO()))\n"
+QUIET = (
+    "import contextlib, io\nquiet = contextlib.ExitStack()\n"
+    "quiet.enter_context(contextlib.redirect_stdout(io.StringIO()))\n"
+    "quiet.enter_context(contextlib.redirect_stderr(io.StringIO()))\n"
+)
 
 
 @pytest.mark.parametrize(

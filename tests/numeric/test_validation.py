@@ -16,7 +16,7 @@ from numeric.sweep import Grid, run_grid
 
 PACKAGE = Path(__file__).resolve().parents[2] / "numeric"
 #: The command-line modules: the only ones that may spell a flag.
-CLI_MODULES = {"cli.py", "confirm_cli.py", "flags.py"}
+CLI_MODULES = {"cli.py", "cli_parser.py", "confirm_cli.py", "flags.py"}
 
 
 def _error_texts(path: Path):
@@ -116,7 +116,8 @@ def test_the_cli_spells_parameters_as_its_flags(command, message, expected):
         (["confirm", "tanh(z)", "--jobs", "0", "--out", "X"], "numeric: error: --jobs 0: must be from 1 to 64"),
         (
             ["rates", "no/such/folder"],
-            "numeric: error: folder 'no/such/folder': no fit store here (run `numeric reproduce --out no/such/folder` first)",
+            "numeric: error: folder 'no/such/folder': no fit store here "
+            "(run `numeric reproduce --out no/such/folder` first)",
         ),
     ],
 )
