@@ -31,13 +31,12 @@ from typing import Callable
 
 import flint
 import numpy as np
-import scipy.linalg
 import sympy as sp
 
 from .activation import Z
 from .budget import PROOF_SECONDS, Outcome, run
 from .compile import arb_precision
-from .echelon import dependent_columns
+from .echelon import dependent_columns, pivoted_rows
 from .families import ODE, phi_properties
 from .ode import phi_odes
 from .terms import TermSet, _PhiDerivative, phi_placeholder, substitute_phi
@@ -340,8 +339,7 @@ def recover_relations(
         return []
     chosen = dependent_columns(null_space, k)  # canonical: the reduced echelon form in term order
     if chosen is None:  # an ill-separated null space: the pivots of a column-pivoted QR
-        _, _, pivots = scipy.linalg.qr(null_space.T, mode="economic", pivoting=True)
-        chosen = sorted(int(p) for p in pivots[:k])
+        chosen = sorted(pivoted_rows(null_space, k))
     rest = [j for j in range(T) if j not in chosen]
     with arb_precision(digits):
         a = arb_matrix(digits).mid()

@@ -13,7 +13,8 @@ between two machines can be traced to what differs between them.
                "threading_layer": "pthreads", "num_threads": 1, "prefix": "libscipy_openblas"}]}
 
 with ``blas`` from threadpoolctl's report of the libraries loaded in this process (numpy and
-scipy each bring their own OpenBLAS), and a version ``None`` for a package not installed.
+scipy each bring their own OpenBLAS; scipy's only where it was loaded), and a version ``None`` for a
+package not installed.
 """
 
 from __future__ import annotations
@@ -36,10 +37,10 @@ def _version(name: str) -> str | None:
 
 
 def blas() -> list:
-    """The BLAS libraries loaded in this process, as threadpoolctl reports them (numpy and scipy
-    imported first, so that their BLAS is among them)."""
+    """The BLAS libraries loaded in this process, as threadpoolctl reports them — those the
+    computation could use: numpy's always; scipy's when the command loaded scipy.linalg (numeric
+    does; an identcheck check needs no scipy)."""
     import numpy  # noqa: F401  (loads numpy's BLAS)
-    import scipy.linalg  # noqa: F401  (loads scipy's BLAS)
     from threadpoolctl import threadpool_info
 
     return [

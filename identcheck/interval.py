@@ -38,9 +38,9 @@ from typing import Callable, Sequence
 
 import flint
 import numpy as np
-import scipy.linalg
 
 from .compile import arb_precision
+from .echelon import pivoted_rows
 
 __all__ = [
     "IntervalCertificate",
@@ -114,8 +114,7 @@ def select_rows(matrix: np.ndarray) -> np.ndarray:
     n, T = matrix.shape
     if n < T:
         raise ValueError(f"need at least as many points as columns, got {n} < {T}")
-    _, _, pivots = scipy.linalg.qr(matrix.T, mode="economic", pivoting=True)
-    return np.sort(pivots[:T])
+    return np.sort(pivoted_rows(matrix, T))
 
 
 def certify_full_column_rank(

@@ -27,9 +27,8 @@ from dataclasses import dataclass, field
 
 import flint
 import numpy as np
-from scipy.linalg import qr
 
-from .echelon import dependent_columns
+from .echelon import dependent_columns, pivoted_rows
 from .rank import decide_rank
 
 __all__ = ["Reduction", "reduce_groups", "sub_gram"]
@@ -76,8 +75,8 @@ def reduce_groups(factor_matrix: np.ndarray, groups: dict, factor_gram, ladder) 
             norms = np.linalg.norm(sub, axis=0)
             dropped = dependent_columns(decision.null_space, nullity)
             if dropped is None:
-                _, _, pivots = qr(sub / np.where(norms > 0, norms, 1.0), mode="economic", pivoting=True)
-                kept.extend(columns[np.sort(pivots[: len(columns) - nullity])])
+                scaled = sub / np.where(norms > 0, norms, 1.0)
+                kept.extend(columns[np.sort(pivoted_rows(scaled.T, len(columns) - nullity))])
             else:
                 kept.extend(columns[[j for j in range(len(columns)) if j not in set(dropped)]])
         else:

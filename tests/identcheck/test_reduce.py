@@ -101,3 +101,18 @@ def test_the_echelon_basis_is_the_same_for_every_basis_and_has_its_shape(seed):
     for i, p in enumerate(pivots):
         assert v[i, p] == pytest.approx(1) and np.allclose(np.delete(v[i, p + 1 :], []), 0, atol=1e-9)
         assert all(abs(v[i, q]) < 1e-9 for q in pivots if q != p)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(3, 12), m=st.integers(2, 6))
+def test_pivoted_rows_are_lapacks_column_pivots(seed, n, m):
+    """A second method: scipy's column-pivoted QR (LAPACK geqp3) of the transpose picks the same rows
+    (random rows: no ties)."""
+    import scipy.linalg
+
+    from identcheck.echelon import pivoted_rows
+
+    matrix = np.random.default_rng(seed).normal(size=(n, m))
+    count = min(n, m)
+    _, _, pivots = scipy.linalg.qr(matrix.T, mode="economic", pivoting=True)
+    assert pivoted_rows(matrix, count) == [int(p) for p in pivots[:count]]

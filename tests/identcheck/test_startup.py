@@ -41,14 +41,14 @@ def test_nothing_heavy_loads_before_a_command_needs_it(code):
 
 
 def test_a_command_loads_what_it_needs_and_no_more():
-    """The check needs sympy, numpy and scipy's linear algebra; not scipy.special (φ = z needs no
-    special function), not the optimizer, not matplotlib. (Also shows the probe sees imports: the
+    """The check needs sympy, numpy and python-flint; not scipy (its pivoted QR was replaced by
+    identcheck.echelon.pivoted_rows), not the optimizer, not matplotlib. (Also shows the probe sees imports: the
     lists above are empty because nothing loaded.)"""
     code = (
         "from identcheck.cli import main\nimport contextlib, io\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n    main(['check', 'z', '--dim', '1'])"
     )
-    assert _loaded(code) == ["sympy", "numpy", "scipy", "flint"]
+    assert _loaded(code) == ["sympy", "numpy", "flint"]
 
 
 def test_the_lazy_api_gives_the_functions_even_after_their_modules_loaded():
