@@ -30,6 +30,7 @@ from .errors import IdentcheckError
 from .evidence import Certificate, CertificateKind
 from .interval import IntervalCertificate, approximate_inverse_test, certify_full_column_rank
 from .probes import Component, HeadConfig, Probe
+from .relations import tied_components
 from .report import Relation
 
 __all__ = ["IntervalDetail", "RelationsDetail", "certify_probe", "replay", "hex_points"]
@@ -208,6 +209,7 @@ def _relation(coefficients, matrix) -> Relation:
         family=None,
         hypothesis=None,
         proved=True,
+        ties=tied_components(tuple(matrix.keys[c] for c, _ in coefficients)),
     )
 
 

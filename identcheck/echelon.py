@@ -32,7 +32,8 @@ PIVOT_TOL = 1e-6
 
 
 def dependent_columns(null_space: np.ndarray, nullity: int | None = None) -> list | None:
-    """The pivots p_1 < … < p_k of the module docstring, from any basis of N (T × k, scaled or not).
+    """The pivots p_1 < … < p_k of the module docstring, from any basis of N (T × k; orthonormalised
+    first, so the result does not depend on which basis).
 
     None when the elimination does not find exactly ``nullity`` (default k) pivots above
     ``PIVOT_TOL`` (an ill-separated null space).
@@ -40,9 +41,11 @@ def dependent_columns(null_space: np.ndarray, nullity: int | None = None) -> lis
     >>> dependent_columns(np.array([[1.0], [2.0], [0.0]]))  # c0 + 2 c1 = 0: c1 depends on c0
     [1]
     """
-    rows = np.array(null_space, dtype=float).T.copy()
-    nullity = rows.shape[0] if nullity is None else nullity
-    rows /= np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), np.finfo(float).tiny)
+    basis = np.array(null_space, dtype=float)
+    nullity = basis.shape[1] if nullity is None else nullity
+    # an orthonormal basis of the same space: the threshold below then means the same for every basis
+    # given (a skewed one, v1 ± 1e-4·w, moved a pivot)
+    rows = np.linalg.qr(basis)[0].T.copy() if basis.size else basis.T.copy()
     free = list(range(rows.shape[0]))
     pivots = []
     for j in range(rows.shape[1] - 1, -1, -1):

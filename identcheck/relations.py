@@ -12,7 +12,9 @@ templates of the known families (:mod:`families`), all in column-scaled coordina
    (:mod:`echelon`; each vector writes its last term, coefficient 1, through earlier ones), of
    which the first vectors that add rank to the kept templates are reported. Their coefficients
    are read as exact rationals p/q (q ≤ ``RATIONAL_DENOMINATOR`` = 4096, each within
-   ``RATIONAL_TOL`` = 1e-9 of the float) where they all are — exact-looking, *not* proved: the
+   ``RATIONAL_TOL`` = 1e-9 of the float, and within ``RATIONAL_GAP``/q² = 1e-4/q²: every real
+   number lies within 1/q² of some p/q, so a looser test read 9π² as 109523/1233) where they
+   all are — exact-looking, *not* proved: the
    check's sympy budget goes to the templates (a raw relation is often a family no template
    knows, whose proofs time out: erf's type-2 relations spent a whole check's budget). With
    ``--certify`` the certificate recovers these same relations at 120 digits (the same echelon
@@ -41,6 +43,7 @@ ADDS_RANK = 1e-8  # a template adds rank when the kept unit vectors' singular va
 RAW_CUTOFF = 1e-9  # raw coefficients below this (relative to the largest) are dropped
 RATIONAL_DENOMINATOR = 4096  # a raw coefficient is read as p/q with q at most this …
 RATIONAL_TOL = 1e-9  # … when within this (relative, at least absolute) of it
+RATIONAL_GAP = 1e-4  # … and within this fraction of 1/q² (every real number is within 1/q² of some p/q)
 NULL_SPACE_TOLERANCE = Tolerance(
     "in_null_space", IN_NULL_SPACE, "a template is recognised when ||(I - Q Q^T) t|| <= this * ||t||"
 )
@@ -199,7 +202,9 @@ def _rationals(coeffs) -> tuple | None:
     for column in np.flatnonzero(np.abs(coeffs) > RAW_CUTOFF * np.max(np.abs(coeffs))):
         value = float(coeffs[column])
         guess = Fraction(value).limit_denominator(RATIONAL_DENOMINATOR)
-        if abs(value - float(guess)) > RATIONAL_TOL * max(1.0, abs(value)):
+        miss = abs(value - float(guess))
+        # a best approximation p/q is always within 1/q² of value: only a miss far below that is a reading
+        if miss > RATIONAL_TOL * max(1.0, abs(value)) or miss > RATIONAL_GAP / guess.denominator**2:
             return None
         if guess != 0:
             exact.append((int(column), sp.Rational(guess.numerator, guess.denominator)))

@@ -136,6 +136,8 @@ class Relation:
         tag = f"{self.family or 'unrecognised'}" + (f": {hypothesis_text(self.hypothesis)}" if self.hypothesis else "")
         if self.ties:
             tag += ", ties experts " + ", ".join(f"[{k}]" for k in self.ties)
+        if self.family is None and self.exact is not None and not self.proved and not self.timed_out:
+            tag += ", rational reading, not proved"
         return tag + (
             ", proved by sympy"
             if self.proved

@@ -40,6 +40,7 @@ from pathlib import Path
 import numpy as np
 
 import identcheck
+from identcheck.environment import environment
 
 from .confirm_outcome import paths_outcome as read_paths
 from .confirm_plot import ratio_figure
@@ -385,6 +386,7 @@ def confirm(
         recombination_line=recombination_line,
         paths_outcome=paths_outcome,
         separation=separation_result,
+        environment=environment(),
     )
     if out_path is not None:
         (out_path / "confirm.json").write_text(json.dumps(result.to_dict(), indent=1), encoding="utf-8")

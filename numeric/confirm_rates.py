@@ -101,6 +101,15 @@ def separation(rows, expected: str) -> tuple:
     if expected not in ("rates at both truths", "witness slower"):
         raise ValueError(f"expected={expected!r}")
     problems = []
+    if not rows:
+        return False, "no rate rows: nothing to separate"
+    if expected == "witness slower":  # each K needs both truths, else "slower at every K" would be vacuous
+        truths_at = {}
+        for r in rows:
+            truths_at.setdefault(r.K, set()).add(r.truth)
+        for K, truths in sorted(truths_at.items()):
+            if truths != {"generic", "witness"}:
+                problems.append(f"K = {K}: only the {', '.join(sorted(truths))} truth was fitted (both are needed)")
     for r in rows:
         if (expected == "rates at both truths" or r.truth == "generic") and r.ci[1] >= 0:
             problems.append(

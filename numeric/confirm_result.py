@@ -269,6 +269,7 @@ class ConfirmResult:
     recombination_line: str = ""
     paths_outcome: str = ""
     separation: RateSeparation | None = None
+    environment: dict | None = field(default=None, compare=False, repr=False)  # versions and BLAS
 
     def _repr_markdown_(self) -> str:
         """Jupyter's rendering (:func:`numeric.render.confirm_markdown`)."""
@@ -321,4 +322,5 @@ class ConfirmResult:
             },
             "figure": self.figure,
             "out": self.out,
+            "environment": self.environment,
         }

@@ -4,8 +4,8 @@ The files in golden/json were first written by the code *before* the typed resul
 check driver, the structural keys and the one merge rule (commit c258a4c), so they pin that
 those changes left every field as it was. Only ``seconds`` is left out. Values are compared by
 kind (:mod:`.json_compare`): exactly for verdicts, counts, rationals, digits and labels; floats
-with a tolerance that fits a float64 SVD on another BLAS or CPU kernel; unrecognised relations
-as spans (another LAPACK returns another basis of the same null space). The files store floats
+with a tolerance that fits a float64 SVD on another BLAS or CPU kernel; relations
+one by one (they are canonical). The files store floats
 at 12 significant digits. Regenerate, after a change that is meant to alter the JSON, with
 ``pytest tests/identcheck/test_json_golden.py --regen-golden [-m slow]``.
 """

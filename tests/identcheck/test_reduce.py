@@ -60,9 +60,9 @@ def test_any_basis_of_the_null_space_gives_the_greedy_columns(seed, n_free, n_de
     assert dependent_set(rotated, basis.shape[1]) == expected
 
 
-def test_an_ill_separated_null_space_is_refused():
-    # two null vectors that differ by 1e-9 only: no second pivot above PIVOT_TOL
-    assert dependent_set(np.array([[1.0, 1.0], [0.0, 1e-9]]), 2) is None
+def test_nearly_parallel_basis_vectors_still_span_their_space():
+    # two null vectors 1e-9 apart span the whole plane: orthonormalised first, the pivots are both columns
+    assert dependent_set(np.array([[1.0, 1.0], [0.0, 1e-9]]), 2) == {0, 1}
 
 
 @pytest.mark.parametrize("phi", ["tanh(z)", "sin(z)"])
@@ -116,3 +116,14 @@ def test_pivoted_rows_are_lapacks_column_pivots(seed, n, m):
     count = min(n, m)
     _, _, pivots = scipy.linalg.qr(matrix.T, mode="economic", pivoting=True)
     assert pivoted_rows(matrix, count) == [int(p) for p in pivots[:count]]
+
+
+def test_a_skewed_basis_gives_the_pivots_of_an_orthonormal_one():
+    """The review's case: v1 ± 1e-4·w spans the same plane as an orthonormal basis; the pivots must agree."""
+    rng = np.random.default_rng(3)
+    free = rng.normal(size=(8, 3))
+    matrix = np.column_stack([free, free @ np.array([[1.0, 0.0], [2.0, 1.0], [0.0, -1.0]])])
+    basis = null_space(matrix)
+    v, w = basis[:, 0], basis[:, 1]
+    skewed = np.column_stack([v + 1e-4 * w, v - 1e-4 * w])
+    assert dependent_set(skewed, 2) == dependent_set(basis, 2) == greedy_dependent(matrix)

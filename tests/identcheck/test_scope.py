@@ -21,8 +21,10 @@ def test_every_condition_declares_a_statement_per_verdict(name):
 
 def test_setting_one_identifiable_is_limited_to_the_measure_loss_beyond_k_star():
     text = SETTING_I.statement("identifiable").implies
-    assert "Theorem 2" in text and "K > K*" in text and "measure-level" in text
-    assert "measure-level" not in SETTING_II.statement("identifiable").implies  # no recombination in Setting II
+    assert "Theorem 2" in text and "K > K*" in text and "measure-level" in text and "equal" in text
+    assert "measured, not proved" in text  # the repair is not a theorem
+    setting_two = SETTING_II.statement("identifiable").implies
+    assert "measure-level" not in setting_two and "reduced" in setting_two and "reading" in setting_two
 
 
 def test_not_identifiable_says_the_sufficient_condition_fails_not_more():

@@ -174,8 +174,9 @@ def test_cli_json_equals_api_and_has_the_issue_shape(tmp_path, capsys):
     assert _run(["z", "--no-rates", "--mc", str(MC), "--json", "--out", str(out)]) == 0
     printed = json.loads(capsys.readouterr().out)
     api = _confirmed("z").to_dict()
-    for d in (printed, api):
-        for key in ("seconds", "sequence_seconds", "check_seconds", "rates_seconds", "out", "figure"):
+    assert printed["environment"]["blas"] and list(printed["environment"]) == list(api["environment"])
+    for d in (printed, api):  # the environment: the CLI runs with one BLAS thread, the API as called
+        for key in ("seconds", "sequence_seconds", "check_seconds", "rates_seconds", "out", "figure", "environment"):
             d.pop(key)
     assert printed == api
     assert {

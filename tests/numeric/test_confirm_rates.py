@@ -63,3 +63,12 @@ def test_the_grid_grows_until_the_rates_separate_and_stops_at_the_budget(monkeyp
     assert (
         calls == [((1000, 2000), 3)] and not sep.separated and "the time budget ends" in sep.reason and sep.rounds == 1
     )
+
+
+def test_separation_needs_rows_and_both_truths_at_every_K():
+    """Without a witness row at some K, "the witness is slower at every K" would be vacuous."""
+    generic_only = [_row("generic", 2, -0.5, -0.7, -0.3), _row("generic", 3, -0.5, -0.7, -0.3)]
+    separated, reason = separation(generic_only, "witness slower")
+    assert not separated and "only the generic truth was fitted" in reason
+    assert separation([], "witness slower") == (False, "no rate rows: nothing to separate")
+    assert separation([], "rates at both truths")[0] is False
