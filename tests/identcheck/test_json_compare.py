@@ -172,8 +172,28 @@ def test_a_float_relation_moved_beyond_null_vector_accuracy_is_red():
         assert_json_matches(data, fresh)
 
 
-def test_tiny_values_keep_their_sign_and_order_of_magnitude():
-    assert floats_close(7.25101820452e-73, 2.54e-73)  # a collapsed value on two kernels
-    assert floats_close(0.0, 3e-17)  # float64's zero and its rounding level
-    for golden, fresh in [(6e-75, 1e-13), (1e-38, -5e-13), (1.7e-67, 9e-13), (1e-40, 1e-45), (0.0, 1e-10)]:
+def test_tiny_values_stay_tiny_with_their_sign():
+    assert floats_close(7.25101820452e-73, 2.54e-73) and floats_close(0.0, 3e-17)
+    for golden, fresh in [(1e-38, -5e-13), (0.0, 1e-10), (1e-20, 2e-12)]:
         assert not floats_close(golden, fresh), (golden, fresh)
+
+
+def test_a_collapsed_singular_value_must_collapse_again_at_its_precision():
+    data = golden("tanh_type2")
+    collapsed = [
+        (i, j)
+        for i, p in enumerate(data["probes"])
+        for j, h in enumerate(p["precision_history"])
+        if h["digits"] > 16 and h["smallest_singular_value"] < 10.0 ** -h["digits"]
+    ]
+    assert collapsed
+    i, j = collapsed[-1]
+    fresh = copy.deepcopy(data)
+    fresh["probes"][i]["precision_history"][j]["smallest_singular_value"] = 1e-71 * 10.0 ** (
+        60 - data["probes"][i]["precision_history"][j]["digits"]
+    )
+    assert_json_matches(data, fresh)  # another kernel's collapsed value: still below 10^-p
+    for planted in (10.0 ** -(data["probes"][i]["precision_history"][j]["digits"] - 1), -1e-80):
+        fresh["probes"][i]["precision_history"][j]["smallest_singular_value"] = planted
+        with pytest.raises(AssertionError):
+            assert_json_matches(data, fresh)
