@@ -126,12 +126,18 @@ class Sequence:
     @property
     def bounded(self) -> bool:
         """ρ bounded away from 0: a positive t → 0 limit that the data reach (its plateau); without a
-        limit, a slope < SLOPE_TO_ZERO."""
+        limit (no first-order length), a slope < SLOPE_TO_ZERO *and* a flat tail in the data: the
+        last two ratios within PLATEAU_FACTOR of each other (issue 22 §4: a bounded path shows it)."""
         if self.exact_invariance:
             return False
         if self.limit is not None:
             return self.limit > 0.0 and bool(self.plateau)
-        return self.slope is not None and self.slope < SLOPE_TO_ZERO
+        tail_flat = (
+            len(self.ratio) >= 2
+            and self.ratio[-1] > 0
+            and 1.0 / PLATEAU_FACTOR <= self.ratio[-1] / self.ratio[-2] <= PLATEAU_FACTOR
+        )
+        return self.slope is not None and self.slope < SLOPE_TO_ZERO and tail_flat
 
     def to_dict(self) -> dict:
         return {

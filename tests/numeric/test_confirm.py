@@ -87,6 +87,8 @@ def test_known_case(phi, condition, verdict, probe, construction, exact, outcome
 
 def _sequence(kind, slope, exact=False, limit=None, construction="line", last=None):
     ratio = (0.0,) * 3 if exact else (1e-1, 1e-2, 1e-3 if last is None else last)
+    if not exact and limit is None and last is None and slope is not None and slope < SLOPE_TO_ZERO:
+        ratio = (1e-2, 1e-2, 1e-2)  # a slope below SLOPE_TO_ZERO: the data level off (a flat tail)
     return Sequence(
         kind,
         kind,

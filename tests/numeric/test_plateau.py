@@ -67,3 +67,16 @@ def test_a_limit_the_data_never_reach_is_not_resolved_and_t_stops_where_float64_
     stopped_by_floor = distance < DISTANCE_FLOOR * scale
     assert stopped_by_t or stopped_by_floor
     assert sequence.t[-1] >= T_MIN
+
+
+def test_without_a_limit_a_bounded_path_shows_a_flat_tail():
+    """No first-order length (no limit): a slope below SLOPE_TO_ZERO is not enough, the last two
+    ratios must also lie within 2× of each other (review of issue 22 §4)."""
+    from numeric.confirm_result import Sequence
+
+    def sequence(ratio, slope):
+        t = (1e-1, 1e-2, 1e-3)
+        return Sequence("random", "r", "line", "", t, ratio, (0.0,) * 3, (1.0,) * 3, slope, False, 0.0, None)
+
+    assert sequence((1e-2, 9e-3, 8e-3), 0.05).bounded  # flat tail
+    assert not sequence((1e-2, 9e-3, 3e-3), 0.2).bounded  # slope below 0.25, but the tail falls 3x
