@@ -47,16 +47,22 @@ def test_a_file_where_a_folder_goes_and_a_folder_where_a_file_goes_are_refused(t
         check_output_path(tmp_path / "b.pdf", "--plot", suffix=".png")
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes anywhere")
-def test_an_unwritable_parent_is_refused(tmp_path):
+def test_an_unwritable_parent_is_refused(tmp_path, monkeypatch):
+    """What the policy asks os.access: a folder it says is not writable is refused, for a new leaf, an
+    existing folder and a file (simulated, so the test runs as root too, where chmod would not bite)."""
     locked = tmp_path / "locked"
     locked.mkdir()
-    locked.chmod(0o500)
-    try:
-        with pytest.raises(IdentcheckError, match="is not writable"):
-            check_output_path(locked / "x", "--out", folder=True)
-    finally:
-        locked.chmod(0o700)
+    real_access = os.access
+    monkeypatch.setattr(
+        os, "access", lambda path, mode: False if os.fspath(path) == str(locked) else real_access(path, mode)
+    )
+    with pytest.raises(IdentcheckError, match="is not writable"):
+        check_output_path(locked / "x", "--out", folder=True)
+    with pytest.raises(IdentcheckError, match="folder is not writable"):
+        check_output_path(locked, "--out", folder=True)
+    with pytest.raises(IdentcheckError, match="is not writable"):
+        check_output_path(locked / "b.png", "--plot", suffix=".png")
+    check_output_path(tmp_path / "free", "--out", folder=True)  # a writable parent passes
 
 
 # --- every output flag of both command lines follows it: missing parent → one line, exit 2 ------
