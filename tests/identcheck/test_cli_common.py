@@ -34,7 +34,9 @@ def test_a_missing_parent_is_refused_in_one_line_naming_the_flag(tmp_path, folde
 
 
 def test_a_default_folder_may_have_its_parents_created(tmp_path):
-    check_output_path(tmp_path / "out" / "reproduce", "--out", folder=True, default=True)
+    check_output_path(tmp_path / "out" / "reproduce", "--out", folder=True, default=True)  # accepted
+    with pytest.raises(IdentcheckError, match="does not exist"):  # the same path typed by the user is not
+        check_output_path(tmp_path / "out" / "reproduce", "--out", folder=True)
 
 
 def test_a_file_where_a_folder_goes_and_a_folder_where_a_file_goes_are_refused(tmp_path):
