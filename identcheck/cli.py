@@ -60,6 +60,7 @@ def program() -> int:
     interpreter's exit as before, the commands close their files, worker processes are joined.
     ``main`` itself, which tests call in one process, leaves the collector alone."""
     code = main()
+    ignore_interrupts()  # the command has answered: a late Ctrl-C must not turn its exit into a signal's
     gc.freeze()  # the objects alive now are never collected again: the process ends
     return code
 

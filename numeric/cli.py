@@ -52,6 +52,15 @@ def _truth(args):
     return truth
 
 
+def program() -> int:
+    """The program (``numeric``, ``python -m numeric``): :func:`main` on the process's own arguments;
+    once it has answered, a late Ctrl-C is ignored (seen: a SIGINT during the exit of a finished
+    ``reproduce`` ended the process by the signal, exit −2, instead of its own code)."""
+    code = main()
+    ignore_interrupts()
+    return code
+
+
 def main(argv=None) -> int:
     with interrupts():  # SIGINT and SIGTERM raise Interrupted (exit 130, 143)
         try:
