@@ -16,40 +16,17 @@ import sys
 
 from threadpoolctl import threadpool_limits
 
-from identcheck import IdentcheckError
 from identcheck.cli_common import check_output_path
 from identcheck.environment import environment
 from identcheck.interrupts import Interrupted, answer_interrupt, ignore_interrupts, interrupts, signal_of
 
 from . import confirm_cli
-from .cli_parser import PRESET_OWNS, REPRODUCE_OUT, build_parser, progress_wanted, shard_of
+from .cli_parser import PRESET_OWNS, REPRODUCE_OUT, build_parser, progress_wanted, shard_of, truth_from_args
 from .errors import NumericError
 from .flags import to_flags
 
 # Each command imports what it needs when it runs, in its function: numpy, scipy, sympy and matplotlib
 # load only for the command that uses them; `numeric --help` and a bad flag load none (issue 23 §5).
-
-
-def _truth(args):
-    """The truth file (or shipped name) with --phi/--param applied; identcheck's one-line errors."""
-    from identcheck import parse_param
-
-    from .truth import load_truth
-
-    truth = load_truth(args.truth)
-    if args.phi is not None and getattr(args, "model", None) == "mha":
-        raise NumericError(
-            "--phi: the mha model has no gate (its experts are linear); drop --phi or choose gated1/gated2"
-        )
-    if args.param and args.phi is None:
-        raise NumericError("--param needs --phi (the truth's own phi carries its constants)")
-    if args.phi is not None:
-        try:
-            params = dict(parse_param(text) for text in args.param)
-        except IdentcheckError as exc:
-            raise NumericError(str(exc)) from None
-        truth = truth.with_phi(args.phi, {k: str(v) for k, v in params.items()})
-    return truth
 
 
 def program() -> int:
@@ -126,7 +103,7 @@ def _fit(args) -> int:
 
     from .fit import fit
 
-    truth = _truth(args)
+    truth = truth_from_args(args)
     with StatusLine.for_command(asked=args.progress, json=args.json) as status:
         result = fit(
             args.model,
@@ -189,7 +166,7 @@ def _reproduce(args) -> int:
                 print(f"{c['truth']}: {c['ran']} fits run, {c['skipped']} already done, {c['total']} in the grid")
             print(f"store: {args.out}/fits.sqlite")
         return 0
-    truth = _truth(args)
+    truth = truth_from_args(args)
     sizes = tuple(args.sizes) if args.sizes else DEFAULT_SIZES
     Ks, reps = tuple(args.Ks), args.reps
     if args.quick:
@@ -237,7 +214,7 @@ def _ratio(args) -> int:
 
     if args.path == "recombination":
         return _recombination(args)
-    rows = ratio_table(args.model, _truth(args), args.ns, r=args.r, mc=args.mc)
+    rows = ratio_table(args.model, truth_from_args(args), args.ns, r=args.r, mc=args.mc)
     if args.json:
         print(json.dumps([row.to_dict() | {"environment": environment()} for row in rows], indent=2))
         return 0
@@ -252,7 +229,7 @@ def _ratio(args) -> int:
 def _recombination(args) -> int:
     from .recombination import recombination_table
 
-    truth = _truth(args)
+    truth = truth_from_args(args)
     rows, constructions = recombination_table(args.model, truth, args.K, mc=args.mc)
     K = constructions[0].K
     if args.json:

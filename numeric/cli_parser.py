@@ -20,7 +20,15 @@ from .flags import non_negative_int as _non_negative_int
 from .flags import positive_float as _positive_float
 from .flags import positive_int as _positive_int
 
-__all__ = ["PRESET_OWNS", "PROGRESS_HELP", "REPRODUCE_OUT", "build_parser", "progress_wanted", "shard_of"]
+__all__ = [
+    "PRESET_OWNS",
+    "PROGRESS_HELP",
+    "REPRODUCE_OUT",
+    "build_parser",
+    "progress_wanted",
+    "shard_of",
+    "truth_from_args",
+]
 
 
 class _Parser(SuggestingParser):  # every error one line, exit 2; an unknown flag or command gets its close match
@@ -229,3 +237,25 @@ def shard_of(text: str) -> tuple:
     except ValueError:
         raise NumericError(f"--shard {text!r}: expected I/M, e.g. 0/4") from None
     return index, count
+
+
+def truth_from_args(args):
+    """The truth file (or shipped name) with --phi/--param applied; identcheck's one-line errors."""
+    from identcheck import IdentcheckError, parse_param
+
+    from .truth import load_truth
+
+    truth = load_truth(args.truth)
+    if args.phi is not None and getattr(args, "model", None) == "mha":
+        raise NumericError(
+            "--phi: the mha model has no gate (its experts are linear); drop --phi or choose gated1/gated2"
+        )
+    if args.param and args.phi is None:
+        raise NumericError("--param needs --phi (the truth's own phi carries its constants)")
+    if args.phi is not None:
+        try:
+            params = dict(parse_param(text) for text in args.param)
+        except IdentcheckError as exc:
+            raise NumericError(str(exc)) from None
+        truth = truth.with_phi(args.phi, {k: str(v) for k, v in params.items()})
+    return truth
