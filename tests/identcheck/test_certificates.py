@@ -146,3 +146,17 @@ def test_irrational_coefficients_are_not_guessed():
 
     null = np.array([[np.sqrt(2)], [-1.0], [0.0]])
     assert recover_relations(null / np.linalg.norm(null), matrix) == [None]
+
+
+def test_certified_relations_keep_the_experts_they_tie():
+    """--certify replaces raw relations by proved exact ones; they still say which experts they tie
+    (issue 24 §2), as the uncertified reading did."""
+    from identcheck import check
+
+    plain = check("(z + 1/3)/(1 + z**2)", dim=1)
+    certified = check("(z + 1/3)/(1 + z**2)", dim=1, certify=True)
+
+    def tied(result):
+        return {r.ties for p in result.probes for r in p.relations if r.family is None and r.ties}
+
+    assert tied(plain) and tied(certified) == tied(plain) == {(1, 2)}
