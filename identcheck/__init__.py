@@ -9,10 +9,9 @@ to higher precision), and names the degeneracies it finds.
 identifiable
 """
 
-import importlib
-import sys
-import types
 from typing import TYPE_CHECKING
+
+from .lazy import lazy_package
 
 if TYPE_CHECKING:  # the public API, for readers and type checkers; at run time __getattr__ imports it on first use
     from .activation import Activation, parse_activation, parse_param
@@ -41,35 +40,7 @@ _API = {
     "ScanResult": ".scan_report",
     **dict.fromkeys(("Merge", "Term", "TermSet", "type1_term_set", "type1_terms"), ".terms"),
 }
-#: Names that are also their module's name (``identcheck.check``): the function, not the submodule.
-_SHADOWED = frozenset(name for name, module in _API.items() if module == "." + name)
-
-
-def __getattr__(name: str):
-    if name not in _API:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(_API[name], __name__), name)
-    globals()[name] = value  # imported once
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_API))
-
-
-class _Package(types.ModuleType):
-    """``identcheck.check`` and ``identcheck.scan`` are the functions, as they were when this module
-    imported them eagerly: the import system binds a submodule to its package when it loads it
-    (``from .check import run`` anywhere would make ``identcheck.check`` the module), and here it
-    does not, for the names in _SHADOWED."""
-
-    def __setattr__(self, name, value):
-        if name in _SHADOWED and isinstance(value, types.ModuleType):
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
+lazy_package(__name__, _API)
 
 __all__ = [
     "Activation",
