@@ -21,7 +21,24 @@ from ..scope import SETTING_I
 from ..terms import type1_term_set
 from .base import Condition, ProbeMatrix
 
-__all__ = ["Type1"]
+__all__ = ["Type1", "explain_with_families"]
+
+
+def explain_with_families(term_set, activation, components, matrix, decision, prove) -> tuple:
+    """The relations of a dependent type-1 probe (or of T1's block of a head): the named families'
+    templates first, then φ's linear ODEs for what they leave unexplained (:mod:`identcheck.ode`)."""
+    templates = templates_for(term_set, activation.derivatives, components)
+    late = list(phi_properties(tuple(activation.derivatives)).timed_out)  # ode_templates_for may add "ode"
+    return explain_null_space(
+        decision,
+        matrix.float64(),
+        templates,
+        matrix.labels,
+        matrix.keys,
+        prove,
+        late,
+        more=lambda: ode_templates_for(term_set, activation.derivatives, components, late),
+    )
 
 
 class Type1(Condition):
@@ -55,17 +72,8 @@ class Type1(Condition):
         return ProbeMatrix(self.compiled, points, thetas, self.activation, labels, keys)
 
     def explain(self, probe, matrix, decision):
-        templates = templates_for(self.term_set, self.activation.derivatives, probe)
-        late = list(phi_properties(tuple(self.activation.derivatives)).timed_out)  # ode_templates_for may add "ode"
-        return explain_null_space(
-            decision,
-            matrix.float64(),
-            templates,
-            matrix.labels,
-            matrix.keys,
-            self.prover(probe, matrix),
-            late,
-            more=lambda: ode_templates_for(self.term_set, self.activation.derivatives, probe, late),
+        return explain_with_families(
+            self.term_set, self.activation, probe, matrix, decision, self.prover(probe, matrix)
         )
 
     def prover(self, probe, matrix):

@@ -50,14 +50,13 @@ import sympy as sp
 from ..budget import Outcome
 from ..certify import prove_relation
 from ..compile import CompiledTerms
-from ..families import ode_templates_for, phi_properties, templates_for
 from ..merge import merge_proportional
 from ..probes import Probe, default_probes, head_experts, type1_head
 from ..rank import DEFAULT_LADDER
-from ..relations import explain_null_space
 from ..scope import SETTING_I_FULL
 from ..terms import derivative_label, phi_placeholder, symmetric_matrix, type1_term_set
 from .base import Condition, ProbeMatrix
+from .type1 import explain_with_families
 
 __all__ = ["Type1Full", "head_terms"]
 
@@ -228,18 +227,8 @@ class Type1Full(Condition):
         )
 
     def explain(self, probe, matrix, decision):
-        experts = self._experts(probe)
-        templates = templates_for(self.t1, self.activation.derivatives, experts)
-        late = list(phi_properties(tuple(self.activation.derivatives)).timed_out)  # ode_templates_for may add "ode"
-        return explain_null_space(
-            decision,
-            matrix.float64(),
-            templates,
-            matrix.labels,
-            matrix.keys,
-            self.prover(probe, matrix),
-            late,
-            more=lambda: ode_templates_for(self.t1, self.activation.derivatives, experts, late),
+        return explain_with_families(
+            self.t1, self.activation, self._experts(probe), matrix, decision, self.prover(probe, matrix)
         )
 
     def prover(self, probe, matrix):
