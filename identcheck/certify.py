@@ -38,7 +38,7 @@ from .budget import PROOF_SECONDS, Outcome, run
 from .compile import arb_precision
 from .echelon import dependent_columns, pivoted_rows
 from .families import ODE, phi_properties
-from .ode import phi_odes
+from .families.ode import phi_odes
 from .terms import TermSet, _PhiDerivative, phi_placeholder, substitute_phi
 
 __all__ = [

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .check import check
 from .errors import IdentcheckError
-from .expert_relations import REACH_EXPERT, REACH_TEMPLATE
+from .families.reach import REACH_EXPERT, REACH_TEMPLATE
 from .pool import WorkerPool
 
 __all__ = ["EXPERT_CATALOG", "EXPERT_CONDITIONS", "expert_catalog_rows", "expert_catalog_markdown"]

@@ -21,8 +21,8 @@ import sympy as sp
 
 from ..errors import IdentcheckError
 from ..expert import parse_expert
-from ..expert_relations import REACH_EXPERT, REACH_TEMPLATE, ProbeAlgebra
 from ..expert_sets import SETS, Atom, ExpertProbe, SetEvaluator, check_members_finite, expert_probes, member_set
+from ..families.reach import REACH_EXPERT, REACH_TEMPLATE, ProbeAlgebra
 from ..rank import DEFAULT_LADDER
 from ..scope import Scope
 from .base import Condition, ProbeMatrix, unresolved_summary

@@ -25,13 +25,13 @@ import flint
 
 from ..compile import CompiledTerms, arb_precision, phi_functions
 from ..evidence import Verdict
+from ..families.type2 import prover, templates
 from ..probes import head_probes
 from ..rank import DEFAULT_LADDER, RankDecision, raw_gram
 from ..reduce import reduce_groups
 from ..relations import explain_null_space
 from ..scope import SETTING_II
 from ..type2 import type2_term_set
-from ..type2_families import prover, templates
 from .base import Condition, ProbeMatrix, resolution_note, unresolved_summary
 
 __all__ = ["Type2"]

@@ -139,7 +139,7 @@ def test_a_spent_check_pool_keeps_every_relation_and_marks_it(monkeypatch):
     time. The relations are still found and reported, unrecognised and marked timed_out with the
     hypotheses that ran out named; the verdict stands on numeric evidence. The next check, with
     its normal pool, recognises and proves them again (nothing late was cached)."""
-    monkeypatch.setattr(importlib.import_module("identcheck.families"), "_PROPERTIES", {})  # nothing cached yet
+    monkeypatch.setattr(importlib.import_module("identcheck.families.phi"), "_PROPERTIES", {})  # nothing cached yet
     with monkeypatch.context() as spent:
         spent.setattr(importlib.import_module("identcheck.check"), "POOL_SECONDS", 0.0)
         late = check("tanh(z)", dim=2).to_dict()

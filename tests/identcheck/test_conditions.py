@@ -15,11 +15,11 @@ from identcheck.catalog import catalog_rows
 from identcheck.certificates import IntervalDetail
 from identcheck.check import make_condition
 from identcheck.conditions.type1 import Type1
+from identcheck.families.type2 import templates
 from identcheck.interval import IntervalCertificate
 from identcheck.probes import head_probes
 from identcheck.progress import StatusLine
 from identcheck.type2 import type2_term_set
-from identcheck.type2_families import templates
 
 
 def test_the_registry_names_every_condition():

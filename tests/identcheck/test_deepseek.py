@@ -9,7 +9,7 @@ import sympy as sp
 from identcheck.check import check
 from identcheck.cli import main
 from identcheck.errors import IdentcheckError
-from identcheck.expert_relations import REACH_EXPERT, REACH_TEMPLATE
+from identcheck.families.reach import REACH_EXPERT, REACH_TEMPLATE
 
 x1, x2 = sp.symbols("x1 x2", real=True)
 F = sp.Function("F")
@@ -128,7 +128,7 @@ def test_homogeneous_expert_fails_on_one_atom_through_euler_specific_to_it():
 
 
 def test_certify_proves_each_probe_and_replay_rebuilds_the_atoms():
-    from identcheck.certificates import replay
+    from identcheck.replay import replay
 
     result = check("softplus(dot(e1, x) + e0)", condition="deepseek-weak", certify=True)
     assert str(result.verdict) == "identifiable" and str(result.evidence) == "proof"
@@ -181,7 +181,7 @@ def test_a_parameter_only_inside_a_function_call_has_a_template_too():
 
 
 def test_a_template_proof_neither_proved_nor_refuted_leaves_the_reach_unknown(monkeypatch):
-    from identcheck import expert_relations
+    from identcheck.families import reach as expert_relations
 
     real = expert_relations.ProbeAlgebra.decide
 

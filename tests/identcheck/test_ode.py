@@ -11,7 +11,7 @@ import sympy as sp
 from identcheck import parse_activation
 from identcheck.activation import Z
 from identcheck.families import ODE, ode_templates_for
-from identcheck.ode import guess_ode, phi_odes, realizable_shapes
+from identcheck.families.ode import guess_ode, phi_odes, realizable_shapes
 from identcheck.render import check_markdown
 
 from .shared_checks import checked

@@ -177,8 +177,8 @@ def test_a_symmetry_template_on_the_wrong_probe_is_not_proved():
     """The parity rewrite applies only where f² = −f¹ exactly: on another head the same
     combination is not an identity, and the prover must not say it is."""
     from identcheck.families import Template
+    from identcheck.families.type2 import prover
     from identcheck.probes import head_probes
-    from identcheck.type2_families import prover
 
     ts = type2_term_set(2, 2, 2, False)
     act = parse_activation("sin(z)")
@@ -199,9 +199,9 @@ def test_the_parity_rewrite_is_an_identity(phi):
     """φ^(m)(−f¹) rewritten by φ's symmetry equals φ^(m)(−f¹) itself, once φ is substituted
     (checked at random points for m = 0, 1, 2): the rewrite the abstract proofs rely on is sound."""
     from identcheck.families import phi_properties
+    from identcheck.families.type2 import apply_parity
     from identcheck.probes import head_probes
     from identcheck.terms import phi_placeholder, substitute_phi
-    from identcheck.type2_families import apply_parity
 
     ts = type2_term_set(2, 2, 2, False)
     act = parse_activation(phi)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-import identcheck.type2_families as families
+import identcheck.families.type2 as families
 from identcheck import parse_activation
 from identcheck.activation import Z
 from identcheck.families import phi_properties

@@ -46,8 +46,8 @@ from fractions import Fraction
 import mpmath
 import sympy as sp
 
-from .activation import Z
-from .budget import PROPERTIES_SECONDS, SIMPLIFY_SECONDS, clock, run
+from ..activation import Z
+from ..budget import PROPERTIES_SECONDS, SIMPLIFY_SECONDS, clock, run
 
 __all__ = ["Operator", "TERM_DEGREES", "annihilators", "guess_ode", "phi_odes", "realizable_shapes"]
 

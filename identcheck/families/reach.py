@@ -32,9 +32,9 @@ from fractions import Fraction
 import numpy as np
 import sympy as sp
 
-from .budget import Outcome, run
-from .relations import explain_null_space
-from .report import Relation
+from ..budget import Outcome, run
+from ..relations import explain_null_space
+from ..report import Relation
 
 __all__ = ["ExpertRelation", "ProbeAlgebra", "REACH_TEMPLATE", "REACH_EXPERT"]
 

@@ -21,12 +21,13 @@ from functools import lru_cache
 import numpy as np
 import sympy as sp
 
-from .activation import Z
-from .budget import PROOF_SECONDS, Outcome, run
-from .certify import is_exact_zero
-from .families import Template, phi_properties
-from .terms import _PhiDerivative, substitute_phi
-from .type2 import on_channel
+from ..activation import Z
+from ..budget import PROOF_SECONDS, Outcome, run
+from ..certify import is_exact_zero
+from ..terms import _PhiDerivative, substitute_phi
+from ..type2 import on_channel
+from .base import Template
+from .phi import phi_properties
 
 __all__ = ["apply_euler", "apply_parity", "prover", "templates"]
 
