@@ -6,7 +6,7 @@ Each φ runs as the command line runs it, in a fresh process with single-threade
 fresh temporary folder (no stored fits reused). Wall time includes interpreter start-up and
 imports; the split (identcheck's check, the sequences, the rate grid) comes from the run's JSON.
 Before ``confirm`` is wired into ``numeric/cli.py`` the command goes through a two-line harness
-around :mod:`numeric.confirm_cli`.
+around :mod:`numeric.confirm.cli`.
 """
 
 import argparse
@@ -20,7 +20,7 @@ import time
 
 PHIS = ["z", "tanh(z)", "sigmoid(z + 1)"]
 HARNESS = (
-    "import argparse, sys; from numeric import confirm_cli; p = argparse.ArgumentParser(); "
+    "import argparse, sys; from numeric.confirm import cli as confirm_cli; p = argparse.ArgumentParser(); "
     "confirm_cli.add_parser(p.add_subparsers(dest='command')); sys.exit(confirm_cli.run(p.parse_args(sys.argv[1:])))"
 )
 

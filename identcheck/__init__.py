@@ -21,8 +21,7 @@ if TYPE_CHECKING:  # the public API, for readers and type checkers; at run time 
     from .evidence import Certificate, CertificateKind, Evidence, Tolerance, Verdict
     from .probes import Component, Probe, default_probes
     from .report import CheckResult, ProbeResult, Relation
-    from .scan import scan
-    from .scan_report import ScanResult
+    from .scan import ScanResult, scan
     from .terms import Merge, Term, TermSet, type1_term_set, type1_terms
 
 #: Public name → the module that defines it. ``import identcheck`` loads none of them (no sympy,
@@ -37,7 +36,7 @@ _API = {
     **dict.fromkeys(("Component", "Probe", "default_probes"), ".probes"),
     **dict.fromkeys(("CheckResult", "ProbeResult", "Relation"), ".report"),
     "scan": ".scan",
-    "ScanResult": ".scan_report",
+    "ScanResult": ".scan",
     **dict.fromkeys(("Merge", "Term", "TermSet", "type1_term_set", "type1_terms"), ".terms"),
 }
 lazy_package(__name__, _API)

@@ -171,8 +171,9 @@ def _check(args) -> int:
 
 def _scan(args) -> int:
     from .activation import parse_param
-    from .scan import parse_scan_param, scan
-    from .scan_plot import check_plot_path, plot_scan
+    from .scan.plot import check_plot_path, plot_scan
+    from .scan.report import parse_scan_param
+    from .scan.run import scan
 
     params = {}
     for text in args.param:
@@ -180,8 +181,8 @@ def _scan(args) -> int:
         if name in params:
             raise IdentcheckError(f"--param {name}: given twice ({text!r}); scan it (LO:HI:COUNT) or fix it, once")
         params[name] = value
-    if args.condition.startswith("deepseek-"):  # an expert's constant (identcheck/expert_scan.py)
-        from .expert_scan import expert_scan_command
+    if args.condition.startswith("deepseek-"):  # an expert's constant (identcheck/scan/expert.py)
+        from .scan.expert import expert_scan_command
 
         return expert_scan_command(args, params)
     if args.condition not in ("type1", "type2"):

@@ -20,8 +20,8 @@ from identcheck.cli_common import check_output_path
 from identcheck.environment import environment
 from identcheck.interrupts import Interrupted, answer_interrupt, ignore_interrupts, interrupts, signal_of
 
-from . import confirm_cli
 from .cli_parser import PRESET_OWNS, REPRODUCE_OUT, build_parser, progress_wanted, shard_of, truth_from_args
+from .confirm import cli as confirm_cli
 from .errors import NumericError
 from .flags import to_flags
 

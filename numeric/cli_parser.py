@@ -1,7 +1,7 @@
 """numeric's command-line flags: one argparse parser for its commands (:func:`build_parser`).
 
 The commands themselves are in :mod:`numeric.cli` (``COMMANDS``, dispatched by the subcommand's
-name; ``confirm``'s flags are in :mod:`numeric.confirm_cli`). This module imports nothing heavy,
+name; ``confirm``'s flags are in :mod:`numeric.confirm.cli`). This module imports nothing heavy,
 so ``numeric --help`` and a mistyped flag answer at once (issue 23 §5). Every parse error is one
 line, exit 2, with a close match for an unknown flag or command; the flag converters
 (:mod:`numeric.flags`) refuse a bad value before any library code runs.
@@ -13,8 +13,8 @@ import argparse
 
 from identcheck.cli_common import SuggestingParser
 
-from . import confirm_cli
 from .choices import MODELS, OPTIMIZERS
+from .confirm import cli as confirm_cli
 from .errors import NumericError
 from .flags import non_negative_int as _non_negative_int
 from .flags import positive_float as _positive_float

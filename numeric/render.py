@@ -1,6 +1,6 @@
 """``numeric confirm``'s result rendered for Jupyter: the markdown behind ``_repr_markdown_``.
 
-The same facts as the command's text (:func:`numeric.confirm_cli.format_result`): the outcome
+The same facts as the command's text (:func:`numeric.confirm.cli.format_result`): the outcome
 in capitals (``**CONSISTENT**``, ``**IDENTIFIABLE-BEYOND-CONDITION**``, …) with the verdict
 line, what the outcome means, identcheck's symbolic verdict and witness relation, one table row
 per path with its slope of ρ(t) = ‖g_t − g*‖/L2, whether the function moved at all (exact

@@ -1,11 +1,11 @@
-"""Scanning an expert's fixed constant (identcheck/expert_scan.py)."""
+"""Scanning an expert's fixed constant (identcheck/scan/expert.py)."""
 
 import json
 
 import sympy as sp
 
 from identcheck.cli import main
-from identcheck.expert_scan import expert_scan
+from identcheck.scan.expert import expert_scan
 
 
 def test_tanh_ridge_is_exceptional_at_zero_bias_only():

@@ -7,7 +7,7 @@ from matplotlib.figure import Figure
 
 from identcheck import scan
 from identcheck.figures import new_figure, png_bytes
-from identcheck.scan_plot import plot_scan
+from identcheck.scan.plot import plot_scan
 from tests.users_matplotlib import is_png, users_matplotlib
 
 

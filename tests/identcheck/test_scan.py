@@ -15,8 +15,8 @@ import sympy as sp
 from identcheck import Verdict, check, scan
 from identcheck.cli import main
 from identcheck.scan import MAX_COUNT, parse_scan_param
-from identcheck.scan_plot import plot_scan
-from identcheck.scan_report import SCHEMA
+from identcheck.scan.plot import plot_scan
+from identcheck.scan.report import SCHEMA
 
 
 @pytest.fixture(scope="module")

@@ -7,10 +7,10 @@ from functools import lru_cache
 import pytest
 
 from identcheck import IdentcheckError, check
-from numeric import confirm as confirm_module
-from numeric import confirm_cli
 from numeric.confirm import OUTCOMES, SLOPE_TO_ZERO, Sequence, confirm
-from numeric.confirm_outcome import paths_outcome
+from numeric.confirm import cli as confirm_cli
+from numeric.confirm import run as confirm_module
+from numeric.confirm.outcome import paths_outcome
 
 MC = 4000
 

@@ -2,9 +2,9 @@
 
 import pytest
 
-from numeric import confirm as confirm_module
-from numeric.confirm_rates import Z95, grow, separation
-from numeric.confirm_result import RateRow
+from numeric.confirm import run as confirm_module
+from numeric.confirm.rates import Z95, grow, separation
+from numeric.confirm.result import RateRow
 
 
 def _row(truth, K, slope, low, high):

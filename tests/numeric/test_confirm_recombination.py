@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from numeric import confirm as confirm_module
 from numeric.cli import main
 from numeric.confirm import confirm
+from numeric.confirm import run as confirm_module
 
 MC = 4000
 
@@ -80,7 +80,7 @@ def test_K_sets_the_over_specified_rate_fits(tmp_path, monkeypatch):
 
 
 def test_jupyter_markdown_and_text_carry_the_recombination_line():
-    from numeric.confirm_cli import format_result
+    from numeric.confirm.cli import format_result
 
     result = confirm("z", mc=MC, rates=False, figure=False, K=4)
     for text in (result._repr_markdown_(), format_result(result)):

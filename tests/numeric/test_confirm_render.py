@@ -5,7 +5,7 @@ import re
 import pytest
 
 from numeric.confirm import ConfirmResult, RateRow, Sequence, confirm
-from numeric.confirm_result import SymbolicSummary
+from numeric.confirm.result import SymbolicSummary
 
 T = (1e-1, 1e-2, 1e-3)
 

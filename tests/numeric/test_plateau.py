@@ -4,7 +4,7 @@ import dataclasses
 
 import numpy as np
 
-from numeric.confirm import T_VALUES, _sequence
+from numeric.confirm.run import T_VALUES, _sequence
 from numeric.curves import DISTANCE_FLOOR, T_MIN, ratio_curve
 from numeric.models import Model
 from numeric.params import HMoEParams
@@ -72,7 +72,7 @@ def test_a_limit_the_data_never_reach_is_not_resolved_and_t_stops_where_float64_
 def test_without_a_limit_a_bounded_path_shows_a_flat_tail():
     """No first-order length (no limit): a slope below SLOPE_TO_ZERO is not enough, the last two
     ratios must also lie within 2× of each other (review of issue 22 §4)."""
-    from numeric.confirm_result import Sequence
+    from numeric.confirm.result import Sequence
 
     def sequence(ratio, slope):
         t = (1e-1, 1e-2, 1e-3)

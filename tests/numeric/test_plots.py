@@ -3,8 +3,8 @@
 import pytest
 from matplotlib.figure import Figure
 
-from numeric.confirm_plot import confirm_figure, ratio_figure
-from numeric.confirm_result import Sequence
+from numeric.confirm.plot import confirm_figure, ratio_figure
+from numeric.confirm.result import Sequence
 from numeric.plots import plot_rates, rates_figure
 from numeric.rates import Rate
 from tests.users_matplotlib import is_png, users_matplotlib

@@ -13,8 +13,8 @@ import sys
 from identcheck import IdentcheckError
 from identcheck.cli_common import check_output_path
 
-from .errors import NumericError
-from .flags import to_flags
+from ..errors import NumericError
+from ..flags import to_flags
 
 __all__ = ["add_parser", "run"]
 
@@ -87,7 +87,7 @@ def run(args) -> int:
         parse_param,
     )  # here, not at the top: `numeric --help` loads neither sympy nor the confirm modules
 
-    from .confirm import confirm
+    from .run import confirm
 
     try:
         if args.out is not None:  # the policy every output path follows (identcheck.cli_common); the default is created

@@ -14,20 +14,20 @@
    so it does not enter the verdict.
 4. Rates: a Figure-1-style grid at the witness configuration and at the generic truth (the
    shipped default truth with this φ), each scaled in ω so that Var g*(X)/ν² ≥ 10, fitted with
-   K = K* and K = K* + 1 channels (:mod:`numeric.confirm_rates`).
-5. Outcome (:data:`numeric.confirm_result.OUTCOMES`): first from the paths (``paths_outcome``) —
+   K = K* and K = K* + 1 channels (:mod:`numeric.confirm.rates`).
+5. Outcome (:data:`numeric.confirm.result.OUTCOMES`): first from the paths (``paths_outcome``) —
    *consistent* when (not identifiable and the witness ratio → 0) or (identifiable and every
    ratio is bounded away from 0 with its plateau in the data); *identifiable-beyond-condition*
    when identcheck says not identifiable but no witness construction reaches 0 (none of them
    exact by derivation) and every path shows a positive plateau; *inconsistent* for a real
    contradiction; *not-resolved* when a path the decision needs shows neither; then, when the
    rate grid runs, *rates-not-separated* if its intervals do not separate within ``budget``
-   (:mod:`numeric.confirm_rates`). "→ 0" means ``exact_invariance`` (‖Δg‖ ≤ EXACT_TOL·‖g*‖), or
+   (:mod:`numeric.confirm.rates`). "→ 0" means ``exact_invariance`` (‖Δg‖ ≤ EXACT_TOL·‖g*‖), or
    a t → 0 limit ρ₀ = 0 (computed from first-order quantities, :mod:`numeric.curves`) with a
    log-log slope ≥ ``SLOPE_TO_ZERO`` = 0.25 over t = 10⁻¹ … 10⁻⁴; "bounded" means ρ₀ > 0 and the
    ratio at the smallest t within 2× of it (t extended below 10⁻⁴ as far as float64 allows).
-   The rule that reads one sequence is :class:`numeric.confirm_result.Sequence`; the figure is
-   :mod:`numeric.confirm_plot`.
+   The rule that reads one sequence is :class:`numeric.confirm.result.Sequence`; the figure is
+   :mod:`numeric.confirm.plot`.
 """
 
 from __future__ import annotations
@@ -42,17 +42,17 @@ import numpy as np
 import identcheck
 from identcheck.environment import environment
 
-from .confirm_outcome import paths_outcome as read_paths
-from .confirm_plot import ratio_figure
-from .confirm_rates import SNR_TARGET, check_K, check_range, fit_cost, grow, rate_rows, separation, with_signal
-from .confirm_result import OUTCOMES, SLOPE_TO_ZERO, ConfirmResult, RateRow, RateSeparation, Sequence, SymbolicSummary
-from .curves import ratio_curve
-from .models import Model, exact_constants
-from .params import NumericError
-from .recombination import alternatives as recombination_alternatives
-from .recombination import recombination_path
-from .truth import load_truth
-from .witness import CONSTRUCTIONS, lift_probe, probe_path, random_paths, relation_construction, witness_path
+from ..curves import ratio_curve
+from ..models import Model, exact_constants
+from ..params import NumericError
+from ..recombination import alternatives as recombination_alternatives
+from ..recombination import recombination_path
+from ..truth import load_truth
+from ..witness import CONSTRUCTIONS, lift_probe, probe_path, random_paths, relation_construction, witness_path
+from .outcome import paths_outcome as read_paths
+from .plot import ratio_figure
+from .rates import SNR_TARGET, check_K, check_range, fit_cost, grow, rate_rows, separation, with_signal
+from .result import OUTCOMES, SLOPE_TO_ZERO, ConfirmResult, RateRow, RateSeparation, Sequence, SymbolicSummary
 
 __all__ = [
     "ConfirmResult",
@@ -164,7 +164,7 @@ MODEL_NOTE_SHORT = {
 def _rates(
     model_kind, phi, truths, out_path, sizes, reps, jobs, seed, progress, phi_params, spare, expected, started, budget
 ):
-    """The rate rows and their :class:`RateSeparation`: the first grid, then grown (:func:`numeric.confirm_rates.grow`)
+    """The rate rows and their :class:`RateSeparation`: the first grid, then grown (:func:`numeric.confirm.rates.grow`)
     while the intervals do not separate and the predicted time of the next round's new fits fits in ``budget``."""
     round_index, stop = 1, ""
     while True:
@@ -214,7 +214,7 @@ def confirm(
 
     ``budget``: the whole command's time budget in seconds (default QUICK_BUDGET = 150 with
     ``quick``, FULL_BUDGET = 900 without); the rate grid grows within it until its intervals
-    separate (:mod:`numeric.confirm_rates`).
+    separate (:mod:`numeric.confirm.rates`).
 
     Nothing is written before φ has been checked on the data's range; ``out`` (a folder) receives
     the rate stores, the truth files, ``confirm.png`` and ``confirm.json``.

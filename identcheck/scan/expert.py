@@ -7,7 +7,7 @@ probe with the rank rule of :func:`~identcheck.check.decide_probe`; the verdict 
 bracket is bisected at exact rational midpoints down to ``width``, and a simple number inside it
 (p/q, q ≤ 4, |p/q| ≤ 16; a bracket end first when it is simple and not identifiable) is checked in
 full — relations named, proved and classified by reach. The result is a
-:class:`~identcheck.scan_report.ScanResult`, rendered as φ's scans are.
+:class:`~identcheck.scan.report.ScanResult`, rendered as φ's scans are.
 
 Unlike φ's scan (:mod:`~identcheck.scan`), which compiles the term set once with the constant
 symbolic, every value here rebuilds the condition (the expert's members are compiled with the
@@ -22,14 +22,14 @@ import time
 
 import sympy as sp
 
-from .check import check, decide_probe, make_condition, verdict_of
-from .environment import environment
-from .errors import IdentcheckError
-from .evidence import Verdict
-from .grammar import parse_param
-from .progress import StatusLine
-from .scan_report import Bracket, ExceptionalPoint, GridValue, ProbeMargin, ScanResult, exact, split_params
-from .scan_summary import summarize
+from ..check import check, decide_probe, make_condition, verdict_of
+from ..environment import environment
+from ..errors import IdentcheckError
+from ..evidence import Verdict
+from ..grammar import parse_param
+from ..progress import StatusLine
+from .report import Bracket, ExceptionalPoint, GridValue, ProbeMargin, ScanResult, exact, split_params
+from .summary import summarize
 
 __all__ = ["expert_scan", "expert_scan_command"]
 

@@ -1,16 +1,16 @@
 """The one-line summary of a scan (:func:`summarize`): what it showed, and how.
 
 Most grid values share a verdict; the others are the exceptions, named with what the exact
-check at a simple number found (:class:`~identcheck.scan_report.ExceptionalPoint`), or — with
+check at a simple number found (:class:`~identcheck.scan.report.ExceptionalPoint`), or — with
 two parameters — as the line p_i = v they lie on. A family proved with the parameters left
-symbolic (:class:`~identcheck.scan_report.ForAll`) turns "at every grid value" into "for every
+symbolic (:class:`~identcheck.scan.report.ForAll`) turns "at every grid value" into "for every
 value where φ is defined".
 """
 
 from __future__ import annotations
 
-from .evidence import Verdict
-from .scan_report import number
+from ..evidence import Verdict
+from .report import number
 
 __all__ = ["summarize"]
 

@@ -14,7 +14,7 @@ A :class:`Sequence` is ρ(t) = ‖g_{G_t} − g_{G*}‖_{L²(μ)} / L2(G_t, G*) 
 - ``"not resolved"``: ρ₀ > 0 but the measured ratio never comes within 2× of it;
 - ``"undecided"``: ρ₀ = 0 but the ratio does not fall over the window.
 
-A :class:`RateRow` is one Figure-1-style rate (:mod:`numeric.confirm_rates`); a
+A :class:`RateRow` is one Figure-1-style rate (:mod:`numeric.confirm.rates`); a
 :class:`ConfirmResult` holds the symbolic verdict, the sequences, the rates, the outcome
 (:data:`OUTCOMES`), the verdict line and the tolerances used (its ``to_dict()`` is the ``--json``
 output and ``confirm.json``, schema :data:`SCHEMA`).
@@ -24,10 +24,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .curves import DISTANCE_FLOOR, EXACT_TOL, PLATEAU_FACTOR, T_MIN
-from .paths import NULL_TOL
-from .render import confirm_markdown
-from .splits import RESIDUAL_TOL
+from ..curves import DISTANCE_FLOOR, EXACT_TOL, PLATEAU_FACTOR, T_MIN
+from ..paths import NULL_TOL
+from ..render import confirm_markdown
+from ..splits import RESIDUAL_TOL
 
 __all__ = [
     "Sequence",
@@ -193,7 +193,7 @@ class RateRow:
 
 @dataclass(frozen=True, slots=True)
 class RateSeparation:
-    """Whether the rate grid's intervals separate (:func:`numeric.confirm_rates.separation`).
+    """Whether the rate grid's intervals separate (:func:`numeric.confirm.rates.separation`).
 
     ``expected``: ``"rates at both truths"`` (every interval below 0) or ``"witness slower"``
     (the generic truth's intervals below 0 and, for every K, the witness slope above the generic

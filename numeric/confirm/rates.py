@@ -32,13 +32,13 @@ from pathlib import Path
 
 import numpy as np
 
-from .confirm_result import RateRow
-from .memory import estimate_bytes, memory_budget
-from .models import Model
-from .params import HMoEParams, NumericError
-from .rates import rates_from_records
-from .store import read_records, read_settings
-from .sweep import Grid, run_grid
+from ..memory import estimate_bytes, memory_budget
+from ..models import Model
+from ..params import HMoEParams, NumericError
+from ..rates import rates_from_records
+from ..store import read_records, read_settings
+from ..sweep import Grid, run_grid
+from .result import RateRow
 
 __all__ = [
     "MAX_K",

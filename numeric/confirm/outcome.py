@@ -1,8 +1,8 @@
 """The outcome of ``numeric confirm`` from its paths: identcheck's verdict against the sequences.
 
 :func:`paths_outcome` reads identcheck's verdict and the measured sequences
-(:class:`~numeric.confirm_result.Sequence`: ratio ρ(t) = ‖g_{G_t} − g_{G*}‖ / L2(G_t, G*) along a
-path) as one of :data:`~numeric.confirm_result.OUTCOMES`:
+(:class:`~numeric.confirm.result.Sequence`: ratio ρ(t) = ‖g_{G_t} − g_{G*}‖ / L2(G_t, G*) along a
+path) as one of :data:`~numeric.confirm.result.OUTCOMES`:
 
 - not identifiable: *consistent* when the witness (or another path) goes to 0; *inconsistent*
   when a construction exact by derivation (``EXACT_CONSTRUCTIONS``) moves g;
@@ -18,7 +18,7 @@ do not enter the outcome. :func:`describe` writes one sequence with its numbers.
 
 from __future__ import annotations
 
-from .confirm_result import Sequence
+from .result import Sequence
 
 __all__ = ["EXACT_CONSTRUCTIONS", "describe", "paths_outcome"]
 

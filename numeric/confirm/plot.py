@@ -22,14 +22,14 @@ DPI = 120  # of the file and of the inline picture
 
 
 def ratio_figure(sequences, path: Path, title: str) -> str:
-    """Write the figure of ``sequences`` (:class:`~numeric.confirm_result.Sequence`) to ``path``; returns its name."""
+    """Write the figure of ``sequences`` (:class:`~numeric.confirm.result.Sequence`) to ``path``; returns its name."""
     confirm_figure(sequences, title).savefig(path, dpi=DPI)
     return str(path)
 
 
 def confirm_figure(sequences, title: str = ""):
-    """The figure of ``sequences`` (:class:`~numeric.confirm_result.Sequence`, e.g. a
-    :class:`~numeric.confirm_result.ConfirmResult`'s ``.sequences``), as a :class:`matplotlib.figure.Figure`."""
+    """The figure of ``sequences`` (:class:`~numeric.confirm.result.Sequence`, e.g. a
+    :class:`~numeric.confirm.result.ConfirmResult`'s ``.sequences``), as a :class:`matplotlib.figure.Figure`."""
     fig = new_figure((10, 4.8), DPI)
     ax = fig.subplots()
     positive = [r for s in sequences if not s.exact_invariance for r in (*s.ratio, s.limit or 0) if r > 0]

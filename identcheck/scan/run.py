@@ -38,18 +38,18 @@ from typing import Callable, Mapping
 import sympy as sp
 from threadpoolctl import threadpool_limits
 
-from .environment import environment
-from .errors import IdentcheckError
-from .pool import WorkerPool
-from .scan_family import Family, with_value
-from .scan_report import (
+from ..environment import environment
+from ..errors import IdentcheckError
+from ..pool import WorkerPool
+from .family import Family, with_value
+from .report import (
     MAX_COUNT,
     MAX_VALUES,
     ScanResult,
     exact,
     parse_scan_param,
 )
-from .scan_summary import summarize
+from .summary import summarize
 
 __all__ = ["MAX_BRACKETS", "MAX_COUNT", "MAX_VALUES", "parse_scan_param", "scan"]
 

@@ -1,4 +1,4 @@
-"""Pictures of a scan (:class:`~identcheck.scan_report.ScanResult`), written atomically.
+"""Pictures of a scan (:class:`~identcheck.scan.report.ScanResult`), written atomically.
 
 One parameter: the margin of every probe (the scaled smallest singular value the rank rule
 settled on) against the parameter, log y axis; dependent probes marked × on a line 10³ below the
@@ -19,9 +19,9 @@ import tempfile
 
 import numpy as np
 
-from .cli_common import check_output_path
-from .evidence import Verdict
-from .figures import new_figure
+from ..cli_common import check_output_path
+from ..evidence import Verdict
+from ..figures import new_figure
 
 __all__ = ["check_plot_path", "plot_scan"]
 

@@ -15,15 +15,15 @@ import re
 import numpy as np
 import sympy as sp
 
-from .activation import Activation
-from .budget import SIMPLIFY_SECONDS
-from .budget import run as budgeted
-from .check import decide_probe, make_condition, run, verdict_of
-from .errors import IdentcheckError
-from .evidence import Evidence, Verdict
-from .grammar import Z, parse_text
-from .rank import DEFAULT_LADDER
-from .scan_report import Bracket, ExceptionalPoint, ForAll, GridValue, ProbeMargin, number, split_params
+from ..activation import Activation
+from ..budget import SIMPLIFY_SECONDS
+from ..budget import run as budgeted
+from ..check import decide_probe, make_condition, run, verdict_of
+from ..errors import IdentcheckError
+from ..evidence import Evidence, Verdict
+from ..grammar import Z, parse_text
+from ..rank import DEFAULT_LADDER
+from .report import Bracket, ExceptionalPoint, ForAll, GridValue, ProbeMargin, number, split_params
 
 __all__ = ["SIMPLE", "Family", "with_value"]
 

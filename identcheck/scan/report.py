@@ -20,12 +20,12 @@ from typing import Mapping
 
 import sympy as sp
 
-from .errors import IdentcheckError
-from .evidence import Verdict
-from .grammar import parse_param
-from .limits import MAX_COUNT, MAX_VALUES
-from .render import cell, code, table
-from .report import hypothesis_text
+from ..errors import IdentcheckError
+from ..evidence import Verdict
+from ..grammar import parse_param
+from ..limits import MAX_COUNT, MAX_VALUES
+from ..render import cell, code, table
+from ..report import hypothesis_text
 
 __all__ = [
     "MAX_COUNT",

@@ -1,0 +1,47 @@
+"""``numeric confirm``: the numeric confirmation of identcheck's verdict (docs/confirm.md).
+
+One module per concept:
+
+- :mod:`~numeric.confirm.run` — :func:`confirm`: the check, the witness paths, the ratio curves,
+  the rates, the outcome;
+- :mod:`~numeric.confirm.result` — :class:`Sequence`, :data:`OUTCOMES`, :class:`ConfirmResult`
+  and the other result types;
+- :mod:`~numeric.confirm.outcome` — the paths' outcome from identcheck's verdict;
+- :mod:`~numeric.confirm.rates` — the rate grids at the witness and a generic truth, their separation;
+- :mod:`~numeric.confirm.plot` — the figures (matplotlib, imported when drawn);
+- :mod:`~numeric.confirm.cli` — the command line (an entry point: it imports the rest when it runs).
+
+Names are imported on first use (:mod:`identcheck.lazy`): ``numeric --help`` imports
+``numeric.confirm.cli`` and, through this package, nothing heavy.
+"""
+
+from typing import TYPE_CHECKING
+
+from identcheck.lazy import lazy_package
+
+if TYPE_CHECKING:  # the public API, for readers and type checkers; at run time __getattr__ imports it on first use
+    from .rates import SNR_TARGET
+    from .result import OUTCOMES, SLOPE_TO_ZERO, ConfirmResult, RateRow, Sequence
+    from .run import FULL_BUDGET, FULL_SIZES, QUICK_BUDGET, QUICK_SIZES, T_VALUES, confirm
+
+_API = {
+    "SNR_TARGET": ".rates",
+    **dict.fromkeys(("OUTCOMES", "SLOPE_TO_ZERO", "ConfirmResult", "RateRow", "Sequence"), ".result"),
+    **dict.fromkeys(("FULL_BUDGET", "FULL_SIZES", "QUICK_BUDGET", "QUICK_SIZES", "T_VALUES", "confirm"), ".run"),
+}
+lazy_package(__name__, _API)
+
+__all__ = [
+    "ConfirmResult",
+    "FULL_BUDGET",
+    "FULL_SIZES",
+    "OUTCOMES",
+    "QUICK_BUDGET",
+    "QUICK_SIZES",
+    "RateRow",
+    "SLOPE_TO_ZERO",
+    "SNR_TARGET",
+    "Sequence",
+    "T_VALUES",
+    "confirm",
+]
