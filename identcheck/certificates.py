@@ -3,7 +3,8 @@
 - **independent** → an interval certificate (:mod:`interval`): a square minor of the collocation
   matrix, enclosed in arb balls, is proved nonsingular by ‖I − R·S‖_F < 1. Kind ``"interval"``;
   the detail holds the sample points of the minor (float64 hex, exact), the column scaling, the
-  working precision and the bounds — enough to replay it (:func:`replay`).
+  working precision and the bounds — enough to replay it (:func:`identcheck.replay.replay`, which finds
+  the condition by name; :func:`replay_interval` here, given the condition, repeats the test).
 - **dependent** → exact relations: the numerical null space is turned into rational relations
   (:func:`~certify.recover_relations`) and each is proved identically zero in x by sympy
   (:func:`~certify.is_exact_zero`). One proved relation proves the dependence: kind ``"proof"``.
@@ -21,19 +22,16 @@ from typing import Callable
 
 import flint
 import numpy as np
-import sympy as sp
 
 from .budget import Outcome
 from .certify import recover_relations
-from .conditions import CONDITIONS, ProbeMatrix
 from .errors import IdentcheckError
 from .evidence import Certificate, CertificateKind
 from .interval import IntervalCertificate, approximate_inverse_test, certify_full_column_rank
-from .probes import Component, HeadConfig, Probe
 from .relations import tied_components
-from .report import Relation
+from .results import Relation
 
-__all__ = ["IntervalDetail", "RelationsDetail", "certify_probe", "replay", "hex_points"]
+__all__ = ["IntervalDetail", "RelationsDetail", "certify_probe", "hex_points", "interval_record", "replay_interval"]
 
 RECOVERED = "rational relation recovered from a 120-digit null space, proved identically zero by sympy"
 
@@ -41,7 +39,7 @@ RECOVERED = "rational relation recovered from a 120-digit null space, proved ide
 @dataclass(frozen=True, slots=True)
 class IntervalDetail:
     """An interval certificate as recorded: the test's outcome (:class:`~identcheck.interval.IntervalCertificate`)
-    and what :func:`replay` needs besides — the minor's sample points (float64 hex, exact) and its
+    and what :func:`replay_interval` needs besides — the minor's sample points (float64 hex, exact) and its
     columns' positions in the probe's full column list."""
 
     test: IntervalCertificate
@@ -132,19 +130,17 @@ def hex_points(points: np.ndarray) -> list:
     return [[float(v).hex() for v in row] for row in np.atleast_2d(points)]
 
 
-def certify_probe(
-    decision, matrix: ProbeMatrix, prove: Callable[[tuple], bool], relations: tuple
-) -> tuple[Certificate, tuple]:
+def certify_probe(decision, matrix, prove: Callable[[tuple], bool], relations: tuple) -> tuple[Certificate, tuple]:
     """The certificate of one probe, and its relations (raw ones replaced by proved exact ones).
 
     Parameters
     ----------
     decision : RankDecision
         The rank decision on ``matrix``.
-    matrix : ProbeMatrix
+    matrix : ~identcheck.conditions.base.ProbeMatrix
         The columns decided: ``float64()``, ``arb(digits)``, ``rows(rows, digits)`` (balls
         containing the exact values), ``points``, ``labels``, ``keys`` and ``columns`` (their positions in
-        the probe's full column list, recorded for :func:`replay`).
+        the probe's full column list, recorded for :func:`replay_interval`).
     prove : callable
         ``prove(coefficients)`` → truthy when sympy proved Σ λ_c column_c ≡ 0 (an
         :class:`~identcheck.budget.Outcome` also says when the proof timed out: counted in
@@ -217,20 +213,16 @@ def _columns(arb, columns):
     return flint.arb_mat([[arb[i, j] for j in columns] for i in range(arb.nrows())])
 
 
-def replay(result: dict, probe_name: str) -> dict:
-    """Re-run the interval test of one probe from a check's JSON (``identcheck check --certify --json``).
-
-    Rebuilds the condition (φ, the term set) and the probe's parameters from the JSON, evaluates
-    the recorded minor (points read back exactly from hex) in arb at the recorded precision, and
-    repeats the approximate-inverse test with the recorded column scaling. Returns the new bounds.
-    """
+def interval_record(result: dict, probe_name: str) -> tuple[dict, IntervalDetail]:
+    """(the probe's JSON, its interval record) from a check's JSON, checked for shape: the part of
+    a replay that needs no condition (:func:`identcheck.replay.replay` rebuilds the condition)."""
     probe = next((p for p in result.get("probes", []) if p["name"] == probe_name), None)
     if probe is None:
         raise IdentcheckError(f"probe={probe_name!r}: not in this result")
     cert = probe.get("certificate") or {}
     if cert.get("kind") != CertificateKind.INTERVAL:
         raise IdentcheckError(f"probe={probe_name!r}: has no interval certificate")
-    detail = IntervalDetail.from_dict(cert["detail"])
+    detail = IntervalDetail.from_dict(cert.get("detail"))
     test = detail.test
     if not len(detail.points) == len(detail.columns) == len(test.column_exponents) == len(test.rows) or test.digits < 1:
         raise IdentcheckError(
@@ -238,30 +230,26 @@ def replay(result: dict, probe_name: str) -> dict:
             f"{len(detail.columns)} columns, "
             f"{len(test.column_exponents)} exponents, {len(test.rows)} rows, {test.digits} digits)"
         )
-    condition = CONDITIONS[result["condition"]].from_json(result)
+    return probe, detail
+
+
+def replay_interval(condition, probe: dict, detail: IntervalDetail) -> dict:
+    """Re-run the interval test of ``probe`` (its JSON, with its record ``detail``) for ``condition``.
+
+    The condition rebuilds the probe (``condition.probe_from_json``: its component type reads the
+    parameters exactly) and its full column list at the recorded points (``full_matrix``, points
+    read back exactly from hex); the recorded minor is evaluated in arb at the recorded precision
+    and the approximate-inverse test repeated with the recorded column scaling. Returns the new bounds.
+    """
+    test = detail.test
     try:
         points = np.array([[float.fromhex(v) for v in row] for row in detail.points])
-        rebuilt = condition.probe_from_json(probe_name, probe["components"]) or Probe(
-            probe_name, _components(probe["components"])
-        )
+        rebuilt = condition.probe_from_json(probe["name"], probe["components"])
         arb = condition.full_matrix(rebuilt, points).arb(test.digits)
         arb = _columns(arb, detail.columns)
-    except (ValueError, IndexError, TypeError) as exc:
+    except (KeyError, ValueError, IndexError, TypeError) as exc:
         raise IdentcheckError(
-            f"probe={probe_name!r}: the interval record does not fit its probe ({type(exc).__name__}: {exc})"
+            f"probe={probe['name']!r}: the interval record does not fit its probe ({type(exc).__name__}: {exc})"
         ) from None
     bound, sigma = approximate_inverse_test(arb, list(test.column_exponents), test.digits)
     return {"proved": bound < 1, "residual_bound": bound, "sigma_min_lower_bound": sigma}
-
-
-def _components(data) -> tuple:
-    """Components (type-1) or head configurations (type-2) from their JSON form, exactly."""
-
-    def exact(value):
-        return sp.Rational(value) if isinstance(value, str) else tuple(exact(v) for v in value)
-
-    return tuple((HeadConfig if _depth(c["M"]) == 3 else Component)(exact(c["M"]), exact(c["a"])) for c in data)
-
-
-def _depth(value) -> int:
-    return 1 + _depth(value[0]) if isinstance(value, list) and value else 0

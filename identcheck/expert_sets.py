@@ -32,8 +32,9 @@ from .compile import CompiledTerms, arb_precision
 from .errors import IdentcheckError
 from .expert import ORDER_WORDS, Expert
 from .grammar import lambdify_modules
+from .probes import Probe, exact
 
-__all__ = ["SETS", "Atom", "ExpertProbe", "Member", "MemberSet", "SetEvaluator", "expert_probes", "member_set"]
+__all__ = ["SETS", "Atom", "Member", "MemberSet", "SetEvaluator", "expert_probes", "member_set"]
 
 #: set name → what it holds (for reports)
 SETS = {
@@ -142,13 +143,30 @@ class SetEvaluator:
 
 @dataclass(frozen=True)
 class Atom:
-    """One atom θ_i: exact values aligned with the expert's flat parameters (``labels``)."""
+    """One atom θ_i: exact values aligned with the expert's flat parameters (``labels``).
+
+    The component type of the expert conditions' probes (:class:`~identcheck.probes.Probe`): no
+    (A.1)–(A.5) here (they are the HMoE paper's); the DeepSeekMoE sets are for distinct atoms,
+    which every probe's atoms are by construction (:func:`expert_probes`)."""
 
     values: tuple
     labels: tuple = field(repr=False)
 
     def to_dict(self) -> dict:
         return {"params": {label: str(v) for label, v in zip(self.labels, self.values)}}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Atom":
+        """The atom :meth:`to_dict` wrote, exactly (a malformed one: ValueError naming the field)."""
+        params = data.get("params") if isinstance(data, dict) else None
+        if not isinstance(params, dict):
+            raise ValueError(f"atom {data!r}: no mapping 'params'")
+        return cls(exact(list(params.values()), 1, "params"), tuple(params))
+
+    @classmethod
+    def assumptions_of(cls, atoms) -> tuple[tuple, tuple]:
+        """No tags satisfied, none violated (see the class)."""
+        return (), ()
 
     @property
     def l1(self) -> float:
@@ -158,29 +176,13 @@ class Atom:
         return dict(zip(params, self.values))
 
 
-@dataclass(frozen=True)
-class ExpertProbe:
-    """A family of atoms (the driver's probe interface: no (A.1)–(A.5) here, every probe counts)."""
-
-    name: str
-    components: tuple
-    counts: bool = True
-    note: str = ""
-    assumptions: tuple = ()
-    admissible: bool = True
-    violation_note: str = ""
-
-    def to_dict(self) -> dict:
-        return {"components": [c.to_dict() for c in self.components]}
-
-
 def _values(rng, count, avoid=()) -> list:
     """``count`` distinct nonzero dyadic rationals k/8, |k| ≤ 8, none in ``avoid``."""
     pool = [k for k in range(-DENOMINATOR, DENOMINATOR + 1) if k != 0 and sp.Rational(k, DENOMINATOR) not in avoid]
     return [sp.Rational(int(k), DENOMINATOR) for k in rng.choice(pool, size=count, replace=False)]
 
 
-def expert_probes(expert: Expert, seed: int = 0) -> list[ExpertProbe]:
+def expert_probes(expert: Expert, seed: int = 0) -> list[Probe]:
     """Random atoms (k = 1, 2, 3), sign pairs, and shared parameters, every atom distinct."""
     rng = np.random.default_rng([seed, expert.dim, 2505])
     n = len(expert.params)
@@ -190,20 +192,18 @@ def expert_probes(expert: Expert, seed: int = 0) -> list[ExpertProbe]:
         columns = [_values(rng, k) for _ in range(n)]  # distinct across atoms, entry by entry
         return [Atom(tuple(col[i] for col in columns), expert.labels) for i in range(k)]
 
-    probes = [ExpertProbe(f"random, k = {k}", tuple(atoms(k))) for k in (1, 2, 3)]
+    probes = [Probe(f"random, k = {k}", tuple(atoms(k))) for k in (1, 2, 3)]
     first = atoms(1)[0]
-    probes.append(ExpertProbe("sign pair θ2 = −θ1", (first, Atom(tuple(-v for v in first.values), expert.labels))))
+    probes.append(Probe("sign pair θ2 = −θ1", (first, Atom(tuple(-v for v in first.values), expert.labels))))
     vectors = [i for i in range(n) if owners[i] in expert.vectors]
     if vectors and len(vectors) < n:
         second = [-v if i in vectors else _values(rng, 1, avoid=(v, -v))[0] for i, v in enumerate(first.values)]
-        probes.append(
-            ExpertProbe("sign pair of the vectors, scalars distinct", (first, Atom(tuple(second), expert.labels)))
-        )
+        probes.append(Probe("sign pair of the vectors, scalars distinct", (first, Atom(tuple(second), expert.labels))))
     if len(expert.names) > 1:
         for name in expert.names:
             a, b = atoms(2)
             shared = tuple(a.values[i] if owners[i] == name else b.values[i] for i in range(n))
-            probes.append(ExpertProbe(f"shared {name}, the rest distinct", (a, Atom(shared, expert.labels))))
+            probes.append(Probe(f"shared {name}, the rest distinct", (a, Atom(shared, expert.labels))))
     for probe in probes:
         if len({c.values for c in probe.components}) < len(probe.components):  # pragma: no cover - by construction
             raise AssertionError(f"probe {probe.name!r}: atoms not distinct")
@@ -213,7 +213,7 @@ def expert_probes(expert: Expert, seed: int = 0) -> list[ExpertProbe]:
 SAME_POINTS = 32  # points at which two atoms' experts are compared
 
 
-def _with_same_function_note(expert: Expert, probe: ExpertProbe) -> ExpertProbe:
+def _with_same_function_note(expert: Expert, probe: Probe) -> Probe:
     """Note the atoms that give the same function h (the parameterisation is not injective there:
     tanh's sign pair), compared in float64 at ``SAME_POINTS`` points of [−1, 1]^d."""
     if len(probe.components) < 2:
@@ -238,7 +238,7 @@ def _with_same_function_note(expert: Expert, probe: ExpertProbe) -> ExpertProbe:
         f"atoms {pairs} give the same function h (numerically, at {SAME_POINTS} points): "
         "the parameterisation is not injective there"
     )
-    return ExpertProbe(probe.name, probe.components, note=note)
+    return Probe(probe.name, probe.components, note=note)
 
 
 DENOMINATOR_POINTS = 4096  # random points of [−1, 1]^d (and the corners) where h's denominator's sign is read

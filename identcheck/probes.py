@@ -46,6 +46,7 @@ __all__ = [
     "Probe",
     "assumptions_of",
     "default_probes",
+    "exact",
     "head_experts",
     "head_probes",
     "type1_head",
@@ -57,9 +58,34 @@ DENOMINATOR = 8
 ASSUMPTIONS = ("A.1", "A.2", "A.3", "A.4", "A.5")
 
 
+def exact(value, depth: int, field: str):
+    """Rationals from their JSON text (``"3/8"``), nested ``depth`` lists deep, as tuples; anything
+    else — a number not written as text, a list where a value belongs — is a ValueError naming ``field``.
+    The text is read by :class:`fractions.Fraction`'s grammar (through ``sp.Rational``), never evaluated."""
+    if depth == 0:
+        try:
+            if isinstance(value, str):
+                return sp.Rational(value)
+        except (TypeError, ValueError, ZeroDivisionError):
+            pass
+        raise ValueError(f"{field}: {value!r} is not an exact rational written as text")
+    if not isinstance(value, list):
+        raise ValueError(f"{field}: {value!r} is not a list")
+    return tuple(exact(v, depth - 1, field) for v in value)
+
+
+def _square(M, d: int, field: str):
+    if len(M) != d or any(len(row) != d for row in M):
+        raise ValueError(f"{field}: not a {d}x{d} matrix")
+    return M
+
+
 @dataclass(frozen=True, slots=True)
 class Component:
-    """One component θ = (M, a): M symmetric d×d, a in R^d, entries exact rationals."""
+    """One component θ = (M, a): M symmetric d×d, a in R^d, entries exact rationals.
+
+    A family of them (type-1, MHA) satisfies (A.3) when every M is symmetric and (A.4) always
+    (:meth:`assumptions_of`; the module docstring says why)."""
 
     M: tuple  # rows of sympy Rationals
     a: tuple
@@ -67,9 +93,26 @@ class Component:
     def to_dict(self) -> dict:
         return {"M": [[str(v) for v in row] for row in self.M], "a": [str(v) for v in self.a]}
 
+    @classmethod
+    def from_dict(cls, data: dict) -> "Component":
+        """The component :meth:`to_dict` wrote, exactly (a malformed one: ValueError naming the field)."""
+        a = exact(_field(data, "a"), 1, "a")
+        return cls(_square(exact(_field(data, "M"), 2, "M"), len(a), "M"), a)
+
+    @classmethod
+    def assumptions_of(cls, components) -> tuple[tuple, tuple]:
+        """(satisfied tags, ((tag, why), …) violated) of a family of components."""
+        return _assumptions([c.M for c in components], [tuple(c.a) for c in components], ())
+
     @property
     def l1(self) -> float:
         return float(sum(abs(v) for v in self.a))
+
+
+def _field(data, name: str):
+    if not isinstance(data, dict) or name not in data:
+        raise ValueError(f"component {data!r}: no field {name!r}")
+    return data[name]
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +120,11 @@ class Probe:
     """A named family of components, and whether its outcome counts for the verdict.
 
     ``assumptions`` (the tags of (A.1)–(A.5) it satisfies) and ``violations`` ((tag, why) for
-    the others) are computed from the components by :func:`assumptions_of`.
+    the others) are computed from the components by their type (:func:`assumptions_of`). A
+    component type — :class:`Component`, :class:`HeadConfig`, a condition's own (the DeepSeekMoE
+    atoms, :class:`~identcheck.expert_sets.Atom`) — supplies ``assumptions_of(family)``,
+    ``to_dict()`` and ``from_dict(data)`` (exact: rationals as text); a condition names the type
+    its probes hold (``Condition.component``) and a certificate's probe is rebuilt through it.
     """
 
     name: str
@@ -119,20 +166,20 @@ def _finite(values) -> bool:
 
 
 def assumptions_of(components) -> tuple[tuple, tuple]:
-    """(satisfied tags, ((tag, why), …) violated) of a probe's components.
-
-    Components are :class:`Component` s (a family of experts, type-1 and MHA) or one
-    :class:`HeadConfig` (a whole head, type-2); see the module docstring for the reading.
-    """
+    """(satisfied tags, ((tag, why), …) violated) of a probe's components: their type's reading
+    (``assumptions_of`` of :class:`Component`, :class:`HeadConfig`, or any other component type);
+    an empty family satisfies every tag."""
     if not components:
         return ASSUMPTIONS, ()
-    heads = [c for c in components if isinstance(c, HeadConfig)]
-    if heads:
-        matrices = [M for h in heads for M in h.M]
-        vectors = [tuple(vec) for h in heads for gate in h.a for vec in gate]
-    else:
-        matrices = [c.M for c in components]
-        vectors = [tuple(c.a) for c in components]
+    kinds = {type(c) for c in components}
+    if len(kinds) > 1:
+        raise ValueError(f"components: one type per probe, not {sorted(k.__name__ for k in kinds)}")
+    return type(components[0]).assumptions_of(components)
+
+
+def _assumptions(matrices, vectors, heads) -> tuple[tuple, tuple]:
+    """The tags of (A.1)–(A.5) for gating ``matrices`` and expert ``vectors`` (and the ``heads``
+    they come from, whose last matrix is M_N and whose gates need one M_i ≠ 0)."""
     violated = []
     numbers = [v for M in matrices for row in M for v in row] + [v for vec in vectors for v in vec]
     if not _finite(numbers):
@@ -237,6 +284,25 @@ class HeadConfig:
             "M": [[[str(v) for v in row] for row in Mi] for Mi in self.M],
             "a": [[[str(v) for v in vec] for vec in gate] for gate in self.a],
         }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "HeadConfig":
+        """The head :meth:`to_dict` wrote, exactly (a malformed one: ValueError naming the field)."""
+        M, a = exact(_field(data, "M"), 3, "M"), exact(_field(data, "a"), 3, "a")
+        if not a or not a[0] or len(M) != len(a) or len({len(gate) for gate in a}) != 1:
+            raise ValueError(f"a: {len(a)} gate(s) of experts for {len(M)} gating matrices, or channels unequal")
+        d = len(a[0][0])
+        if any(len(vec) != d for gate in a for vec in gate):
+            raise ValueError(f"a: expert vectors of unequal lengths (the first has {d})")
+        return cls(tuple(_square(Mi, d, "M") for Mi in M), a)
+
+    @classmethod
+    def assumptions_of(cls, heads) -> tuple[tuple, tuple]:
+        """(satisfied tags, ((tag, why), …) violated) of head configurations: (A.3) and (A.4) are
+        checked on their matrices (the last one is M_N = 0), (A.5) on all their expert vectors."""
+        matrices = [M for h in heads for M in h.M]
+        vectors = [tuple(vec) for h in heads for gate in h.a for vec in gate]
+        return _assumptions(matrices, vectors, heads)
 
     @property
     def l1(self) -> float:

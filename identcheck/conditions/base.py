@@ -24,6 +24,7 @@ from typing import Callable, ClassVar
 import numpy as np
 
 from ..activation import Activation, parse_activation
+from ..probes import Component, Probe
 from ..rank import DEFAULT_LADDER, raw_gram, unresolved_columns
 from ..scope import Scope
 
@@ -113,15 +114,24 @@ class Condition(ABC):
     """One strong-identifiability condition, set up for one φ and one input dimension.
 
     Subclasses set ``name`` (the registry key), ``scope`` (what each verdict implies for the
-    model, :class:`~identcheck.scope.Scope`), ``options`` (the keyword arguments they take
-    beyond the common ones, with their defaults) and ``stream`` (seeds their sample points),
+    model, :class:`~identcheck.scope.Scope`), ``component`` (the type of their probes'
+    components, :class:`~identcheck.probes.Component` unless they say otherwise), ``options`` (the
+    keyword arguments they take beyond the common ones, with their defaults) and ``stream`` (seeds their sample points),
     build ``self.term_set`` in ``__init__``, and implement the abstract methods.
     """
 
     name: ClassVar[str]
     scope: ClassVar[Scope]  # what each verdict implies for the model (identcheck.scope)
+    #: the type of its probes' components: ``assumptions_of(family)``, ``to_dict()``, ``from_dict(data)``
+    component: ClassVar[type] = Component
     options: ClassVar[dict] = {}
     stream: ClassVar[int] = 1
+    #: what the text report calls the object checked (``φ(z) = sigmoid(z)``); an expert condition: ``h(x; θ)``
+    object_name: ClassVar[str] = "φ(z)"
+
+    def describe_inputs(self, bound: float) -> str:
+        """Where the probes sample, for the report: x in the cube and, for a gate, the range of z = aᵀx."""
+        return f"x uniform in [-1, 1]^{self.dim}, z = aᵀx in [-{bound:g}, {bound:g}]"
 
     def __init__(
         self, activation: Activation, dim: int = 2, seed: int = 0, points_per_term: int = 4, ladder=DEFAULT_LADDER
@@ -160,10 +170,12 @@ class Condition(ABC):
     def matrix(self, probe, index: int) -> ProbeMatrix:
         """The matrix whose column rank decides ``probe`` (``index``: its position, seeds its points)."""
 
-    def probe_from_json(self, name: str, components: list):
-        """The probe ``name`` rebuilt from its JSON ``components`` (to replay a certificate), or None:
-        the default reading, components θ = (M, a) or head configurations."""
-        return None
+    def probe_from_json(self, name: str, components: list) -> Probe:
+        """The probe ``name`` rebuilt from its JSON ``components`` (to replay a certificate): each
+        read by the condition's component type (``component.from_dict``), exactly."""
+        if not isinstance(components, list):
+            raise ValueError(f"probe {name!r}: components {components!r} is not a list")
+        return Probe(name, tuple(self.component.from_dict(c) for c in components))
 
     def full_matrix(self, probe, points: np.ndarray) -> ProbeMatrix:
         """The probe's full column list at given points (:func:`~identcheck.certificates.replay`)."""

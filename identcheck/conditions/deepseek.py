@@ -17,12 +17,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import sympy as sp
-
 from ..errors import IdentcheckError
 from ..expert import parse_expert
-from ..expert_sets import SETS, Atom, ExpertProbe, SetEvaluator, check_members_finite, expert_probes, member_set
+from ..expert_sets import SETS, Atom, SetEvaluator, check_members_finite, expert_probes, member_set
 from ..families.reach import REACH_EXPERT, REACH_TEMPLATE, ProbeAlgebra
+from ..probes import Probe
 from ..rank import DEFAULT_LADDER
 from ..scope import Scope
 from .base import Condition, ProbeMatrix, unresolved_summary
@@ -51,10 +50,15 @@ class _Expert(Condition):
     """An expert condition: ``sets`` (names in :data:`~identcheck.expert_sets.SETS`), ``order``
     (derivatives needed), ``h`` (the expert's name in labels)."""
 
+    component = Atom
     sets: tuple = ()
     order = 2
     h = "h"
     stream = 25
+    object_name = "h(x; θ)"
+
+    def describe_inputs(self, bound):
+        return f"x uniform in [-1, 1]^{self.dim}"
 
     def __init__(self, activation, dim=2, seed=0, points_per_term=4, ladder=DEFAULT_LADDER):
         if isinstance(activation, _Text):  # parsed here: the expert's vectors need d
@@ -67,9 +71,7 @@ class _Expert(Condition):
         self._symbolic: dict = {}  # the template's members, built once for all probes (ProbeAlgebra)
         self._probes = []
         for probe in expert_probes(activation, seed):  # family by family, each set in turn
-            self._probes.extend(
-                ExpertProbe(f"{name}: {probe.name}", probe.components, note=probe.note) for name in self.sets
-            )
+            self._probes.extend(Probe(f"{name}: {probe.name}", probe.components, note=probe.note) for name in self.sets)
         for index, probe in enumerate(self._probes):  # refuse an expert not finite where it is probed
             name = self._set_of(probe)
             check_members_finite(
@@ -112,17 +114,10 @@ class _Expert(Condition):
     def matrix(self, probe, index):
         return self.full_matrix(probe, self.sample_points(index, self._n_columns(probe)))
 
-    def probe_from_json(self, name, components):
-        """An atom's JSON is ``{"params": {label: exact value}}``, in the expert's parameter order."""
-        atoms = []
-        for c in components:
-            params = c["params"]
-            if list(params) != list(self.expert.labels):
-                raise ValueError(f"atom parameters {list(params)} are not the expert's {list(self.expert.labels)}")
-            atoms.append(Atom(tuple(sp.Rational(v) for v in params.values()), self.expert.labels))
-        return ExpertProbe(name, tuple(atoms))
-
     def full_matrix(self, probe, points):
+        for atom in probe.components:  # an atom read back from JSON names its parameters
+            if atom.labels != self.expert.labels:
+                raise ValueError(f"atom parameters {list(atom.labels)} are not the expert's {list(self.expert.labels)}")
         s = self.member_sets[self._set_of(probe)]
         k = len(probe.components)
         labels = [m.label + (f"[{j + 1}]" if k > 1 else "") for j in range(k) for m in s.members] + ["1"] * s.constants

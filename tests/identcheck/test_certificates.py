@@ -1,6 +1,7 @@
 """--certify: dependence proved by exact relations, independence by interval arithmetic."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -9,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from identcheck import check
-from identcheck.certificates import replay
 from identcheck.certify import prove_relation, recover_relations
 from identcheck.errors import IdentcheckError
 from identcheck.rank import decide_rank
+from identcheck.replay import replay
 
 from .conftest import probe_matrix
 from .shared_checks import checked
@@ -83,12 +84,17 @@ def test_a_tampered_certificate_does_not_replay():
         (lambda d: d["columns"].__setitem__(0, 10**6), "does not fit its probe"),
         (lambda d: d["points"][0].__setitem__(0, "not hex"), "does not fit its probe"),
         (lambda d: d["points"][0].append(d["points"][0][0]), "does not fit its probe"),
+        (lambda d, p: p["components"][0]["a"].__setitem__(0, 0.5), r"a: 0\.5 is not an exact rational"),
+        (lambda d, p: p["components"][0].pop("M"), r"no field 'M'"),
+        (lambda d, p: p["components"][0]["M"].pop(), r"M: not a 2x2 matrix"),
+        (lambda d, p, r: r.update(condition="no-such"), r"condition='no-such': not a registered condition"),
+        (lambda d, p, r: r.pop("dim"), r"condition='type1': this result does not set it up \(KeyError"),
     ],
 )
 def test_a_malformed_certificate_is_a_one_line_error(tamper, match):
     data = checked("sigmoid(z + 1)", certify=True).to_dict()
     probe = data["probes"][0]
-    tamper(probe["certificate"]["detail"])
+    (tamper(probe["certificate"]["detail"], *(probe, data)[: tamper.__code__.co_argcount - 1]))
     with pytest.raises(IdentcheckError, match=match) as info:
         replay(data, probe["name"])
     assert "\n" not in str(info.value)
@@ -160,3 +166,14 @@ def test_certified_relations_keep_the_experts_they_tie():
         return {r.ties for p in result.probes for r in p.relations if r.family is None and r.ties}
 
     assert tied(plain) and tied(certified) == tied(plain) == {(1, 2)}
+
+
+def test_the_stored_certificates_replay():
+    """The certificates in the JSON goldens (written by earlier code) still replay: a component's
+    JSON keeps its meaning. sin on type-2 at d = 1: four heads certified independent."""
+    stored = json.loads((Path(__file__).parent / "golden" / "json" / "sin_type2_d1_certify.json").read_text())
+    certified = [p for p in stored["probes"] if (p["certificate"] or {}).get("kind") == "interval"]
+    assert len(certified) == 4
+    for probe in certified:
+        again = replay(stored, probe["name"])
+        assert again["proved"] and again["sigma_min_lower_bound"] > 0, probe["name"]

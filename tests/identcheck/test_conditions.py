@@ -8,6 +8,7 @@ import re
 import flint
 import numpy as np
 import pytest
+import sympy as sp
 
 from identcheck import CONDITIONS, Certificate, CertificateKind, IdentcheckError, Verdict, check, parse_activation
 from identcheck.activation import parse_param
@@ -345,3 +346,40 @@ def test_a_matrix_s_rows_are_its_whole_evaluation_s_rows(condition):
     whole = matrix.arb(60)
     assert _same_balls(alone, flint.arb_mat([[whole[i, j] for j in range(whole.ncols())] for i in picked]))
     assert _same_balls(matrix.rows(picked, 60), alone)  # type-2: now from the kept whole matrix
+
+
+# --- components carry their JSON round trip: a probe is rebuilt through its condition ----------
+
+
+def _numbers(component) -> list:
+    """Every parameter value of a component (an atom's values, or the entries of M and a)."""
+
+    def leaves(value):
+        return [v for item in value for v in leaves(item)] if isinstance(value, tuple) else [value]
+
+    return list(component.values) if hasattr(component, "values") else leaves((component.M, component.a))
+
+
+@pytest.mark.parametrize(
+    "name, phi, dim, options",
+    [
+        ("type1", "tanh(z)", 2, {"include_zero": True}),
+        ("mha", None, 2, {}),
+        ("type2", "tanh(z)", 1, {}),
+        ("type1-full", "tanh(z)", 1, {}),
+        ("deepseek-shared", "k2*tanh(dot(k1, x) + k0)", 2, {}),
+        ("deepseek-routed", "e2*tanh(dot(e1, x))", 1, {}),
+    ],
+)
+def test_every_condition_rebuilds_its_probes_from_their_json(name, phi, dim, options):
+    """The condition names its component type; each probe's JSON reads back to the same exact
+    parameters (sympy rationals, not floats that compare equal), hence the same assumption tags."""
+    condition = make_condition(phi, name, dim=dim, **options)
+    for probe in condition.probes():
+        assert {type(c) for c in probe.components} == {condition.component}, probe.name
+        written = json.loads(json.dumps(probe.to_dict()))["components"]  # as a reader of the JSON sees it
+        back = condition.probe_from_json(probe.name, written)
+        assert back.components == probe.components and back.to_dict()["components"] == written
+        assert (back.assumptions, back.violations) == (probe.assumptions, probe.violations)
+        numbers = [v for c in back.components for v in _numbers(c)]
+        assert numbers and all(isinstance(v, sp.Rational) for v in numbers), probe.name

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from identcheck.certificates import replay
+from identcheck.replay import replay
 
 from .json_compare import assert_json_matches
 from .shared_checks import checked

@@ -107,3 +107,49 @@ def test_type1_head_reading():
     gate = probes["gate M_N = 0 beside random M"].components
     assert beside.M == (gate[1].M, gate[0].M) and beside.a == ((gate[1].a,), (gate[0].a,))  # M = 0 is the fixed gate
     assert not Probe("x", (type1_head(probes["M = 0"].components, 2),)).admissible  # no free gate: (A.4)
+
+
+# --- a component type carries its assumptions and its JSON -----------------------------------
+
+
+def test_a_probe_asks_its_component_type_for_the_assumptions():
+    """No type branch: any component type with ``assumptions_of`` gives a probe its tags."""
+
+    class Pair(tuple):
+        @classmethod
+        def assumptions_of(cls, family):
+            return ("A.1",), (("A.5", f"{len(family)} pairs"),)
+
+    probe = Probe("toy", (Pair((1, 2)), Pair((3, 4))))
+    assert probe.assumptions == ("A.1",) and probe.violations == (("A.5", "2 pairs"),) and not probe.admissible
+    with pytest.raises(ValueError, match="one type per probe"):
+        Probe("mixed", (Component(ZERO, (R(1), R(0))), Pair((1, 2))))
+
+
+@pytest.mark.parametrize(
+    "cls, data, match",
+    [
+        (Component, {"M": [["0", "0"], ["0", "0"]], "a": ["1/2", 0.5]}, r"^a: 0\.5 is not an exact rational"),
+        (Component, {"M": [["0", "0"], ["0", "0"]], "a": ["1/2", "x"]}, r"^a: 'x' is not"),
+        (Component, {"M": [["0", "0"], ["0", "0"]], "a": ["1/2", "1/0"]}, r"^a: '1/0' is not"),
+        (Component, {"M": [["0", "0"], ["0", "0"]], "a": ["1/2", "2**3"]}, r"^a: '2\*\*3' is not"),
+        (Component, {"M": [["0", "0"]], "a": ["1", "1"]}, r"^M: not a 2x2 matrix"),
+        (Component, {"a": ["1", "1"]}, r"no field 'M'"),
+        (HeadConfig, {"M": [[["0"]], [["0"]]], "a": [[["1"]]]}, r"^a: 1 gate\(s\) of experts for 2 gating matrices"),
+        (HeadConfig, {"M": [[["0"]]], "a": [[["1"], ["1", "2"]]]}, r"^a: expert vectors of unequal lengths"),
+        (HeadConfig, {"M": [["0"]], "a": [[["1"]]]}, r"^M: '0' is not a list"),
+    ],
+)
+def test_a_malformed_component_is_a_one_line_error_naming_its_field(cls, data, match):
+    with pytest.raises(ValueError, match=match) as info:
+        cls.from_dict(data)
+    assert "\n" not in str(info.value)
+
+
+def test_components_read_back_exactly():
+    head = head_probes(2, 2, 2, seed=4)[0].components[0]
+    assert HeadConfig.from_dict(head.to_dict()) == head
+    # by hand: the text "3/8" is the rational 3/8, "0.125" exactly 1/8 (read as a decimal, not a float)
+    back = Component.from_dict({"M": [["3/8", "0"], ["0", "-1"]], "a": ["0.125", "-5/4"]})
+    assert back == Component(((R(3, 8), R(0)), (R(0), R(-1))), (R(1, 8), R(-5, 4)))
+    assert all(isinstance(v, sp.Rational) for v in back.a)
