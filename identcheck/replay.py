@@ -29,11 +29,15 @@ def replay(result: dict, probe_name: str) -> dict:
     probe, detail = interval_record(result, probe_name)
     name = result.get("condition")
     if not isinstance(name, str) or name not in CONDITIONS:
-        raise IdentcheckError(f"condition={name!r}: not a registered condition ({', '.join(CONDITIONS)})")
+        raise IdentcheckError(
+            param="condition", value=name, reason=f"not a registered condition ({', '.join(CONDITIONS)})"
+        )
     try:
         condition = CONDITIONS[name].from_json(result)
+    except IdentcheckError:
+        raise
     except (KeyError, TypeError, ValueError) as exc:
         raise IdentcheckError(
-            f"condition={name!r}: this result does not set it up ({type(exc).__name__}: {exc})"
+            param="condition", value=name, reason=f"this result does not set it up ({type(exc).__name__}: {exc})"
         ) from None
     return replay_interval(condition, probe, detail)
