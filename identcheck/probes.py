@@ -123,8 +123,10 @@ class Probe:
     the others) are computed from the components by their type (:func:`assumptions_of`). A
     component type — :class:`Component`, :class:`HeadConfig`, a condition's own (the DeepSeekMoE
     atoms, :class:`~identcheck.expert_sets.Atom`) — supplies ``assumptions_of(family)``,
-    ``to_dict()`` and ``from_dict(data)`` (exact: rationals as text); a condition names the type
-    its probes hold (``Condition.component``) and a certificate's probe is rebuilt through it.
+    ``to_dict()`` and ``from_dict(data)`` (exact: rationals as text), and ``l1`` (a bound on the
+    inner argument |aᵀx| over x in [−1, 1]^d: the driver checks φ's domain up to the largest); a
+    condition names the type its probes hold (``Condition.component``) and a certificate's probe
+    is rebuilt through it.
     """
 
     name: str
@@ -219,8 +221,10 @@ def _distinct_vectors(rng, d, count):
     available = ((2 * DENOMINATOR + 1) ** d - 1) // 2  # non-zero grid vectors, up to sign
     if count > available:
         raise IdentcheckError(
-            f"dim={d}: a probe needs {count} expert vectors distinct up to sign (gates × channels, or 3), but the "
-            f"probe grid of dimension {d} has only {available}; use fewer gates or channels, or a larger dim"
+            param="dim",
+            value=d,
+            reason=f"a probe needs {count} expert vectors distinct up to sign (gates × channels, or 3), but the "
+            f"probe grid of dimension {d} has only {available}; use fewer gates or channels, or a larger dim",
         )
     found = []
     while len(found) < count:

@@ -122,7 +122,7 @@ class Condition(ABC):
 
     name: ClassVar[str]
     scope: ClassVar[Scope]  # what each verdict implies for the model (identcheck.scope)
-    #: the type of its probes' components: ``assumptions_of(family)``, ``to_dict()``, ``from_dict(data)``
+    #: the type of its probes' components: ``assumptions_of(family)``, ``to_dict()``, ``from_dict(data)``, ``l1``
     component: ClassVar[type] = Component
     options: ClassVar[dict] = {}
     stream: ClassVar[int] = 1
