@@ -35,7 +35,7 @@ for _ in range({args.repeats}):
     t = time.perf_counter(); check({phi!r}, condition="type2"); warm.append(time.perf_counter() - t)
 print(
     f"{{cold:.2f}} {{statistics.median(warm):.2f}} {{min(warm):.2f}} {{max(warm):.2f}} "
-    f"{{r.verdict.replace(' ', '_')}} {{r.literal_verdict.replace(' ', '_')}}"
+    f"{{r.verdict.replace(' ', '_')}} {{r.details['literal_verdict'].replace(' ', '_')}}"
 )
 """
         cold, med, lo, hi, verdict, literal = subprocess.run(

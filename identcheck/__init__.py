@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # the public API, for readers and type checkers; at run time 
     from .errors import IdentcheckError
     from .evidence import Certificate, CertificateKind, Evidence, Tolerance, Verdict
     from .probes import Component, Probe, default_probes
-    from .report import CheckResult, ProbeResult, Relation
+    from .results import CheckResult, ProbeResult, Relation
     from .scan import ScanResult, scan
     from .terms import Merge, Term, TermSet, type1_term_set, type1_terms
 
@@ -34,12 +34,14 @@ _API = {
     "IdentcheckError": ".errors",
     **dict.fromkeys(("Certificate", "CertificateKind", "Evidence", "Tolerance", "Verdict"), ".evidence"),
     **dict.fromkeys(("Component", "Probe", "default_probes"), ".probes"),
-    **dict.fromkeys(("CheckResult", "ProbeResult", "Relation"), ".report"),
+    **dict.fromkeys(("CheckResult", "ProbeResult", "Relation"), ".results"),
     "scan": ".scan",
     "ScanResult": ".scan",
     **dict.fromkeys(("Merge", "Term", "TermSet", "type1_term_set", "type1_terms"), ".terms"),
 }
-lazy_package(__name__, _API)
+#: The face: the text report registers its renderers (text, markdown) on the result types
+#: (identcheck.results), so it comes with the first public name read.
+lazy_package(__name__, _API, face=(".report",))
 
 __all__ = [
     "Activation",

@@ -73,8 +73,8 @@ CONDITIONS = ("type1", "type2")
 def _cell(phi: str, condition: str) -> dict:
     result = check(phi, condition=condition)  # one BLAS thread: check.run holds the limit
     cell = {"verdict": str(result.verdict), "evidence": str(result.evidence), "witness": _witness(result)}
-    if condition == "type2":
-        cell["literal_verdict"] = str(result.literal_verdict)
+    if "literal_verdict" in result.details:  # type-2: the set as the paper states it
+        cell["literal_verdict"] = str(result.details["literal_verdict"])
     return cell
 
 
@@ -99,7 +99,7 @@ def catalog_rows(progress=None, jobs: int = 1, entries=None) -> list[dict]:
     are handed out first, so the processes finish together (longest first); ``progress`` is
     called as rows complete, in completion order."""
     if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= MAX_JOBS:
-        raise IdentcheckError(f"jobs={jobs!r}: must be an integer from 1 to {MAX_JOBS}")
+        raise IdentcheckError(param="jobs", value=jobs, reason=f"must be an integer from 1 to {MAX_JOBS}")
     entries = list(CATALOG if entries is None else entries)
     if jobs == 1:
         rows = []

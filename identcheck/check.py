@@ -8,7 +8,7 @@ For a condition (:mod:`identcheck.conditions`) and each of its probes:
     relations = condition.explain(decision)      when dependent: named families, proved by sympy
     certificate = certify_probe(...)             with ``certify``: exact relations / interval bounds
 
-and the verdict follows :func:`conclude` (three-valued, one-sided; :mod:`report`).
+and the verdict follows :func:`conclude` (three-valued, one-sided; :mod:`results`).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from .errors import IdentcheckError
 from .evidence import Certificate, CertificateKind, Evidence, Verdict
 from .rank import DEFAULT_LADDER, decide_rank, rule_tolerances
 from .relations import NULL_SPACE_TOLERANCE
-from .report import CheckResult, ProbeResult
+from .results import CheckResult, ProbeResult
 
 __all__ = ["check", "conclude", "make_condition", "run", "CONDITIONS"]
 
@@ -104,7 +104,7 @@ def check(
     started = time.perf_counter()
     setup = make_condition(phi, condition, dim, params, seed, points_per_term, ladder, **options)
     if not isinstance(include_inadmissible, bool):
-        raise IdentcheckError(f"include_inadmissible={include_inadmissible!r}: must be True or False")
+        raise IdentcheckError(param="include_inadmissible", value=include_inadmissible, reason="must be True or False")
     return run(setup, certify=certify, progress=progress, started=started, include_inadmissible=include_inadmissible)
 
 
@@ -116,13 +116,15 @@ def make_condition(
 ) -> Condition:
     """Validate the arguments of :func:`check` and set the condition up (parse φ, build its terms)."""
     if condition not in CONDITIONS:
-        raise IdentcheckError(f"condition={condition!r}: unknown; available: {', '.join(CONDITIONS)}")
+        raise IdentcheckError(param="condition", value=condition, reason=f"unknown; available: {', '.join(CONDITIONS)}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise IdentcheckError(f"seed={seed!r}: must be a non-negative integer")
+        raise IdentcheckError(param="seed", value=seed, reason="must be a non-negative integer")
     if isinstance(points_per_term, bool) or not isinstance(points_per_term, int) or not 2 <= points_per_term <= 100:
-        raise IdentcheckError(f"points_per_term={points_per_term!r}: must be an integer from 2 to 100")
+        raise IdentcheckError(param="points_per_term", value=points_per_term, reason="must be an integer from 2 to 100")
     if not ladder or list(ladder) != sorted(set(ladder)) or len(ladder) < 2 or min(ladder) < 20:
-        raise IdentcheckError(f"ladder={ladder!r}: need at least two increasing precisions of 20 digits or more")
+        raise IdentcheckError(
+            param="ladder", value=ladder, reason="need at least two increasing precisions of 20 digits or more"
+        )
     cls = CONDITIONS[condition]
     for name, value in options.items():
         if name in cls.options:
@@ -133,10 +135,12 @@ def make_condition(
             (CONDITIONS[key].options[name] for key in CONDITIONS if name in CONDITIONS[key].options), _NO_TAKER
         )
         if default is _NO_TAKER:
-            raise IdentcheckError(f"{name}={value!r}: no condition takes this option")
+            raise IdentcheckError(param=name, value=value, reason="no condition takes this option")
         if value != default:
             takers = [key for key in CONDITIONS if name in CONDITIONS[key].options]
-            raise IdentcheckError(f"{name}={value!r}: applies to {' and '.join(takers)} only, not {condition}")
+            raise IdentcheckError(
+                param=name, value=value, reason=f"applies to {' and '.join(takers)} only, not {condition}"
+            )
     taken = {name: value for name, value in options.items() if name in cls.options}
     return cls(cls.activation_for(phi, params), dim, int(seed), points_per_term, tuple(ladder), **taken)
 
@@ -164,7 +168,8 @@ def run(
                 progress(index + 1, len(probes), probe.name)
         computed_with = environment()  # inside the BLAS thread limit the probes ran with
     verdict, evidence, summary, witness = conclude(results, condition.ladder, certify)
-    suffix, fields = condition.finish(results)
+    suffix, fields = condition.finish(results)  # may set details, or n_terms when T is not one block per component
+    fields = {"n_terms": len(term_set.terms), **fields}
     return CheckResult(
         phi=activation.text,
         expression=str(activation.expr),
@@ -176,7 +181,6 @@ def run(
         witness=witness,
         merges=term_set.merges,
         n_derivatives=term_set.n_derivatives,
-        n_terms=len(term_set.terms),
         probes=tuple(results),
         seed=condition.seed,
         points_per_term=condition.points_per_term,
@@ -190,6 +194,8 @@ def run(
         environment=computed_with,
         phi_as_written=activation.as_written,
         written_numbers=activation.written_numbers,
+        object_name=condition.object_name,
+        inputs=condition.describe_inputs(bound),
         **fields,
     )
 
@@ -254,7 +260,7 @@ def _note(probe, matrix, include_inadmissible: bool) -> str:
 
 
 def conclude(results, ladder, certify=False) -> tuple[Verdict, Evidence, str, str | None]:
-    """(verdict, evidence, summary, witness name) from the probe results (see :mod:`report`).
+    """(verdict, evidence, summary, witness name) from the probe results (see :mod:`results`).
 
     Only probes with ``counts_for_verdict`` decide; inadmissible probes left out (they violate
     one of the paper's assumptions) are named at the end of the summary.

@@ -7,6 +7,9 @@
   and keeps the value, so ``import identcheck`` loads no sympy, numpy or scipy, and
   ``from identcheck import check`` works as before;
 - ``__dir__`` listing the public names before they are loaded;
+- ``face``: modules imported with the first public name read (identcheck's text report, which
+  registers its renderers on the result types: ``check("z").to_text()`` works after
+  ``from identcheck import check``);
 - names that are also their module's name (``identcheck.check``, ``numeric.fit``) stay the
   function: the import system binds a submodule to its package when it loads it (``from .check
   import run`` anywhere would make ``identcheck.check`` the module), and the package's class
@@ -22,8 +25,9 @@ import types
 __all__ = ["lazy_package"]
 
 
-def lazy_package(name: str, api: dict) -> None:
-    """Make the package ``name`` (already in ``sys.modules``) import each name of ``api`` on first use."""
+def lazy_package(name: str, api: dict, face: tuple = ()) -> None:
+    """Make the package ``name`` (already in ``sys.modules``) import each name of ``api`` on first use,
+    and the modules ``face`` (relative names) with the first of them."""
     package = sys.modules[name]
     shadowed = frozenset(public for public, module in api.items() if module == "." + public)
 
@@ -31,6 +35,8 @@ def lazy_package(name: str, api: dict) -> None:
         if attribute not in api:
             raise AttributeError(f"module {name!r} has no attribute {attribute!r}")
         value = getattr(importlib.import_module(api[attribute], name), attribute)
+        for module in face:
+            importlib.import_module(module, name)
         setattr(package, attribute, value)  # imported once
         return value
 

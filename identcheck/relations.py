@@ -34,7 +34,7 @@ import sympy as sp
 from .budget import Outcome
 from .echelon import echelon_basis
 from .evidence import Tolerance
-from .report import Relation
+from .results import Relation
 
 __all__ = ["explain_null_space", "tied_components", "IN_NULL_SPACE", "NULL_SPACE_TOLERANCE"]
 
@@ -70,7 +70,7 @@ def explain_null_space(
     those leave part of the null space unexplained (the ``ode`` family: guessing φ's ODEs costs
     time, and a named family always comes first — an ODE never hides one). A raw relation whose
     terms belong to several components (keys ``(c, …)``, c an int: type-1) says which it ties
-    (:attr:`~identcheck.report.Relation.ties`).
+    (:attr:`~identcheck.results.Relation.ties`).
     """
     norms = np.linalg.norm(matrix, axis=0)
     norms = np.where(norms > 0, norms, 1.0)

@@ -1,10 +1,12 @@
 """Results rendered for Jupyter: the markdown behind ``_repr_markdown_``.
 
-The same facts as the text report (:meth:`report.CheckResult.to_text`), laid out for a notebook:
+The same facts as the text report (:func:`identcheck.report.check_text`), laid out for a notebook:
 verdict and evidence, the summary, the witness relations, the term count, and the probes as a
 markdown table (one row per probe). The renderers read the result objects' own fields and their
-text helpers (``Relation.tag``, ``ProbeResult.result_text``, ``CheckResult.terms_text``); this
-module imports nothing from the package, so the result modules can import it.
+data formatting (``Relation.tag``, ``CheckResult.terms_text``, ``inputs_text``); the text pieces
+the two reports share (a literal verdict's text, the probe table's result column) are handed in by
+:mod:`identcheck.report`, which registers this renderer on the result type. This module imports
+nothing from the package (:mod:`pde` and the scan's report use its table helpers).
 """
 
 from __future__ import annotations
@@ -32,15 +34,17 @@ def table(header, rows, align=None) -> str:
     return "\n".join(lines)
 
 
-def check_markdown(result) -> str:
-    """Markdown for a :class:`~report.CheckResult`."""
+def check_markdown(result, literal, probe_text) -> str:
+    """Markdown for a :class:`~identcheck.results.CheckResult`; ``literal`` is the literal verdict's
+    text when the condition gave one (:func:`identcheck.report.literal_text`), ``probe_text(probe,
+    certified)`` the probe table's result column (:func:`identcheck.report.probe_result_text`)."""
     parts = [
-        f"**φ(z) = {code(result.phi_shown)}** · {result.condition}, d = {result.dim}",
-        f"**Verdict{'' if result.literal_verdict is None else ' (reduced set)'}: {str(result.verdict).upper()}** "
+        f"**{result.object_name} = {code(result.phi_shown)}** · {result.condition}, d = {result.dim}",
+        f"**Verdict{'' if literal is None else ' (reduced set)'}: {str(result.verdict).upper()}** "
         f"({result.evidence} evidence) — {result.summary}",
     ]
-    if result.literal_verdict is not None:
-        parts.append(f"**Verdict (literal set, as the paper states it): {result.literal_text}**")
+    if literal is not None:
+        parts.append(f"**Verdict (literal set, as the paper states it): {literal}**")
     if result.scope is not None:
         parts.append(f"*What this means ({result.scope.theorem}):* {result.scope.implies}")
     witness = result.witness_probe
@@ -52,13 +56,12 @@ def check_markdown(result) -> str:
         parts.append("\n".join(lines))
     parts.append(f"Terms: {result.terms_text}.")
     rows = [
-        (p.name, p.n_terms, f"{p.smallest_singular_value:.2e}", p.precision_digits, p.result_text(result.certified))
+        (p.name, p.n_terms, f"{p.smallest_singular_value:.2e}", p.precision_digits, probe_text(p, result.certified))
         for p in result.probes
     ]
     parts.append(
-        f"Probes (seed {result.seed}, {result.points_per_term} points per term, x uniform in [-1, 1]^{result.dim}, "
-        f"z = aᵀx in [-{result.domain_bound:g}, {result.domain_bound:g}]; {result.seconds:.2f} s):\n\n"
-        + table(("probe", "terms", "margin", "digits", "result"), rows, "lrrrl")
+        f"Probes (seed {result.seed}, {result.points_per_term} points per term, {result.inputs_text}; "
+        f"{result.seconds:.2f} s):\n\n" + table(("probe", "terms", "margin", "digits", "result"), rows, "lrrrl")
     )
     return "\n\n".join(parts) + "\n"
 

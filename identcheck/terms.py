@@ -39,7 +39,9 @@ __all__ = [
     "Merge",
     "Term",
     "TermSet",
+    "a_variable",
     "derivative_label",
+    "m_variable",
     "phi_placeholder",
     "substitute_phi",
     "symmetric_matrix",
@@ -80,6 +82,10 @@ class Term:
         ``expr`` divided by exp(xᵀMx): ``c·x^α·Phi<m>(aᵀx)``.
     phi_order : int
         m, the derivative of φ the term carries.
+    key : tuple
+        The same derivative by structure, for code (:func:`m_variable`, :func:`a_variable`):
+        ``(("M", 0, 1), ("a", 1))`` for ∂²/∂M12∂a2, ``()`` for ū; a column's key composes it with
+        the component (type-1: ``(component, key)``).
     """
 
     label: str
@@ -87,6 +93,7 @@ class Term:
     expr: sp.Expr = field(repr=False)
     reduced: sp.Expr = field(repr=False)
     phi_order: int
+    key: tuple = field(default=(), repr=False)
 
 
 @dataclass(frozen=True, eq=False)
@@ -159,6 +166,19 @@ def _m_name(j: int, k: int) -> str:
     return f"M{j + 1}{k + 1}"
 
 
+def m_variable(j: int, k: int) -> tuple:
+    """The typed key of the gating-matrix entry M_{j+1,k+1} (0-based, j ≤ k): ``("M", j, k)``.
+
+    Every condition's column keys name the parameters differentiated this way (type-1, type-2,
+    type1-full), so code reading a relation (numeric's witness paths) never parses a name."""
+    return ("M", min(j, k), max(j, k))
+
+
+def a_variable(j: int) -> tuple:
+    """The typed key of the expert entry a_{j+1} (0-based): ``("a", j)``."""
+    return ("a", j)
+
+
 def symmetric_matrix(upper, dim: int) -> sp.Matrix:
     """The symmetric d×d matrix whose entry (j, k), j ≤ k, is ``upper[(j, k)]`` (0-based)."""
     return sp.Matrix(dim, dim, lambda i, j: upper[(min(i, j), max(i, j))])
@@ -192,12 +212,14 @@ def type1_term_set(dim: int, base: str = "ū") -> TermSet:
         At d = 2: 21 derivatives, 3 merges, 18 terms.
     """
     if isinstance(dim, bool) or not isinstance(dim, int) or not 1 <= dim <= MAX_DIM:
-        raise IdentcheckError(f"dim={dim!r}: must be an integer from 1 to {MAX_DIM}")
+        raise IdentcheckError(param="dim", value=dim, reason=f"must be an integer from 1 to {MAX_DIM}")
     x = sp.symbols(f"x1:{dim + 1}", real=True)
     m_params = [sp.Symbol(_m_name(j, k), real=True) for j in range(dim) for k in range(j, dim)]
     a_params = list(sp.symbols(f"a1:{dim + 1}", real=True))
     params = tuple(m_params + a_params)
     by_name = {p.name: p for p in params}
+    variables = {_m_name(j, k): m_variable(j, k) for j in range(dim) for k in range(j, dim)}
+    variables |= {a.name: a_variable(j) for j, a in enumerate(a_params)}
     M = symmetric_matrix({(j, k): by_name[_m_name(j, k)] for j in range(dim) for k in range(j, dim)}, dim)
     xv = sp.Matrix(x)
     quadratic = sp.expand((xv.T * M * xv)[0])
@@ -228,6 +250,7 @@ def type1_term_set(dim: int, base: str = "ū") -> TermSet:
             exponential * reduced_terms[i],
             reduced_terms[i],
             sum(1 for n in derivatives[i] if n.startswith("a")),
+            tuple(variables[n] for n in derivatives[i]),
         )
         for i in kept
     ]

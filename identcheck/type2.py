@@ -35,7 +35,7 @@ import sympy as sp
 
 from .errors import IdentcheckError
 from .merge import merge_proportional
-from .terms import derivative_label, phi_placeholder, symmetric_matrix
+from .terms import a_variable, derivative_label, m_variable, phi_placeholder, symmetric_matrix
 
 __all__ = ["Type2Term", "Type2TermSet", "on_channel", "type2_term_set"]
 
@@ -50,8 +50,9 @@ class Type2Term:
     ``kind`` is one of "phi", "v", "u", "uu", "vv", "uv" (the extension). ``key`` says which term
     it is by structure — families match terms by it, never by label:
     ``("phi", k)``, ``("v", k, i, names)``, ``("u", k, i, names)`` (gate i, the parameters
-    differentiated by local name: ``"M_12"``, ``"a_1"``), and for the products
-    ``(kind, k, (i1, names1), (i2, names2))``. Channels and gates are 0-based.
+    differentiated as typed variables of that gate: ``("M", 0, 1)`` for M_12, ``("a", 0)`` for a_1,
+    :func:`~identcheck.terms.m_variable`), and for the products ``(kind, k, (i1, names1), (i2, names2))``.
+    Channels and gates are 0-based.
     """
 
     label: str
@@ -127,7 +128,7 @@ def type2_term_set(dim: int = 2, n_gates: int = 2, n_channels: int = 2, mixed_pr
     ):
         if isinstance(value, bool) or not isinstance(value, int) or not (2 if name == "n_gates" else 1) <= value <= top:
             low = 2 if name == "n_gates" else 1
-            raise IdentcheckError(f"{name}={value!r}: must be an integer from {low} to {top} for type-2")
+            raise IdentcheckError(param=name, value=value, reason=f"must be an integer from {low} to {top} for type-2")
     d, N, K = dim, n_gates, n_channels
     x = sp.symbols(f"x1:{d + 1}", real=True)
     xv = sp.Matrix(x)
@@ -154,13 +155,15 @@ def type2_term_set(dim: int = 2, n_gates: int = 2, n_channels: int = 2, mixed_pr
     s = {(i, k): sum(a_syms[(i, k, l)] * x[l] for l in range(d)) for i in range(N) for k in range(K)}
     f = tuple(sum(exps[i] * s[(i, k)] for i in range(N)) / E for k in range(K))
 
-    def m_names(i):
+    def m_names(i):  # (local name for labels, symbol, typed key)
         return (
-            [(f"M_{_pair_name(j, l)}", m_syms[(i, j, l)]) for j in range(d) for l in range(j, d)] if i < N - 1 else []
+            [(f"M_{_pair_name(j, l)}", m_syms[(i, j, l)], m_variable(j, l)) for j in range(d) for l in range(j, d)]
+            if i < N - 1
+            else []
         )
 
     def a_names(i, k):
-        return [(f"a_{l + 1}", a_syms[(i, k, l)]) for l in range(d)]
+        return [(f"a_{l + 1}", a_syms[(i, k, l)], a_variable(l)) for l in range(d)]
 
     terms: list[Type2Term] = []
     for k in range(K):
@@ -176,7 +179,7 @@ def type2_term_set(dim: int = 2, n_gates: int = 2, n_channels: int = 2, mixed_pr
                     for c in combo:
                         expr = sp.diff(expr, names[c][1])
                     label = derivative_label(f"v{kk}", tuple(f"M{i + 1}" + names[c][0][1:] for c in combo))
-                    part = (i, tuple(names[c][0] for c in combo))
+                    part = (i, tuple(names[c][2] for c in combo))
                     terms.append(Type2Term(f"{label}·φ'(f{kk})/E", k, 1, "v", expr * f[k] / E, ("v", k, *part)))
                     if order == 1:
                         first_v.append((label, expr * f[k], part))
@@ -187,13 +190,13 @@ def type2_term_set(dim: int = 2, n_gates: int = 2, n_channels: int = 2, mixed_pr
             names = m_names(i) + a_names(i, k)
             for order in (1, 2):
                 for combo in itertools.combinations_with_replacement(range(len(names)), order):
-                    if sum(1 for c in combo if names[c][0].startswith("a")) == 2:
+                    if sum(1 for c in combo if names[c][2][0] == "a") == 2:
                         continue
                     expr = u
                     for c in combo:
                         expr = sp.diff(expr, names[c][1])
                     label = derivative_label(f"u[{i + 1},{kk}]", tuple(names[c][0] for c in combo))
-                    part = (i, tuple(names[c][0] for c in combo))
+                    part = (i, tuple(names[c][2] for c in combo))
                     terms.append(Type2Term(f"{label}·φ'(f{kk})/E", k, 1, "u", expr / E, ("u", k, *part)))
                     if order == 1:
                         first_u.append((label, expr, part))

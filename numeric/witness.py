@@ -62,32 +62,32 @@ __all__ = [
 NULL_SHARE = 0.1
 
 
-def _is_a(name: str) -> bool:
-    """Whether a type-1 parameter name (``"a2"``, ``"M12"``: identcheck's term set) is an expert entry."""
-    return name[0] == "a"
+def _is_a(variable: tuple) -> bool:
+    """Whether a typed variable of identcheck's keys (``("a", 1)``, ``("M", 0, 1)``) is an expert entry."""
+    return variable[0] == "a"
 
 
-def _a_index(name: str) -> int:
-    """``"a2"`` → 1 (0-based; d ≤ 6, one digit)."""
-    return int(name[1:]) - 1
+def _a_index(variable: tuple) -> int:
+    """``("a", 1)`` → 1 (0-based)."""
+    return variable[1]
 
 
-def _m_index(name: str, dim: int) -> int:
-    """``"M12"`` → the entry's position in the upper triangle, row by row (θ's layout, :mod:`numeric.params`)."""
-    j, k = int(name[1]) - 1, int(name[2]) - 1
+def _m_index(variable: tuple, dim: int) -> int:
+    """``("M", 0, 1)`` → the entry's position in the upper triangle, row by row (θ's layout, :mod:`numeric.params`)."""
+    _, j, k = variable
     return [(r, c) for r in range(dim) for c in range(r, dim)].index((j, k))
 
 
 def _coefficients(relation):
     """(structural key, coefficient) of each nonzero term of ``relation``.
 
-    The keys are identcheck's (:attr:`identcheck.Relation.keys`): type-1 ``(component,
-    derivative)`` with ``derivative`` a tuple of parameter names (``()``, ``("a1",)``,
-    ``("M11", "a2")``); type-2 :attr:`identcheck.type2.Type2Term.key` (``("phi", k)`` for φ(f^k)).
+    The keys are identcheck's (:attr:`identcheck.Relation.keys`, typed; also in its JSON): type-1
+    ``(component, derivative)`` with ``derivative`` a tuple of typed variables (``()``, ``(("a", 0),)``,
+    ``(("M", 0, 0), ("a", 1))``); type-2 :attr:`identcheck.type2.Type2Term.key` (``("phi", k)`` for φ(f^k)).
     """
     pairs = relation.exact if relation.exact is not None else relation.terms
     if len(relation.keys) != len(pairs):
-        raise NumericError(f"relation {relation}: no structural keys (a relation read back from JSON cannot be lifted)")
+        raise NumericError(f"relation {relation}: no structural keys (schema-2 JSON did not record them)")
     values = [exact_float(c) if isinstance(c, str) else float(c) for _, c in pairs]
     return [(key, c) for key, c in zip(relation.keys, values) if c != 0]
 

@@ -3,10 +3,10 @@
 One component θ = (M, a) contributes the terms ∂^t ū, |t| ≤ 2, of ū(x; M, a) = exp(xᵀMx)·φ(aᵀx)
 (:mod:`~identcheck.terms`, 18 distinct at d = 2). A probe with C components has C × 18 columns,
 component by component, labelled ``label[c]`` when C > 1 and keyed ``(c, derivative)`` (c 0-based,
-``derivative`` the term's tuple of parameter names, in parameter order, e.g. ``("M11", "a1")``;
-``()`` for ū). A null space is read against the relation families φ satisfies
-(:mod:`~identcheck.families`; the ``ode`` family only where the named ones leave some of it
-unexplained); relations are proved with sympy (:mod:`~identcheck.certify`).
+``derivative`` the term's typed variables, in parameter order, e.g. ``(("M", 0, 0), ("a", 0))`` for
+∂²ū/∂M11∂a1, :attr:`~identcheck.terms.Term.key`; ``()`` for ū). A null space is read against the
+relation families φ satisfies (:mod:`~identcheck.families`; the ``ode`` family only where the named
+ones leave some of it unexplained); relations are proved with sympy (:mod:`~identcheck.certify`).
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ class Type1(Condition):
         labels = self.term_set.labels
         if len(probe.components) > 1:
             labels = [f"{label}[{c + 1}]" for c in range(len(probe.components)) for label in labels]
-        keys = [(c, term.derivative) for c in range(len(probe.components)) for term in self.term_set.terms]
+        keys = [(c, term.key) for c in range(len(probe.components)) for term in self.term_set.terms]
         return ProbeMatrix(self.compiled, points, thetas, self.activation, labels, keys)
 
     def explain(self, probe, matrix, decision):

@@ -51,10 +51,10 @@ from ..budget import Outcome
 from ..certify import prove_relation
 from ..compile import CompiledTerms
 from ..merge import merge_proportional
-from ..probes import Probe, default_probes, head_experts, type1_head
+from ..probes import HeadConfig, Probe, default_probes, head_experts, type1_head
 from ..rank import DEFAULT_LADDER
 from ..scope import SETTING_I_FULL
-from ..terms import derivative_label, phi_placeholder, symmetric_matrix, type1_term_set
+from ..terms import derivative_label, m_variable, phi_placeholder, symmetric_matrix, type1_term_set
 from .base import Condition, ProbeMatrix
 from .type1 import explain_with_families
 
@@ -85,17 +85,18 @@ def _matrix(entries, dim):
 
 def _exp_derivatives(dim, x):
     """∂^r exp(xᵀMx)/∂M^r / exp(xᵀMx), 1 ≤ |r| ≤ 2, merged up to constants: the kept
-    (label, poly, derivative names) and the merges."""
+    (label, poly, typed derivative variables) and the merges."""
     m = _m_symbols("", dim)
     xv = sp.Matrix(x)
     q = sp.expand((xv.T * _matrix(m, dim) * xv)[0])
     e = sp.exp(q)
+    typed = dict(zip(m, (m_variable(j, k) for j in range(dim) for k in range(j, dim))))
     derivatives = [(p,) for p in m] + [(p, s) for i, p in enumerate(m) for s in m[i:]]
     labels, polys, names = [], [], []
     for derivative in derivatives:
         polys.append(sp.expand(sp.diff(e, *derivative) / e))
-        names.append(tuple(str(p) for p in derivative))
-        labels.append(derivative_label("v̄", names[-1]))
+        names.append(tuple(typed[p] for p in derivative))
+        labels.append(derivative_label("v̄", tuple(str(p) for p in derivative)))
     kept, merges, _ = merge_proportional(labels, [()] * len(labels), polys)
     return [(labels[i], polys[i], names[i]) for i in kept], merges
 
@@ -109,7 +110,7 @@ def head_terms(dim: int, n_free: int, n_channels: int) -> HeadTerms:
     set, labelled ``label[c]`` in expert order), then ∂^r v̄^k/∂M^r(x; M_i) for free gate i and
     channel k (labelled ``∂v̄k/∂M11[gi]``). Keys: ``(expert, derivative)`` as type-1's (expert
     0-based), ``("v", k, i, names)`` for a v̄-term (channel k, gate i, 0-based, in the order of
-    type-2's keys; ``names`` the M entries differentiated, e.g. ``("M11", "M12")``).
+    type-2's keys; ``names`` the M entries differentiated, typed: ``(("M", 0, 0), ("M", 0, 1))``).
     """
     t1 = type1_term_set(dim)
     x = t1.x
@@ -133,7 +134,7 @@ def head_terms(dim: int, n_free: int, n_channels: int) -> HeadTerms:
             for term in t1.terms:
                 exprs.append(term.expr.xreplace(mapping))
                 labels.append(f"{term.label}[{expert}]")
-                keys.append((expert - 1, term.derivative))
+                keys.append((expert - 1, term.key))
     n_t1 = len(exprs)
     denominator = sum(exps)
     outputs = [
@@ -163,6 +164,7 @@ class Type1Full(Condition):
     """Setting I with Theorem 2's full decomposition: T1 ∪ the softmax-denominator v̄-terms."""
 
     name = "type1-full"
+    component = HeadConfig  # a probe is one head
     scope = SETTING_I_FULL
     options: dict = {}
     stream = 3
@@ -216,15 +218,31 @@ class Type1Full(Condition):
     def _experts(self, probe):
         return Probe(probe.name, head_experts(probe.components[0]))
 
+    def _counts(self) -> tuple[int, int]:
+        """(ū-terms per expert, v̄-terms per free gate and channel): a head with N gates and K channels
+        has N·K·ū + (N − 1)·K·v̄ columns."""
+        one = head_terms(self.dim, 1, 1)
+        return len(self.t1.terms), len(one.labels) - one.n_t1
+
     def describe_terms(self):
         """T1 per expert, then the v̄-terms per (free gate, channel)."""
         ts = self.term_set
         n_v_merges = len(ts.merges) - len(self.t1.merges)
+        u, v = self._counts()
         return (
             f"{ts.n_derivatives} derivatives per component, {len(self.t1.merges)} merged "
-            f"(same function for every φ) → {len(ts.terms)} distinct (T1), "
-            f"plus the v̄-terms per free gate and channel ({n_v_merges} merged)"
+            f"(same function for every φ) → {u} distinct ū-terms per expert (T1), "
+            f"plus {v} v̄-terms per free gate and channel ({n_v_merges} merged): "
+            f"{u + v} columns per expert of a free gate, {u} per expert of the fixed gate"
         )
+
+    def finish(self, results):
+        """The term counts that match the matrices: ``n_terms`` is an expert of a free gate's
+        columns (its ū-terms and its (gate, channel)'s v̄-terms); ``details`` has both counts."""
+        suffix, fields = super().finish(results)
+        u, v = self._counts()
+        details = {"u_terms_per_expert": u, "v_terms_per_free_gate_and_channel": v}
+        return suffix, fields | {"n_terms": u + v, "details": details}
 
     def explain(self, probe, matrix, decision):
         return explain_with_families(

@@ -26,7 +26,7 @@ import flint
 from ..compile import CompiledTerms, arb_precision, phi_functions
 from ..evidence import Verdict
 from ..families.type2 import prover, templates
-from ..probes import head_probes
+from ..probes import HeadConfig, head_probes
 from ..rank import DEFAULT_LADDER, RankDecision, raw_gram
 from ..reduce import reduce_groups
 from ..relations import explain_null_space
@@ -158,6 +158,7 @@ class Type2(Condition):
     channels; ``mixed_products`` adds the mixed ∂u·∂v products (an extension, labelled so)."""
 
     name = "type2"
+    component = HeadConfig  # a probe is one head
     scope = SETTING_II
     options = {"n_gates": 2, "n_channels": 2, "mixed_products": False}
     stream = 2
@@ -179,7 +180,8 @@ class Type2(Condition):
 
     @classmethod
     def from_json(cls, result):
-        return cls(cls.activation_for(result["expression"]), int(result["dim"]), int(result["seed"]), **result["head"])
+        head = result["details"]["head"] if "details" in result else result["head"]  # schema 3, or 2
+        return cls(cls.activation_for(result["expression"]), int(result["dim"]), int(result["seed"]), **head)
 
     def probes(self):
         return head_probes(self.dim, self.head["n_gates"], self.head["n_channels"], self.seed)
@@ -231,7 +233,7 @@ class Type2(Condition):
             literal = None
         else:
             literal = not decision.independent
-        return {"literal_dependent": literal, "phi_free_relations": free}
+        return {"details": {"literal_dependent": literal, "phi_free_relations": free}}
 
     def describe_terms(self):
         ts = self.term_set
@@ -241,16 +243,15 @@ class Type2(Condition):
         )
 
     def finish(self, results):
-        literal = [p.literal_dependent for p in results]
+        """The literal verdict (the set as the paper states it) beside the reduced one, in ``details``
+        (the reports print it on a line of its own), with its reason and the head's shape."""
+        literal = [p.details["literal_dependent"] for p in results]
         verdict = (
             Verdict.NOT_IDENTIFIABLE
             if any(literal)
             else (Verdict.INCONCLUSIVE if None in literal else Verdict.IDENTIFIABLE)
         )
-        free = sum(p.phi_free_nullity for p in results)
+        free = sum(len(p.details["phi_free_relations"]) for p in results)
         reason = f"because of {free} relation(s) that hold for every phi over the probes" if free else None
-        return unresolved_summary(results), {
-            "literal_verdict": verdict,
-            "literal_reason": reason,
-            "head": dict(self.head),
-        }
+        details = {"literal_verdict": verdict, "literal_reason": reason, "head": dict(self.head)}
+        return unresolved_summary(results), {"details": details}

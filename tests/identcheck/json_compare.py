@@ -25,7 +25,9 @@ the value comes from:
   the float coefficients of a relation without exact ones (``exact`` null: not rational) with
   ``NULL_VECTOR_TOL``·max(1, |c|), 1e-6 — the accuracy of a float64 null vector that
   identcheck itself assumes when it recognises a template in a null space
-  (:data:`identcheck.relations.IN_NULL_SPACE`) — and their six-digit ``text`` not at all.
+  (:data:`identcheck.relations.IN_NULL_SPACE`) — and their six-digit ``text`` not at all; their
+  structural ``keys`` (schema 3) exactly. A relation list is found by its key wherever it sits
+  (type-2's ``phi_free_relations`` is in a probe's ``details``).
   (Before the echelon form, another LAPACK returned another basis of the same null space:
   ∂ū/∂M12[1] − ∂ū/∂M12[2] + 1/2·∂²ū/∂M12∂a2[2] on one machine, a four-term combination on
   another.)

@@ -100,7 +100,7 @@ def test_rank_decision_invariant_to_term_order_and_scaling_on_real_probes(phi):
 
 from identcheck.check import conclude, verdict_of  # noqa: E402
 from identcheck.cli import main  # noqa: E402
-from identcheck.report import ProbeResult  # noqa: E402
+from identcheck.results import ProbeResult  # noqa: E402
 
 
 def _probe(name, dependent, counts=True, admissible=True):

@@ -251,12 +251,17 @@ def _key_from_label(label):
     if match := _V_LABEL.match(label):
         names = re.findall(r"∂(M\d\d)(²?)", match["below"])
         names = tuple(n for name, square in names for n in (name,) * (2 if square else 1))
-        return ("v", int(match["k"]) - 1, int(match["g"]) - 1, names)
+        return ("v", int(match["k"]) - 1, int(match["g"]) - 1, tuple(map(_typed, names)))
     match = _T1_LABEL.match(label)
     names = tuple(p for p in (match["p1"], match["p2"], match["p3"]) if p)
     if match["p2"] and not match["p3"]:
         names = (match["p2"], match["p2"])
-    return int(match["c"] or 1) - 1, names
+    return int(match["c"] or 1) - 1, tuple(map(_typed, names))
+
+
+def _typed(name):
+    """``"M12"`` → ``("M", 0, 1)``, ``"a2"`` → ``("a", 1)``: the typed variable of a label's name."""
+    return ("M", int(name[1]) - 1, int(name[2]) - 1) if name[0] == "M" else ("a", int(name[1:]) - 1)
 
 
 @pytest.mark.parametrize("phi", ["z", "tanh(z)", "sigmoid(z)", "gelu(z)"])

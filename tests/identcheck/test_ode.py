@@ -12,7 +12,6 @@ from identcheck import parse_activation
 from identcheck.activation import Z
 from identcheck.families import ODE, ode_templates_for
 from identcheck.families.ode import guess_ode, phi_odes, realizable_shapes
-from identcheck.render import check_markdown
 
 from .shared_checks import checked
 
@@ -43,14 +42,15 @@ def test_a_wrong_sign_does_not_hold():
 
 
 def _u_bar(phi, M, a, x):
-    """ū = exp(xᵀMx)·φ(aᵀx) with M's free entries as symbols (the symmetric parametrisation)."""
+    """ū = exp(xᵀMx)·φ(aᵀx) with M's free entries as symbols (the symmetric parametrisation), and the
+    symbol of each typed key variable (``("M", 0, 1)``, ``("a", 0)``, 0-based)."""
     d = len(x)
     m = {(j, k): sp.Symbol(f"M{j + 1}{k + 1}") for j in range(d) for k in range(j, d)}
     av = sp.symbols(f"a1:{d + 1}")
     quadratic = sum((1 if j == k else 2) * m[(j, k)] * x[j] * x[k] for (j, k) in m)
     u = sp.exp(quadratic) * phi.subs(Z, sum(ai * xi for ai, xi in zip(av, x)))
     values = {m[(j, k)]: M[j][k] for (j, k) in m} | dict(zip(av, a))
-    return u, {s.name: s for s in list(m.values()) + list(av)}, values
+    return u, {("M", j, k): s for (j, k), s in m.items()} | {("a", i): s for i, s in enumerate(av)}, values
 
 
 def _relation_value(phi, probe, relation, point):
@@ -85,7 +85,7 @@ def test_single_expert_relation_is_the_ode_proved(phi):
 def test_the_ode_is_in_text_and_markdown():
     result = checked("gelu(z)")
     assert "[ode: z**2*phi'' + (z**3 - 2*z)*phi' + (2 - z**2)*phi = 0, proved by sympy]" in result.to_text()
-    assert "ode: z**2*phi'' + (z**3 - 2*z)*phi' + (2 - z**2)*phi = 0" in check_markdown(result)
+    assert "ode: z**2*phi'' + (z**3 - 2*z)*phi' + (2 - z**2)*phi = 0" in result._repr_markdown_()
 
 
 def test_no_low_order_ode_no_family():

@@ -1,14 +1,19 @@
 """Golden report text (margins compared within one printed unit, :func:`.json_compare.assert_text_matches`).
 Regenerate with: pytest tests/identcheck/test_report.py --regen-golden"""
 
+import dataclasses
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from identcheck import check
-from identcheck.report import format_relation, hypothesis_text
+from identcheck import Verdict, check
+from identcheck.check import make_condition
+from identcheck.results import format_relation, hypothesis_text
 
 from .json_compare import assert_text_matches
+from .shared_checks import checked
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -95,3 +100,84 @@ def test_prove_pde_shows_the_constant_as_written():
     assert "phi(-z) = 1*phi(z) + (-1.702*z)" in text and "H(z) = 1.702*z - 1.702*z/(exp(z) + 1)" in text
     assert "851" not in text and "851" not in markdown
     assert "851*z/500" in symmetry.to_dict()["hypothesis"]  # the JSON stays exact
+
+
+def test_type2_literal_verdict_lives_in_details_and_drives_the_lines_not_the_name():
+    """issue 25 §2: type-2's literal verdict, its reason and the head are ``details``; the JSON has them
+    there (schema 3) and the reports print the two verdict lines because details hold a literal verdict:
+    the same details on a type-1 result print the same lines."""
+    type2 = checked("sigmoid(z + 1)", "type2", 1)
+    data = type2.to_dict()
+    assert data["schema"] == "identcheck.check/3"
+    assert "literal_verdict" not in data and "head" not in data
+    assert data["details"]["literal_verdict"] == "not identifiable"
+    assert data["details"]["head"] == {"n_gates": 2, "n_channels": 2, "mixed_products": False}
+    assert data["details"]["literal_reason"].startswith("because of ")
+    for probe in data["probes"]:
+        assert set(probe["details"]) == {"literal_dependent", "phi_free_relations"}
+        assert all(r["keys"] for r in probe["details"]["phi_free_relations"])
+    type1 = checked("sigmoid(z + 1)", "type1", 2)
+    assert type1.to_dict()["details"] == {} and all(p["details"] == {} for p in type1.to_dict()["probes"])
+    assert "literal" not in type1.to_text() and "reduced set" not in type1._repr_markdown_()
+    planted = dataclasses.replace(type1, details={"literal_verdict": Verdict.INCONCLUSIVE, "literal_reason": "why"})
+    lines = planted.to_text().splitlines()
+    assert lines[1].startswith("  verdict (reduced set): IDENTIFIABLE")
+    assert lines[2] == "  verdict (literal set, as the paper states it): INCONCLUSIVE, why"
+    assert "**Verdict (literal set, as the paper states it): INCONCLUSIVE, why**" in planted._repr_markdown_()
+
+
+@pytest.mark.parametrize("dim, u, v", [(1, 6, 2), (2, 18, 8)])
+def test_type1_full_term_counts_match_its_matrices(dim, u, v):
+    """By hand: T1 has 1 + p + p(p+1)/2 derivatives, p = d(d+1)/2 + d, minus 3 merges at d = 2 (6 and 18);
+    the v̄-terms are the derivatives of exp(xᵀMx) of orders 1 and 2 over it, x-monomials of degree 2
+    and 4 (1 + 1 at d = 1; 3 + 5 at d = 2, ∂²/∂M11∂M22 and ∂²/∂M12² both x1²x2²). A head with N gates
+    (N − 1 free) and K channels has N·K·u + (N − 1)·K·v columns."""
+    condition = make_condition("z", "type1-full", dim)
+    _, fields = condition.finish([])
+    assert fields["details"] == {"u_terms_per_expert": u, "v_terms_per_free_gate_and_channel": v}
+    assert fields["n_terms"] == u + v
+    assert f"{u + v} columns per expert of a free gate, {u} per expert of the fixed gate" in condition.describe_terms()
+    for index, probe in enumerate(condition.probes()):
+        head = probe.components[0]
+        n_gates, n_channels = len(head.M), len(head.a[0])
+        columns = len(condition.matrix(probe, index).labels)
+        assert columns == n_gates * n_channels * u + (n_gates - 1) * n_channels * v, probe.name
+    if dim == 1:
+        result = checked("z", "type1-full", 1)
+        assert result.n_terms == u + v and result.to_dict()["n_terms_per_component"] == u + v
+        assert result.to_dict()["details"]["v_terms_per_free_gate_and_channel"] == v
+
+
+def test_an_expert_condition_says_h_and_x_not_phi_and_z():
+    """issue 25 §2.4: the condition's own words for its object and inputs (no branch on its name here)."""
+    result = check("dot(e1, x) + e0", condition="deepseek-weak", dim=1)
+    lines = result.to_text().splitlines()
+    assert lines[0].startswith("h(x; θ) = dot(e1, x) + e0    [deepseek-weak, d = 1]")
+    probes = next(line for line in lines if line.startswith("  probes ("))
+    assert probes.endswith(", x uniform in [-1, 1]^1):") and "aᵀx" not in probes
+    assert result._repr_markdown_().startswith("**h(x; θ) = `dot(e1, x) + e0`**")
+    gate = checked("z", "type1", 2).to_text().splitlines()
+    assert gate[0].startswith("φ(z) = z ") and any("z = aᵀx in [-" in line for line in gate)
+
+
+def test_the_face_registers_the_renderers_and_a_result_without_it_says_so():
+    """results.py imports no presentation: the package root loads the face with its API; a result built
+    through the driver module alone cannot render text and says which module to import."""
+    code = (
+        "from identcheck.check import check\n"
+        "from identcheck.errors import IdentcheckError\n"
+        "import sys\n"
+        "result = check('z', dim=1)\n"
+        "assert 'identcheck.report' not in sys.modules\n"
+        "try:\n    result.to_text()\nexcept IdentcheckError as e:\n    print(e)\n"
+        "import identcheck.report\n"
+        "print(result.to_text().splitlines()[0])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.splitlines()
+    assert out == [
+        "no text renderer registered: import identcheck.report (the face registers it)",
+        "φ(z) = z    [type1, d = 1]",
+    ]
+    via_root = "from identcheck import check\nprint(check('z', dim=1).to_text().splitlines()[0])\n"
+    out = subprocess.run([sys.executable, "-c", via_root], capture_output=True, text=True, check=True).stdout
+    assert out == "φ(z) = z    [type1, d = 1]\n"

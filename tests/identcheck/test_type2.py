@@ -41,7 +41,7 @@ def test_identity_fails_type2_with_a_proved_euler_relation():
     assert witness.relations[0].family == "Euler/homogeneity" and witness.relations[0].proved
     # every relation names its terms by structure too: each key is the key of the term so labelled
     label_of = {t.key: t.label for t in type2_term_set(2, 2, 2, False).terms}
-    relations = [r for p in result.probes for r in p.relations + p.phi_free_relations]
+    relations = [r for p in result.probes for r in p.relations + p.details["phi_free_relations"]]
     assert len(relations) > 10 and any(key == ("phi", 0) for r in relations for key in r.keys)
     for relation in relations:
         assert [label_of[key] for key in relation.keys] == [label for label, _ in relation.terms]
@@ -51,7 +51,7 @@ def test_identity_fails_type2_with_a_proved_euler_relation():
 def test_sigmoid_with_bias_passes_type2_reduced_but_not_literally(b):
     result = check("sigmoid(z + b)", condition="type2", params={"b": b})
     assert result.verdict == "identifiable"
-    assert result.literal_verdict == "not identifiable"
+    assert result.details["literal_verdict"] == "not identifiable"
     # issue 24 §5: the two verdicts on separate, labelled lines of the text report (and of the markdown)
     lines = result.to_text().splitlines()
     assert lines[1] == "  verdict (reduced set): IDENTIFIABLE (numeric evidence)"
@@ -64,7 +64,8 @@ def test_sigmoid_with_bias_passes_type2_reduced_but_not_literally(b):
     )
     random_head = next(p for p in result.probes if p.name == "random head")
     # three linear-expert PDE relations per channel (d = 2, one free gating matrix), proved for every phi
-    pde = [r for r in random_head.phi_free_relations if r.family and r.family.startswith("linear-expert PDE")]
+    free = random_head.details["phi_free_relations"]
+    pde = [r for r in free if r.family and r.family.startswith("linear-expert PDE")]
     assert len(pde) == 6 and all(r.proved for r in pde)
 
 

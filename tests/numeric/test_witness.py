@@ -1,10 +1,13 @@
 """Witness paths: lifts, exact invariances, closed-form ratios, the first-order limit."""
 
+import json
+
 import numpy as np
 import pytest
 import sympy as sp
 
 from identcheck import Component, Relation
+from identcheck import check as identcheck_check
 from numeric.curves import first_order_limit, ratio_curve
 from numeric.models import Model
 from numeric.params import HMoEParams, NumericError
@@ -72,17 +75,33 @@ def _relation(keys, coefficients, family=None, labels=None):
     "condition, keys, family, construction",
     [
         ("type1", [(0, ()), (1, ())], None, "weights"),
-        ("type1", [(0, ()), (0, ("a1",)), (0, ("a2",))], "Euler/homogeneity", "euler-scale"),
-        ("type1", [(0, ()), (1, ("a1",)), (1, ("M11",))], None, "first-order"),
-        ("type1", [(0, ()), (0, ("a1", "a1")), (0, ("M11",))], "heat", "split"),
+        ("type1", [(0, ()), (0, (("a", 0),)), (0, (("a", 1),))], "Euler/homogeneity", "euler-scale"),
+        ("type1", [(0, ()), (1, (("a", 0),)), (1, (("M", 0, 0),))], None, "first-order"),
+        ("type1", [(0, ()), (0, (("a", 0), ("a", 0))), (0, (("M", 0, 0),))], "heat", "split"),
         ("type2", [("phi", 0), ("phi", 1)], None, "weights"),
-        ("type2", [("phi", 0), ("u", 0, 0, ("a_1",))], "Euler/homogeneity", "euler-scale"),
-        ("type2", [("phi", 0), ("u", 0, 0, ("a_1",))], None, "null-vector"),
+        ("type2", [("phi", 0), ("u", 0, 0, (("a", 0),))], "Euler/homogeneity", "euler-scale"),
+        ("type2", [("phi", 0), ("u", 0, 0, (("a", 0),))], None, "null-vector"),
     ],
 )
 def test_constructions_are_chosen_by_the_terms_structure_not_their_labels(condition, keys, family, construction):
     """The labels are meaningless here: only the keys say which term is which."""
     assert relation_construction(_relation(keys, [1.0, -0.5, 0.25][: len(keys)], family), condition) == construction
+
+
+@pytest.mark.parametrize("phi, condition", [("z", "type1"), ("z**2", "type1"), ("z", "type2")])
+def test_a_relation_read_back_from_json_keeps_its_typed_keys_and_its_construction(phi, condition):
+    """identcheck.check/3 stores every relation's keys; read back, they are the live relation's
+    tuples (not lists, not names), and the witness construction is the same."""
+    result = identcheck_check(phi, condition=condition, dim=1 if condition == "type2" else 2)
+    relations = [r for p in result.probes for r in p.relations]
+    assert relations
+    for live in relations:
+        back = Relation.from_dict(json.loads(json.dumps(live.to_dict())))
+        assert back.keys == live.keys and back == live
+        assert all(isinstance(key, tuple) for key in back.keys)
+        assert relation_construction(back, condition) == relation_construction(live, condition)
+    typed = {v for r in relations for key in r.keys if isinstance(key[0], int) for v in key[1]}
+    assert condition != "type1" or typed <= {("a", 0), ("a", 1), ("M", 0, 0), ("M", 0, 1), ("M", 1, 1)}
 
 
 def test_a_relation_without_keys_is_refused_by_name():
@@ -211,7 +230,8 @@ def test_m_entries_map_to_their_place_in_theta_at_any_dimension():
     the same as params' own layout (np.triu_indices)."""
     from numeric.witness import _m_index
 
-    assert [_m_index(n, 3) for n in ("M11", "M12", "M13", "M22", "M23", "M33")] == [0, 1, 2, 3, 4, 5]
-    assert [_m_index(n, 2) for n in ("M11", "M12", "M22")] == [0, 1, 2]
+    entries = [("M", 0, 0), ("M", 0, 1), ("M", 0, 2), ("M", 1, 1), ("M", 1, 2), ("M", 2, 2)]
+    assert [_m_index(n, 3) for n in entries] == [0, 1, 2, 3, 4, 5]
+    assert [_m_index(n, 2) for n in (("M", 0, 0), ("M", 0, 1), ("M", 1, 1))] == [0, 1, 2]
     rows, cols = np.triu_indices(4)
-    assert [_m_index(f"M{r + 1}{c + 1}", 4) for r, c in zip(rows, cols)] == list(range(10))
+    assert [_m_index(("M", int(r), int(c)), 4) for r, c in zip(rows, cols)] == list(range(10))

@@ -1,0 +1,400 @@
+"""Results of a check, as frozen dataclasses, with their JSON form: the ground floor every builder imports.
+
+Verdicts are three-valued and one-sided (SPEC §3.6): ``not identifiable`` when a probe that
+counts has a dependence confirmed at two precisions (the witness; ``evidence = "proof"`` when sympy
+reduced its relation to an exact 0); ``identifiable`` when every probe that counts is independent
+(``"proof"`` only with ``certify`` and every counted independence proved in interval arithmetic —
+at those parameter values only, as the summary says); ``inconclusive`` otherwise. A probe counts
+unless it violates the paper's assumptions (A.1)–(A.5) (``admissible`` false; counted with
+``include_inadmissible``) or it is a = 0; the others are reported apart.
+
+The JSON form (``to_dict``) is ``SCHEMA`` = identcheck.check/3 (docs/changelog.md): schema 2's
+values, with the condition-specific fields in one ``details`` mapping per result and per probe
+(type-2's literal verdict, head and φ-free relations; type1-full's term counts), and every
+relation's structural ``keys`` (typed tuples as JSON lists, :func:`key_from_json` reads them
+back). Golden tests hold the JSON and the text report (docs: tests/identcheck/json_compare.py).
+
+**Where the presentation lives, and how the types reach it.** This module imports no
+presentation and nothing above the result vocabulary (:mod:`evidence`, :mod:`scope`,
+:mod:`written`, :mod:`errors`). It keeps what is *data formatting*: a relation's canonical text
+(``str(relation)``, which the JSON stores as ``"text"``), its tag (family, hypothesis, proof) and
+the term-set description the driver recorded. The report layouts live in the face:
+:mod:`identcheck.report` (text) and :mod:`identcheck.render` (markdown). The face **registers** its
+renderers on these types when it is imported (:func:`register_renderer`; ``to_text()`` and
+``_repr_markdown_`` look them up in :data:`RENDERERS`), so the imports run one way, face → results,
+with no cycle and no import inside a function. The package root imports the face with its public
+API (``from identcheck import check`` loads :mod:`identcheck.report`), as does the command line; code
+that imports a builder module directly (``identcheck.check``) and wants text imports
+:mod:`identcheck.report` — otherwise ``to_text()`` says so in one line.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import TYPE_CHECKING, Callable, Mapping
+
+from .errors import IdentcheckError
+from .evidence import Certificate, Evidence, Verdict
+from .scope import ScopeStatement
+from .written import with_written_numbers
+
+if TYPE_CHECKING:  # annotations only
+    from .interval import IntervalCertificate
+
+__all__ = ["CheckResult", "ProbeResult", "RENDERERS", "Relation", "SCHEMA", "format_relation", "hypothesis_text"]
+__all__ += ["jsonable", "key_from_json", "register_renderer"]
+
+#: the version of ``CheckResult.to_dict()``'s layout (docs/changelog.md)
+SCHEMA = "identcheck.check/3"
+
+#: format → function(result) → str, filled by the face: "text" (:mod:`identcheck.report`),
+#: "markdown" (:mod:`identcheck.render`, registered by :mod:`identcheck.report`)
+RENDERERS: dict[str, Callable] = {}
+
+
+def register_renderer(kind: str, renderer: Callable) -> None:
+    """Make ``renderer(result)`` the ``kind`` rendering of a :class:`CheckResult` (the face calls this)."""
+    RENDERERS[kind] = renderer
+
+
+def _rendered(kind: str, result) -> str:
+    if kind not in RENDERERS:
+        raise IdentcheckError(f"no {kind} renderer registered: import identcheck.report (the face registers it)")
+    return RENDERERS[kind](result)
+
+
+def jsonable(value):
+    """A result value in its JSON form: tuples as lists (typed keys included), enums as their strings,
+    records by their ``to_dict()``."""
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
+    if isinstance(value, Enum):
+        return str(value.value)
+    if isinstance(value, Mapping):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (tuple, list)):
+        return [jsonable(v) for v in value]
+    return value
+
+
+def key_from_json(value):
+    """A structural key read back from JSON: lists become tuples again (``["a", 0]`` → ``("a", 0)``)."""
+    return tuple(key_from_json(v) for v in value) if isinstance(value, list) else value
+
+
+def _coefficient_text(value: str | float, first: bool) -> tuple[str, str]:
+    """Sign and magnitude text of one coefficient."""
+    if isinstance(value, str):
+        negative = value.startswith("-")
+        magnitude = value[1:] if negative else value
+    else:
+        negative = value < 0
+        magnitude = f"{abs(value):.6g}"
+    sign = ("−" if negative else "") if first else (" − " if negative else " + ")
+    return sign, magnitude
+
+
+_SYMMETRY = re.compile(r"phi\(-z\) = (-?1)\*phi\(z\) \+ \((.*)\)")
+
+
+def hypothesis_text(hypothesis: str) -> str:
+    """A family hypothesis as the report shows it; a symmetry in words.
+
+    ``'phi(-z) = -1*phi(z) + (0)'`` → ``'φ(−z) = −φ(z): a and −a collide'``;
+    ``'phi(-z) = -1*phi(z) + (1)'`` → ``'φ(−z) = −φ(z) + 1'``. Other hypotheses are unchanged
+    (the JSON keeps the machine form).
+    """
+    match = _SYMMETRY.fullmatch(hypothesis)
+    if match is None:
+        return hypothesis
+    sign, q = match.groups()
+    lhs = "φ(−z) = " + ("−" if sign == "-1" else "") + "φ(z)"
+    if q == "0":
+        return lhs + ": a and −a collide"
+    return f"{lhs} − {q[1:]}" if q.startswith("-") and " " not in q else f"{lhs} + {q}"
+
+
+def format_relation(terms) -> str:
+    """``[(label, coeff), ...]`` → ``'1/2·∂ū/∂a1 − ū = 0'`` (coefficients 1 and −1 bare)."""
+    parts = []
+    for i, (label, coeff) in enumerate(terms):
+        sign, magnitude = _coefficient_text(coeff, i == 0)
+        shown = "" if magnitude in ("1", "1.0") else f"{magnitude}·"
+        parts.append(f"{sign}{shown}{label}")
+    return "".join(parts) + " = 0"
+
+
+@dataclass(frozen=True, slots=True)
+class Relation:
+    """A linear relation between labelled terms on one probe.
+
+    Attributes
+    ----------
+    terms : tuple of (str, float)
+        Label and coefficient; a raw relation is scaled so its largest coefficient is 1.
+    exact : tuple of (str, str) or None
+        The same with exact coefficients: a known family's, or rationals read from a raw
+        relation (canonical, :mod:`echelon`; proved only where ``proved`` says so).
+    family : str or None
+        The family (``"Euler/homogeneity"``, …), or None for a relation not recognised.
+    hypothesis : str or None
+        The property of φ behind the family, proved by sympy.
+    proved : bool
+        Whether sympy reduced the relation itself, on this probe, to an exact 0.
+    timed_out : bool
+        Whether the proof ran out of its time budget (:mod:`budget`); the relation stands on its
+        numeric evidence. In the JSON only when true.
+    keys : tuple
+        Which term each coefficient belongs to, by structure, aligned with ``exact`` when it is
+        set, else with ``terms``: the condition's column keys
+        (:attr:`~identcheck.conditions.base.ProbeMatrix.keys`, typed tuples such as
+        ``(0, (("a", 0), ("M", 0, 1)))``), so code that acts on a relation (numeric's witness paths)
+        never parses a display label. In the JSON (``"keys"``, tuples as lists;
+        :meth:`from_dict` reads them back as tuples).
+    ties : tuple of int
+        For a relation no family explains whose terms belong to several components: those
+        components (1-based, the ``[k]`` of the labels), e.g. ``(1, 2)``; () otherwise. In the JSON
+        (``"ties"``) and the tag (``ties experts [1], [2]``) only when non-empty.
+    """
+
+    terms: tuple
+    exact: tuple | None
+    family: str | None
+    hypothesis: str | None
+    proved: bool
+    timed_out: bool = False
+    keys: tuple = field(default=(), compare=False, repr=False)
+    ties: tuple = ()
+
+    def __str__(self) -> str:
+        return format_relation(self.exact if self.exact is not None else self.terms)
+
+    @property
+    def tag(self) -> str:
+        """``'Euler/homogeneity: z*phi' = 1*phi, proved by sympy'``: family, hypothesis, proof."""
+        tag = f"{self.family or 'unrecognised'}" + (f": {hypothesis_text(self.hypothesis)}" if self.hypothesis else "")
+        if self.ties:
+            tag += ", ties experts " + ", ".join(f"[{k}]" for k in self.ties)
+        if self.family is None and self.exact is not None and not self.proved and not self.timed_out:
+            tag += ", rational reading, not proved"
+        return tag + (
+            ", proved by sympy"
+            if self.proved
+            else (", exact proof timed out: numeric evidence" if self.timed_out else "")
+        )
+
+    def to_dict(self) -> dict:
+        return (
+            {
+                "terms": [[label, coeff] for label, coeff in self.terms],
+                "exact": None if self.exact is None else [[label, c] for label, c in self.exact],
+                "family": self.family,
+                "hypothesis": self.hypothesis,
+                "proved": self.proved,
+                "text": str(self),
+                "keys": jsonable(self.keys),
+            }
+            | ({"timed_out": True} if self.timed_out else {})
+            | ({"ties": list(self.ties)} if self.ties else {})
+        )
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Relation:
+        """The relation of its JSON form (schema 3; a schema-2 relation has no keys: ``keys`` is ())."""
+        return cls(
+            terms=tuple((label, coeff) for label, coeff in data["terms"]),
+            exact=None if data.get("exact") is None else tuple((label, c) for label, c in data["exact"]),
+            family=data.get("family"),
+            hypothesis=data.get("hypothesis"),
+            proved=bool(data.get("proved")),
+            timed_out=bool(data.get("timed_out", False)),
+            keys=key_from_json(data.get("keys", [])),
+            ties=tuple(data.get("ties", ())),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeResult:
+    """What one probe showed.
+
+    ``tolerances``: the rank decision's thresholds on this matrix; ``unsettled``: the matrix's reason
+    why its decision could not be the outcome (None when it could); the JSON lists neither.
+    ``rank_proof``: the rank decision's proof of full column rank (:mod:`~identcheck.rank`, an
+    :class:`~identcheck.interval.IntervalCertificate`) when it settled the probe; in the JSON as an
+    interval record without the points. ``details``: what only the condition knows (its ``extras``
+    hook), e.g. type-2's ``literal_dependent`` and ``phi_free_relations``; in the JSON as ``"details"``.
+    """
+
+    name: str
+    components: tuple = field(repr=False)
+    n_terms: int
+    n_points: int
+    smallest_singular_value: float
+    precision_digits: int
+    dependent: bool | None
+    nullity: int
+    relations: tuple = field(repr=False)
+    counts_for_verdict: bool
+    history: tuple = field(repr=False)
+    note: str = ""
+    certificate: Certificate | None = field(repr=False, default=None)
+    tolerances: tuple = field(repr=False, default=())
+    assumptions: tuple = ("A.1", "A.2", "A.3", "A.4", "A.5")
+    admissible: bool = True
+    unsettled: str | None = field(default=None, repr=False, compare=False)
+    rank_proof: IntervalCertificate | None = field(default=None, repr=False)
+    details: Mapping = field(default_factory=dict, repr=False)
+
+    relation = property(lambda self: self.relations[0] if self.relations else None)
+
+    @property
+    def pde(self) -> str | None:
+        if not self.relations:
+            return None
+        names = []
+        for r in self.relations:
+            name = r.family or "unrecognised"
+            if name not in names:
+                names.append(name)
+        return "; ".join(names)
+
+    @property
+    def outcome(self) -> str:
+        if self.dependent is None:
+            return "undecided"
+        return "dependent" if self.dependent else "independent"
+
+    def to_dict(self) -> dict:
+        return {
+            "name": self.name,
+            "components": [c.to_dict() for c in self.components],
+            "n_terms": self.n_terms,
+            "n_points": self.n_points,
+            "smallest_singular_value": self.smallest_singular_value,
+            "precision_digits": self.precision_digits,
+            "dependent": self.dependent,
+            "nullity": self.nullity,
+            "relation": None if self.relation is None else [[l, c] for l, c in self.relation.terms],
+            "pde": self.pde,
+            "relations": [r.to_dict() for r in self.relations],
+            "counts_for_verdict": self.counts_for_verdict,
+            "assumptions": list(self.assumptions),
+            "admissible": self.admissible,
+            "precision_history": [
+                {"digits": d, "smallest_singular_value": s, "collapsed": c} for d, s, c in self.history
+            ],
+            "note": self.note,
+            "details": jsonable(self.details),
+            "certificate": None if self.certificate is None else self.certificate.to_dict(),
+            "rank_proof": None if self.rank_proof is None else self.rank_proof.to_dict(),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    """The answer to "does φ (or the expert) satisfy the condition?", with the evidence behind it.
+
+    ``details`` holds what only the condition knows (its ``finish`` hook): type-2's
+    ``literal_verdict``, ``literal_reason`` and ``head``, type1-full's term counts; in the JSON as
+    ``"details"``. ``object_name`` and ``inputs`` are the condition's own words for what it checked
+    and where it sampled (``φ(z)`` and ``x uniform in [-1, 1]^2, z = aᵀx in [-1, 1]`` for a gate,
+    ``h(x; θ)`` for an expert), for the text only, like ``terms_description``, ``phi_as_written`` and
+    ``written_numbers``; ``environment`` is the versions and BLAS that computed it.
+    """
+
+    phi: str
+    expression: str
+    condition: str
+    dim: int
+    verdict: Verdict
+    evidence: Evidence
+    summary: str
+    witness: str | None
+    merges: tuple = field(repr=False)
+    n_derivatives: int = 0
+    n_terms: int = 0
+    probes: tuple = field(repr=False, default=())
+    seed: int = 0
+    points_per_term: int = 4
+    domain_bound: float = 0.0
+    tolerances: tuple = field(repr=False, default=())  # of Tolerance, as used
+    seconds: float = 0.0
+    terms_description: str | None = field(default=None, compare=False, repr=False)  # for the text only
+    certified: bool = False
+    include_inadmissible: bool = False
+    scope: ScopeStatement | None = field(default=None, repr=False)  # what the verdict implies (identcheck.scope)
+    environment: dict | None = field(default=None, compare=False, repr=False)  # identcheck.environment
+    phi_as_written: str | None = field(default=None, compare=False, repr=False)  # Activation.as_written
+    written_numbers: tuple = field(default=(), compare=False, repr=False)  # Activation.written_numbers
+    details: Mapping = field(default_factory=dict, repr=False)
+    object_name: str = field(default="φ(z)", compare=False, repr=False)
+    inputs: str | None = field(default=None, compare=False, repr=False)
+
+    def to_dict(self) -> dict:
+        return {
+            "schema": SCHEMA,
+            "phi": self.phi,
+            "expression": self.expression,
+            "condition": self.condition,
+            "dim": self.dim,
+            "verdict": str(self.verdict),
+            "evidence": str(self.evidence),
+            "summary": self.summary,
+            "witness": self.witness,
+            "merges": [m.to_dict() for m in self.merges],
+            "n_derivatives_per_component": self.n_derivatives,
+            "n_terms_per_component": self.n_terms,
+            "probes": [p.to_dict() for p in self.probes],
+            "seed": self.seed,
+            "points_per_term": self.points_per_term,
+            "domain": [-self.domain_bound, self.domain_bound],
+            "tolerances": {t.name: t.to_json() for t in self.tolerances},
+            "seconds": self.seconds,
+            "details": jsonable(self.details),
+            "certify": self.certified,
+            "include_inadmissible": self.include_inadmissible,
+            "scope": None if self.scope is None else self.scope.to_dict(),
+            "environment": self.environment,
+        }
+
+    @property
+    def witness_probe(self) -> ProbeResult | None:  # the probe named by ``witness``, or None
+        return next((p for p in self.probes if p.name == self.witness), None)
+
+    @property
+    def terms_text(self) -> str:
+        """``'21 derivatives per component, 3 merged (same function for every φ) → 18 distinct'``:
+        the condition's own description (``Condition.describe_terms``), recorded by the driver."""
+        if self.terms_description is not None:
+            return self.terms_description
+        return (
+            f"{self.n_derivatives} derivatives per component, {len(self.merges)} merged "
+            f"(same function for every φ) → {self.n_terms} distinct"
+        )
+
+    @property
+    def inputs_text(self) -> str:
+        """Where the probes sampled, in the condition's words (default: a gate's, x and z = aᵀx)."""
+        if self.inputs is not None:
+            return self.inputs
+        bound = self.domain_bound
+        return f"x uniform in [-1, 1]^{self.dim}, z = aᵀx in [-{bound:g}, {bound:g}]"
+
+    def shown(self, text: str) -> str:
+        """``text`` (a relation's tag) with φ's decimal constants as written: ``1.702*z``, not ``851*z/500``."""
+        return with_written_numbers(text, self.written_numbers)
+
+    @property
+    def phi_shown(self) -> str:
+        """φ as the text reports show it: parameter values as the user wrote them (``phi`` has them exact)."""
+        return self.phi_as_written or self.phi
+
+    def to_text(self) -> str:
+        """The human report (:func:`identcheck.report.check_text`, registered by the face)."""
+        return _rendered("text", self)
+
+    def _repr_markdown_(self) -> str:
+        """Jupyter's rendering (:func:`identcheck.render.check_markdown`, registered by the face)."""
+        return _rendered("markdown", self)
