@@ -4,9 +4,10 @@ One module per concept:
 
 - :mod:`~identcheck.scan.run` — :func:`scan`, the grid, the bisection of verdict changes, the exact
   checks at simple numbers and the "for all p" reading (docs/scan.md);
-- :mod:`~identcheck.scan.family` — the φ family compiled once, evaluated per grid value;
-- :mod:`~identcheck.scan.expert` — an expert's constant (``--condition deepseek-…``): the condition
-  rebuilt per grid value;
+- :mod:`~identcheck.scan.family` — the one code path for any registered condition: the condition at
+  each grid value, evaluated, bisected, checked exactly;
+- :mod:`~identcheck.scan.phi` — a condition on φ made fast (built once), and φ's "for all p";
+- :mod:`~identcheck.scan.expert` — an expert's "for all p": the witness relation proved with p symbolic;
 - :mod:`~identcheck.scan.report` — :class:`ScanResult` and its parts, their JSON, text and markdown;
 - :mod:`~identcheck.scan.summary` — the one-paragraph summary;
 - :mod:`~identcheck.scan.plot` — the figure (matplotlib), written atomically.
@@ -20,13 +21,11 @@ from typing import TYPE_CHECKING
 from ..lazy import lazy_package
 
 if TYPE_CHECKING:  # the public API, for readers and type checkers; at run time __getattr__ imports it on first use
-    from .expert import expert_scan
     from .plot import check_plot_path, plot_scan
     from .report import MAX_COUNT, MAX_VALUES, ScanResult, parse_scan_param
     from .run import MAX_BRACKETS, scan
 
 _API = {
-    "expert_scan": ".expert",
     **dict.fromkeys(("check_plot_path", "plot_scan"), ".plot"),
     **dict.fromkeys(("MAX_COUNT", "MAX_VALUES", "ScanResult", "parse_scan_param"), ".report"),
     **dict.fromkeys(("MAX_BRACKETS", "scan"), ".run"),
@@ -39,7 +38,6 @@ __all__ = [
     "MAX_VALUES",
     "ScanResult",
     "check_plot_path",
-    "expert_scan",
     "parse_scan_param",
     "plot_scan",
     "scan",

@@ -1,31 +1,41 @@
-"""One family φ(z; p) of a scan, built once: the scanned constants symbolic, the condition and
-its probes shared by every grid value (:mod:`identcheck.scan`).
+"""One scanned family — an expression (φ, or an expert h) with one or two constants scanned — for
+any registered condition (:mod:`identcheck.scan`).
 
-:class:`Family` evaluates a grid value (the probes' rank decisions at the bound values,
-:func:`~identcheck.check.decide_probe`), bisects a verdict change, checks simple numbers inside a
-bracket exactly (:data:`SIMPLE`: p/q with q ≤ 4 and |p/q| ≤ 16, simplest first) and looks for a
-family hypothesis that sympy proves with the parameters left symbolic (:class:`ForAll`).
+:class:`Family` is the scan's one code path: a grid value's condition (:meth:`Family.condition_at`)
+is :func:`~identcheck.check.make_condition` with the scanned constants written in as exact
+numbers, so every condition of the registry scans as it checks, and a new condition module is
+scanned with no edit here. On that condition every probe is decided by the driver's own
+per-probe core (:func:`~identcheck.check.decide_probe`); the verdict is
+:func:`~identcheck.check.verdict_of`'s on the probes that count. :meth:`Family.bisect` shrinks a
+verdict change, :meth:`Family.exceptional` checks simple numbers inside a bracket exactly
+(:data:`SIMPLE`: p/q with q ≤ 4 and |p/q| ≤ 16, simplest first) with a full
+:func:`~identcheck.check.run` (``certify`` as for a check), and :meth:`Family.for_all` turns "not
+identifiable at every grid value" into "for every value" when the witness of a full check holds
+with the scanned constants left symbolic:
+
+- a condition on φ (one that reads φ as an activation: type1, type2, type1-full) scans through
+  :class:`~identcheck.scan.phi.PhiFamily`, the same path made fast — term set and probes built
+  once, only φ's placeholders rebound per value — and proves a family hypothesis on φ(z; p);
+- any other condition is rebuilt per value; its "for all" is the witness relation re-proved on its
+  probe with p symbolic when the condition's matrices carry their symbolic side (the expert
+  conditions, :mod:`~identcheck.scan.expert`).
 """
 
 from __future__ import annotations
 
-import copy
 import re
 
-import numpy as np
 import sympy as sp
 
-from ..activation import Activation
-from ..budget import SIMPLIFY_SECONDS
-from ..budget import run as budgeted
 from ..check import decide_probe, make_condition, run, verdict_of
+from ..conditions import CONDITIONS, Condition
 from ..errors import IdentcheckError
 from ..evidence import Evidence, Verdict
-from ..grammar import Z, parse_text
 from ..rank import DEFAULT_LADDER
-from .report import Bracket, ExceptionalPoint, ForAll, GridValue, ProbeMargin, number, split_params
+from .expert import symbolic_witness
+from .report import Bracket, ExceptionalPoint, GridValue, ProbeMargin, split_params
 
-__all__ = ["SIMPLE", "Family", "with_value"]
+__all__ = ["SIMPLE", "Family", "reads_phi", "with_value"]
 
 SIMPLE = sorted(
     {sp.Rational(p, q) for q in (1, 2, 3, 4) for p in range(-16 * q, 16 * q + 1)},
@@ -34,46 +44,67 @@ SIMPLE = sorted(
 _SIMPLE_SET = frozenset(SIMPLE)
 
 
+def reads_phi(condition: str) -> bool:
+    """Whether ``condition`` judges the user's text as an activation φ (it keeps
+    :meth:`Condition.activation_for`): its term set and probes do not depend on φ's constants."""
+    return CONDITIONS[condition].activation_for.__func__ is Condition.activation_for.__func__
+
+
 class Family:
-    """φ with its scanned parameters symbolic, the condition and probes built once."""
+    """The text with its scanned constants, a condition per grid value; evaluates, bisects, checks exactly."""
 
-    def __init__(self, phi, params, condition, dim, seed, points_per_term, options):
-        if not isinstance(phi, str):
-            raise IdentcheckError(f"phi={phi!r}: a scan takes phi as text, e.g. 'sigmoid(z + b)'")
-        if condition not in ("type1", "type2"):
-            raise IdentcheckError(f"condition={condition!r}: a scan takes type1 or type2")
-        self.text, self.condition_name, self.options = phi.strip(), condition, options
-        axes, fixed = split_params(phi, params)
+    subject = "the expert"  # what the text is, in the summary ("where the expert is defined")
+
+    def __init__(self, text, params, condition, dim, seed, points_per_term, options):
+        if not isinstance(text, str):
+            raise IdentcheckError(f"phi={text!r}: a scan takes the expression as text, e.g. 'sigmoid(z + b)'")
+        if condition not in CONDITIONS:
+            raise IdentcheckError(f"condition={condition!r}: unknown; available: {', '.join(CONDITIONS)}")
+        self.text, self.condition_name, self.options = text.strip(), condition, options
+        self.dim, self.seed, self.points_per_term = dim, seed, points_per_term
+        axes, fixed = split_params(self.text, params)
         self.axes, self.fixed = tuple(axes), tuple(fixed)
-        self.symbols = tuple(sp.Symbol(a.name, real=True) for a in axes)
-        expr = parse_text(self.text, dict(fixed) | {a.name: s for a, s in zip(axes, self.symbols)})
-        first = sp.diff(expr, Z)
-        self.derivatives = (expr, first, sp.diff(first, Z))
-        self.numpy = tuple(sp.lambdify((Z, *self.symbols), d, modules=["scipy", "numpy"]) for d in self.derivatives)
-        self.condition = self._condition(dim, seed, points_per_term)
+        self._built: dict = {}  # conditions built during the set-up, used once by evaluate
+        self.condition = self._first_condition()
         self.probes = self.condition.probes()
-        self.bound = max(c.l1 for p in self.probes for c in p.components)
 
-    def _condition(self, dim, seed, points_per_term):
-        """make_condition at the first grid value where φ parses (validates every other argument)."""
-        error = None
+    def make(self, values) -> Condition:
+        """The condition at exact ``values`` of the scanned constants, as :func:`check` sets it up."""
+        return make_condition(
+            self.text,
+            self.condition_name,
+            self.dim,
+            self.params_at(values),
+            self.seed,
+            self.points_per_term,
+            DEFAULT_LADDER,
+            **self.options,
+        )
+
+    def _first_condition(self, enough: int = 2) -> Condition:
+        """The condition at the first grid value where the expression is valid (validates every other
+        argument); with ``enough`` = 2 a second value's too, to refuse a condition that does not read
+        the scanned constants (both are kept for :meth:`evaluate`)."""
+        error, built = None, []
         for values in self.points():
             try:
-                return make_condition(
-                    self.text,
-                    self.condition_name,
-                    dim,
-                    self.params_at(values),
-                    seed,
-                    points_per_term,
-                    DEFAULT_LADDER,
-                    **self.options,
-                )
+                built.append((values, self.make(values)))
             except IdentcheckError as exc:
-                if "phi=" not in str(exc):
+                if not _about_expression(exc):
                     raise
                 error = error or exc
-        raise IdentcheckError(f"phi={self.text!r}: no grid value gives a valid phi (first: {error})")
+            if len(built) == enough:
+                break
+        if not built:
+            raise IdentcheckError(f"phi={self.text!r}: no grid value gives a valid expression (first: {error})")
+        if len(built) == 2 and built[0][1].activation.text == built[1][1].activation.text:
+            names = ", ".join(a.name for a in self.axes)
+            raise IdentcheckError(
+                f"condition={self.condition_name!r} does not read the scanned constant(s) {names} of "
+                f"{self.text!r}: every value would give the same verdict"
+            )
+        self._built = dict(built)
+        return built[0][1]
 
     def points(self) -> list:
         grids = [a.values for a in self.axes]
@@ -82,42 +113,29 @@ class Family:
     def params_at(self, values) -> dict:
         return dict(self.fixed) | {a.name: v for a, v in zip(self.axes, values)}
 
-    def activation_at(self, values) -> Activation:
-        subs = dict(zip(self.symbols, values))
-        derivatives = tuple(d.xreplace(subs) for d in self.derivatives)
-        shown = ", ".join(f"{k}={number(v)}" for k, v in self.params_at(values).items())
-        text = f"{self.text} [{shown}]"
-        if any(d.has(sp.zoo, sp.oo, -sp.oo, sp.nan) for d in derivatives):
-            raise IdentcheckError(f"phi={text!r} is not finite (it contains an infinity or 0/0)")
-        floats = [float(v) for v in values]
-        functions = tuple(_bind(f, floats) for f in self.numpy)
-        return Activation(text=text, expr=derivatives[0], derivatives=derivatives, _numpy=functions)
+    def condition_at(self, values) -> Condition:
+        """The condition at ``values`` (raises IdentcheckError where the expression is not valid)."""
+        built = self._built.pop(tuple(values), None)
+        return built if built is not None else self.make(values)
 
     def evaluate(self, values) -> GridValue:
         """Verdict and per-probe margins at one grid value (or the reason it has none)."""
-        try:
-            activation = self.activation_at(values)
-            activation.check_domain(self.bound)
-        except IdentcheckError as exc:
-            return GridValue(tuple(values), None, (), _reason(str(exc)))
-        condition = copy.copy(self.condition)
-        condition.activation = activation
         margins = []
-        for index, probe in enumerate(self.probes):
-            try:  # the driver's own per-probe core: the φ-free arb parts are kept by the compiled terms
+        try:
+            condition = self.condition_at(values)
+            for index, probe in enumerate(condition.probes()):
                 _, decision, dependent = decide_probe(condition, probe, index)
-            except IdentcheckError as exc:
-                return GridValue(tuple(values), None, (), _reason(str(exc)))
-            margins.append(
-                ProbeMargin(
-                    probe.name,
-                    decision.smallest_singular_value,
-                    decision.precision_digits,
-                    dependent,
-                    probe.counts and probe.admissible,
+                counts = probe.counts and probe.admissible
+                margins.append(
+                    ProbeMargin(
+                        probe.name, decision.smallest_singular_value, decision.precision_digits, dependent, counts
+                    )
                 )
-            )
-        return GridValue(tuple(values), _verdict(margins), tuple(margins))
+        except IdentcheckError as exc:
+            if not _about_expression(exc):
+                raise
+            return GridValue(tuple(values), None, (), _reason(str(exc)))
+        return GridValue(tuple(values), verdict_of(m.dependent for m in margins if m.counts), tuple(margins))
 
     def bisect(self, axis, base, lo, hi, lo_verdict, hi_verdict, target) -> Bracket:
         """Shrink [lo, hi] along ``axis`` (other axes at ``base``) while the ends keep their verdicts."""
@@ -131,7 +149,7 @@ class Family:
                 lo = mid
             elif verdict == hi_verdict:
                 hi = mid
-            else:  # a third outcome (inconclusive, or φ invalid there): the bracket stays as it is
+            else:  # a third outcome (inconclusive, or the expression invalid there): the bracket stays as it is
                 break
             steps += 1
         at = tuple((a.name, base[i]) for i, a in enumerate(self.axes) if i != axis)
@@ -157,28 +175,23 @@ class Family:
                 if values not in seen:
                     seen.add(values)
                     point = self.exact_check(values, certify)
-                    points += [point] if point is not None else []
+                    points += [point[0]] if point is not None else []
         return points
 
-    def exact_check(self, values, certify) -> ExceptionalPoint | None:
-        """A full check at exact ``values`` (None where φ is not valid there)."""
+    def exact_check(self, values, certify) -> tuple | None:
+        """(ExceptionalPoint, its condition, its CheckResult): a full check at exact ``values``
+        (None where the expression is not valid there)."""
         try:
-            setup = make_condition(
-                self.text,
-                self.condition_name,
-                self.condition.dim,
-                self.params_at(values),
-                self.condition.seed,
-                self.condition.points_per_term,
-                DEFAULT_LADDER,
-                **self.options,
-            )
+            setup = self.make(values)
             result = run(setup, certify=certify)
-        except IdentcheckError:
+        except IdentcheckError as exc:
+            if not _about_expression(exc):
+                raise
             return None
         witness = result.witness_probe
         relation = None if witness is None else witness.relation
-        return ExceptionalPoint(
+        hypothesis = None if relation is None else relation.hypothesis or getattr(relation, "template", None)
+        point = ExceptionalPoint(
             values=tuple(zip([a.name for a in self.axes], values)),
             verdict=result.verdict,
             evidence=str(result.evidence),
@@ -186,30 +199,29 @@ class Family:
             relation=None if relation is None else str(relation),
             proved=result.verdict == Verdict.NOT_IDENTIFIABLE and result.evidence == Evidence.PROOF,
             summary=result.summary,
-            hypothesis=None if relation is None else relation.hypothesis,
+            hypothesis=hypothesis,  # φ: the property behind the family; an expert: the template sharing it
         )
+        return point, setup, result
 
-    def for_all(self, grid) -> ForAll | None:
-        """A family hypothesis proved with the scanned parameters symbolic, when it explains the scan."""
+    def for_all(self, grid):
+        """A :class:`~identcheck.scan.report.ForAll` when every evaluated value is not identifiable and
+        the witness of a full check at one of them holds with the scanned constants symbolic, else None."""
         evaluated = [g for g in grid if g.verdict is not None]
         if not evaluated or any(g.verdict != Verdict.NOT_IDENTIFIABLE for g in evaluated):
             return None
-        hypotheses = _symbolic_families(self.derivatives)
-        if not hypotheses:
-            return None
-        point = self.exact_check(evaluated[0].values, certify=False)
-        for family, hypothesis in hypotheses:
-            if point is not None and point.family is not None and point.family.startswith(family) and point.proved:
-                return ForAll(family, hypothesis, tuple(a.name for a in self.axes))
-        return None
+        return self.symbolic_reading(evaluated[0].values)
+
+    def symbolic_reading(self, values):
+        """The "for all" reading at grid ``values``: the witness relation re-proved with the constants
+        symbolic (:func:`~identcheck.scan.expert.symbolic_witness`; None for a condition whose matrices
+        carry no symbolic side — it claims nothing beyond the grid). :class:`~identcheck.scan.phi.PhiFamily`
+        reads φ's family hypotheses instead."""
+        return symbolic_witness(self, values)
 
 
-def _bind(function, values):
-    def evaluate(z):
-        z = np.asarray(z, dtype=float)
-        return np.broadcast_to(np.asarray(function(z, *values)), z.shape)
-
-    return evaluate
+def _about_expression(exc: IdentcheckError) -> bool:
+    """An error about the expression at these values (reported per grid value), not about an argument."""
+    return re.search(r"\b(phi|expert)=", str(exc)) is not None
 
 
 def with_value(base, axis, value) -> list:
@@ -219,43 +231,4 @@ def with_value(base, axis, value) -> list:
 
 
 def _reason(message: str) -> str:
-    return re.sub(r"^phi='[^']*'", "phi", message)
-
-
-def _verdict(margins) -> Verdict:
-    """:func:`identcheck.check.conclude`'s rule (:func:`~identcheck.check.verdict_of`) on the probes that count."""
-    return verdict_of(m.dependent for m in margins if m.counts)
-
-
-def _constant_in_z(expr):
-    value, _ = budgeted(sp.simplify, expr, seconds=SIMPLIFY_SECONDS)
-    if value is None or value.has(Z) or value.has(sp.nan, sp.zoo) or value == 0:
-        return None
-    return value
-
-
-def _symbolic_families(derivatives) -> list[tuple[str, str]]:
-    """The family hypotheses sympy proves for φ(z; p) with p symbolic: (family, hypothesis)."""
-    phi, d1, d2 = derivatives
-    out = []
-    zero, _ = budgeted(sp.simplify, d2, seconds=SIMPLIFY_SECONDS)
-    if zero == 0:
-        out.append(("zero second derivative", "phi'' = 0"))
-    for family, ratio, shown in (
-        ("Euler/homogeneity", Z * d1 / phi, "z*phi' = ({})*phi"),
-        ("heat type", d2 / phi, "phi'' = ({})*phi"),
-        ("Gaussian type", d2 / (Z * d1), "phi'' = ({})*z*phi'"),
-    ):
-        if zero != 0 or family == "Euler/homogeneity":
-            value = _constant_in_z(ratio)
-            if value is not None:
-                out.append((family, shown.format(value)))
-    for s in (1, -1):
-        difference = phi.subs(Z, -Z) - s * phi
-        q, _ = budgeted(sp.expand, difference, seconds=1.0)
-        if q is None or not q.is_polynomial(Z):
-            q, _ = budgeted(sp.simplify, difference, seconds=SIMPLIFY_SECONDS)
-        if q is not None and q.is_polynomial(Z):
-            out.append(("symmetry", f"phi(-z) = {s}*phi(z) + ({sp.expand(q)})"))
-            break
-    return out
+    return re.sub(r"^(phi|expert)='[^']*'", r"\1", message)

@@ -15,8 +15,8 @@ from .report import number
 __all__ = ["summarize"]
 
 
-def summarize(axes, grid, exceptional, for_all) -> str:
-    """One line: what the scan showed, and how."""
+def summarize(axes, grid, exceptional, for_all, subject: str = "phi") -> str:
+    """One line: what the scan showed, and how (``subject``: what the expression is, "phi" or "the expert")."""
     span = " x ".join(f"{a.name} in [{number(a.lo)}, {number(a.hi)}]" for a in axes)
     names = ", ".join(a.name for a in axes)
     evaluated = [g for g in grid if g.verdict is not None]
@@ -34,7 +34,7 @@ def summarize(axes, grid, exceptional, for_all) -> str:
     common = max(counts, key=lambda v: (counts[v], v == Verdict.IDENTIFIABLE))  # ties: the exceptions are the failures
     if len(counts) == 1 and common == Verdict.NOT_IDENTIFIABLE and for_all is not None:
         return (
-            f"not identifiable for every {span} where phi is defined "
+            f"not identifiable for every {span} where {subject} is defined "
             f"({for_all.family}: {for_all.hypothesis}, proved for all {names})" + tail
         )
     if len(counts) == 1:

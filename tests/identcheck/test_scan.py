@@ -123,7 +123,8 @@ def test_parse_scan_param():
         (["--param", "b=-1:1:5", "--param", "b=1"], "given twice"),
         (["--param", "b=-1:1:x"], "COUNT 'x'"),
         (["--param", "b=-1:1"], "LO:HI:COUNT"),
-        (["--param", "b=-1:1:5", "--condition", "mha"], "type1 or type2"),
+        (["--param", "b=-1:1:5", "--condition", "mha"], "takes no"),
+        (["--param", "b=-1:1:5", "--condition", "typ1"], "did you mean type1?"),
         (["--param", "b=-1:1:5", "--width", "-1"], "--width=-1: must be positive"),
     ],
 )
