@@ -24,7 +24,7 @@ import sympy as sp
 from sympy.calculus.util import continuous_domain
 
 from .budget import SIMPLIFY_SECONDS, clock, run
-from .errors import IdentcheckError
+from .errors import IdentcheckError, Param
 from .grammar import FUNCTIONS, Z, lambdify_modules, parse_param, parse_text, written_numbers
 
 __all__ = ["Activation", "FUNCTIONS", "Z", "parse_activation", "parse_param"]
@@ -88,9 +88,11 @@ class Activation:
             where = _first_gap(deriv, interval, symbolic_until - clock())
             if where is not None:
                 raise IdentcheckError(
-                    f"phi={self.text!r}: {names[m]} is not continuous and real on the probed "
+                    param="phi",
+                    value=self.text,
+                    reason=f"{names[m]} is not continuous and real on the probed "
                     f"domain z in [{-bound:g}, {bound:g}] (it fails for {set_text(where)}); the condition "
-                    "needs a real, twice continuously differentiable phi there"
+                    "needs a real, twice continuously differentiable phi there",
                 )
             with np.errstate(all="ignore"):
                 values = np.asarray(self._numpy[m](grid))
@@ -98,8 +100,10 @@ class Activation:
             if bad.any():
                 z0 = grid[np.argmax(bad)]
                 raise IdentcheckError(
-                    f"phi={self.text!r}: {names[m]} is not real and finite on the probed domain "
-                    f"z in [{-bound:g}, {bound:g}] (at z = {z0:g} it is {values[np.argmax(bad)]})"
+                    param="phi",
+                    value=self.text,
+                    reason=f"{names[m]} is not real and finite on the probed domain "
+                    f"z in [{-bound:g}, {bound:g}] (at z = {z0:g} it is {values[np.argmax(bad)]})",
                 )
         with np.errstate(all="ignore"):
             slope = np.asarray(self._numpy[1](grid), dtype=float)
@@ -188,14 +192,18 @@ def parse_activation(phi, params: Mapping[str, object] | None = None) -> Activat
     elif isinstance(phi, sp.Basic):
         expr, shown = _from_sympy(phi, params)
     else:
-        raise IdentcheckError(f"phi={phi!r}: expected a string or a sympy expression, got {type(phi).__name__}")
+        raise IdentcheckError(
+            param="phi", value=phi, reason=f"expected a string or a sympy expression, got {type(phi).__name__}"
+        )
     try:
         activation = _validated(shown, expr, None if as_written == shown else as_written)
         return dataclasses.replace(activation, written_numbers=numbers) if numbers else activation
     except RecursionError:  # sympy differentiates recursively: deep compositions exhaust the stack
         raise IdentcheckError(
-            f"phi={shown!r}: too deeply nested for sympy to differentiate (it ran out of recursion depth); "
-            "use fewer nested calls"
+            param="phi",
+            value=shown,
+            reason="too deeply nested for sympy to differentiate (it ran out of recursion depth); "
+            "use fewer nested calls",
         ) from None
 
 
@@ -215,12 +223,16 @@ def _from_sympy(expr: sp.Basic, params: Mapping[str, sp.Rational]):
     symbols = {s.name: s for s in expr.free_symbols}
     unused = [k for k in params if k not in symbols]
     if unused:
-        raise IdentcheckError(f"params={{{unused[0]!r}: VALUE}}: phi={expr} does not use {unused[0]!r}")
+        raise IdentcheckError(
+            param="params", key=unused[0], shown="VALUE", reason=f"phi={expr} does not use {unused[0]!r}"
+        )
     subs = {symbols[k]: v for k, v in params.items() if k in symbols}
     rest = [s for s in expr.free_symbols if s.name not in params]
     if len(rest) > 1:
         names = ", ".join(sorted(s.name for s in rest))
-        raise IdentcheckError(f"phi={expr}: free symbols {names}; all but z need values (params)")
+        raise IdentcheckError(
+            param="phi", value=expr, shown=str(expr), reason=f"free symbols {names}; all but z need values (params)"
+        )
     if rest:
         subs[rest[0]] = Z
     return sp.sympify(expr).xreplace(subs), str(expr)
@@ -233,7 +245,11 @@ def _validated(shown: str, expr: sp.Expr, as_written: str | None = None) -> Acti
     extra = expr.free_symbols - {Z}
     if extra:
         names = ", ".join(sorted(s.name for s in extra))
-        raise IdentcheckError(f"phi={shown!r}: free symbols {names} need values: set params={{'NAME': VALUE}}")
+        raise IdentcheckError(
+            param="phi",
+            value=shown,
+            reason=(f"free symbols {names} need values: set ", Param("params", key="NAME", shown="VALUE")),
+        )
     bad = [type(a).__name__ for a in expr.atoms(*_NON_SMOOTH_ATOMS)]
     if bad:
         raise IdentcheckError(

@@ -218,10 +218,10 @@ def interval_record(result: dict, probe_name: str) -> tuple[dict, IntervalDetail
     a replay that needs no condition (:func:`identcheck.replay.replay` rebuilds the condition)."""
     probe = next((p for p in result.get("probes", []) if p["name"] == probe_name), None)
     if probe is None:
-        raise IdentcheckError(f"probe={probe_name!r}: not in this result")
+        raise IdentcheckError(param="probe", value=probe_name, reason="not in this result")
     cert = probe.get("certificate") or {}
     if cert.get("kind") != CertificateKind.INTERVAL:
-        raise IdentcheckError(f"probe={probe_name!r}: has no interval certificate")
+        raise IdentcheckError(param="probe", value=probe_name, reason="has no interval certificate")
     detail = IntervalDetail.from_dict(cert.get("detail"))
     test = detail.test
     if not len(detail.points) == len(detail.columns) == len(test.column_exponents) == len(test.rows) or test.digits < 1:

@@ -1,8 +1,8 @@
 """Command line: ``identcheck check PHI [PHI ...]`` — a thin shell over :func:`identcheck.check`.
 
 Each subcommand is a function ``_name(args)`` (``COMMANDS``; the flags are in
-:mod:`identcheck.cli_parser`). Library errors name
-the API's parameters; :func:`_flags` rewrites them into the CLI's flags.
+:mod:`identcheck.cli_parser`). Library errors name the API's parameters;
+:func:`~identcheck.cli_common.render_error` spells them as the command's flags.
 
 Exit codes: 0 the checks ran (whatever the verdicts), 2 bad input (one line on stderr, nothing
 on stdout), 1 internal error, 130 interrupted by SIGINT (Ctrl-C), 143 by SIGTERM: the worker
@@ -19,8 +19,8 @@ import re
 import sys
 import tempfile
 
-from .cli_common import check_output_path
-from .cli_parser import build_parser
+from .cli_common import check_output_path, command_parser, render_error
+from .cli_parser import JOINED, build_parser
 from .errors import IdentcheckError
 from .interrupts import Interrupted, answer_interrupt, ignore_interrupts, interrupts, signal_of
 from .progress import StatusLine
@@ -37,19 +37,6 @@ KEPT = {
     "scan": "nothing written: a scan prints its result and writes --plot only when it completes",
     "catalog": "nothing written: the catalog is printed, or written to --out, only when complete",
 }
-
-#: How library errors spell an argument → how the CLI spells it.
-FLAGS = (
-    (re.compile(r"params=\{'(\w+)': VALUE\}"), r"--param \1=VALUE"),
-    (re.compile(r"\bparam="), "--param "),
-    (re.compile(r"\bjobs="), "--jobs="),
-    (re.compile(r"\bwidth="), "--width="),
-    (re.compile(r"\binclude_zero=True\b"), "--include-zero"),
-    (re.compile(r"\bmixed_products=True\b"), "--mixed-products"),
-    (re.compile(r"\bn_gates="), "--gates "),
-    (re.compile(r"\bn_channels="), "--channels "),
-    (re.compile(r"condition 'mha' takes no phi"), "--condition mha takes no PHI"),
-)
 
 
 def program() -> int:
@@ -70,7 +57,7 @@ def main(argv=None) -> int:
         try:
             return _run(argv)
         except IdentcheckError as exc:
-            print(f"identcheck: error: {_flags(str(exc))}", file=sys.stderr)
+            print(f"identcheck: error: {exc}", file=sys.stderr)
             return 2
         except KeyboardInterrupt as exc:
             return answer_interrupt(exc, "identcheck")
@@ -79,20 +66,17 @@ def main(argv=None) -> int:
             return 1
 
 
-def _flags(message: str) -> str:
-    for pattern, flag in FLAGS:
-        message = pattern.sub(flag, message)
-    return message
-
-
 def _run(argv) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     command = COMMANDS.get(args.command)
     if command is None:
-        build_parser().print_help()
+        parser.print_help()
         return 2 if argv else 0
     try:
         return command(args)
+    except IdentcheckError as exc:  # the library names its parameters; the user typed flags
+        raise IdentcheckError(render_error(exc, command_parser(parser, args.command), JOINED)) from None
     except KeyboardInterrupt as exc:
         ignore_interrupts()
         raise Interrupted(
@@ -104,6 +88,7 @@ def _check(args) -> int:
     from .activation import parse_param
     from .check import check, make_condition
     from .conditions import CONDITIONS
+    from .report import check_text
 
     choices = (*CONDITIONS, "both")
     if args.condition not in choices:
@@ -112,9 +97,21 @@ def _check(args) -> int:
         raise IdentcheckError(f"--condition={args.condition!r} is unknown{hint}; available: {', '.join(choices)}")
     conditions = ("type1", "type2") if args.condition == "both" else (args.condition,)
     params = {
-        parse_param(p)[0]: p.partition("=")[2].strip() for p in args.param
+        parse_param(p)[0]: p.partition("=")[2].strip() for p in args.params
     }  # as written: check() reads them exactly, shows them so
     phis = (args.phi or [None]) if args.condition == "mha" else (args.phi or PAPER_EXAMPLES)
+    if args.condition == "mha":  # the linear expert: no PHI (but z, the expert itself), no constants
+        if params:
+            raise IdentcheckError(
+                f"--param {next(iter(params))}=VALUE: --condition mha takes no PHI and no constants: "
+                "the expert is linear"
+            )
+        for phi in args.phi:
+            if phi.strip() != "z":
+                raise IdentcheckError(
+                    f"phi={phi!r}: --condition mha takes no PHI: "
+                    "the expert is linear (that is the point of the contrast)"
+                )
     experts = args.condition.startswith("deepseek-")  # conditions on an expert h(x; θ), not on φ
     if args.expert and not experts:
         raise IdentcheckError(
@@ -161,7 +158,7 @@ def _check(args) -> int:
             status.clear()
             results.append(result)
             if not args.json:
-                print(result.to_text())
+                print(check_text(result))
                 if i + 1 < len(jobs):
                     print()
     if args.json:
@@ -170,25 +167,27 @@ def _check(args) -> int:
 
 
 def _scan(args) -> int:
-    from .activation import parse_param
-    from .conditions import CONDITIONS
     from .scan.plot import check_plot_path, plot_scan
     from .scan.report import parse_scan_param
     from .scan.run import scan
 
     params = {}
-    for text in args.param:
+    for text in args.params:
         name, value = parse_scan_param(text)
         if name in params:
             raise IdentcheckError(f"--param {name}: given twice ({text!r}); scan it (LO:HI:COUNT) or fix it, once")
         params[name] = value
-    if args.condition not in CONDITIONS:  # any registered condition scans (identcheck/scan/family.py)
-        close = difflib.get_close_matches(args.condition, list(CONDITIONS), n=1)
+    if args.condition.startswith("deepseek-"):  # an expert's constant (identcheck/scan/expert.py)
+        from .scan.expert import expert_scan_command
+
+        return expert_scan_command(args, params)
+    if args.condition not in ("type1", "type2"):
+        close = difflib.get_close_matches(args.condition, ("type1", "type2"), n=1)
         raise IdentcheckError(
-            f"--condition={args.condition!r}: unknown; available: {', '.join(CONDITIONS)}"
+            f"--condition={args.condition!r}: a scan takes type1 or type2"
             + (f" (did you mean {close[0]}?)" if close else "")
         )
-    width = None if args.width is None else parse_param(f"width={args.width}")[1]
+    width = None if args.width is None else _width(args.width)
     if args.plot is not None:
         check_plot_path(args.plot)
     options = {"include_zero": False} if args.condition == "type1" else {}
@@ -212,6 +211,16 @@ def _scan(args) -> int:
     return 0
 
 
+def _width(text: str):
+    """--width as an exact number, refused in its own name (parse_param's are about a NAME=VALUE text)."""
+    from .activation import parse_param
+
+    try:
+        return parse_param(f"width={text}")[1]
+    except IdentcheckError as exc:
+        raise IdentcheckError(param="width", value=text, reason=exc.reason) from None
+
+
 def _options(args, condition: str, strict: bool) -> dict:
     """The conditions' options, from the flags: all of them when ``strict`` (the library refuses
     one the condition does not take, unless at its default), else only the condition's own
@@ -220,8 +229,8 @@ def _options(args, condition: str, strict: bool) -> dict:
 
     given = {
         "include_zero": args.include_zero,
-        "n_gates": args.gates,
-        "n_channels": args.channels,
+        "n_gates": args.n_gates,
+        "n_channels": args.n_channels,
         "mixed_products": args.mixed_products,
     }
     return {name: value for name, value in given.items() if strict or name in CONDITIONS[condition].options}
@@ -262,7 +271,7 @@ def _prove_pde(args) -> int:
     from .activation import parse_param
     from .pde import prove_pde
 
-    params = dict(parse_param(p) for p in args.param)
+    params = dict(parse_param(p) for p in args.params)
     proofs = prove_pde(args.phi, dim=args.dim, params=params)
     if args.json:
         print(
@@ -287,7 +296,7 @@ def _positions(args) -> int:
     from .check import check
     from .positions import positions
 
-    params = dict(parse_param(p) for p in args.param)
+    params = dict(parse_param(p) for p in args.params)
     if args.seed < 0:
         raise IdentcheckError(f"--seed={args.seed}: must be >= 0")
     parse_activation(args.phi, params)

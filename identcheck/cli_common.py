@@ -17,6 +17,14 @@ path the user typed, and its parents are created (``default=True``).
 **Flags**: :class:`SuggestingParser` raises the command line's one exception type on every argparse
 error, and refuses an unknown flag or command with the closest known one (``difflib``), as every
 other error of both command lines does: ``unknown flag --condtion (did you mean --condition?)``.
+**Errors**: library errors name the API's parameters (:class:`~identcheck.errors.Param`:
+``jobs=0: must be from 1 to 64``); :func:`render_error` spells each one as the flag of the command
+that ran, found in that command's argparse parser — by ``dest`` (``n_gates`` → ``--gates``;
+``params={'b': …}`` → ``--param b=…``), else by the flag of the parameter's name (``param`` →
+``--param``) — so the user reads the flag they typed (``--jobs 0: must be from 1 to 64``). A
+parameter the command has no flag for (a positional ``phi``, an internal value) keeps the API's
+spelling, and a plain message passes unchanged.
+
 Imports nothing heavy: ``--help`` and a mistyped flag answer at once.
 """
 
@@ -27,9 +35,9 @@ import difflib
 import os
 import sys
 
-from .errors import IdentcheckError
+from .errors import IdentcheckError, InputError, Param
 
-__all__ = ["SuggestingParser", "check_output_path"]
+__all__ = ["SuggestingParser", "check_output_path", "command_parser", "flag_of", "render_error"]
 
 
 def check_output_path(
@@ -133,3 +141,47 @@ class SuggestingParser(argparse.ArgumentParser):
             close = difflib.get_close_matches(name, known, n=1)
             hint = f" (did you mean {close[0]}?)" if close else ""
             raise self.error_type(f"unknown flag {name}{hint}; see {self.prog} --help")
+
+
+def command_parser(parser: argparse.ArgumentParser, command: str | None) -> argparse.ArgumentParser | None:
+    """The parser of subcommand ``command`` of ``parser`` (None if there is no such command)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return action.choices.get(command)
+    return None
+
+
+def flag_of(parser: argparse.ArgumentParser, name: str):
+    """The action of ``parser`` that sets the API's parameter ``name``: the one whose ``dest`` is
+    ``name``, else the one whose flag is ``--name``; None if the parameter has no flag (a positional
+    argument, or a parameter the command does not expose)."""
+    for action in parser._actions:
+        if action.dest == name:
+            return action if action.option_strings else None
+    flag = "--" + name.replace("_", "-")
+    return next((a for a in parser._actions if flag in a.option_strings), None)
+
+
+def render_error(error: Exception, parser: argparse.ArgumentParser | None, joined=frozenset()) -> str:
+    """``error``'s message for the command line: every parameter it names that ``parser`` (the
+    parser of the command that ran) has a flag for, spelled as that flag with the value
+    (``--gates 9``; ``--flag=VALUE`` for the ``dest`` in ``joined``), a switch alone
+    (``include_zero=True`` → ``--include-zero``), a mapping's entry as ``--param b=VALUE``. Other
+    parameters and plain messages read as the API spells them."""
+    if parser is None or not isinstance(error, InputError):
+        return str(error)
+    return error.spelled(lambda param: _spelled(param, parser, joined))
+
+
+def _spelled(param: Param, parser: argparse.ArgumentParser, joined) -> str:
+    action = flag_of(parser, param.name)
+    if action is None:
+        return str(param)
+    flag = next((o for o in action.option_strings if o.startswith("--")), action.option_strings[0])
+    if action.nargs == 0:  # a switch: named by its flag when the value is the one it sets
+        return flag if param.value is action.const else str(param)
+    if param.key is not None:
+        return f"{flag} {param.key}={param.text}"
+    if not param.text:
+        return flag
+    return f"{flag}={param.text}" if action.dest in joined else f"{flag} {param.text}"

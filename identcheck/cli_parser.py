@@ -14,7 +14,12 @@ from .cli_common import SuggestingParser
 from .errors import IdentcheckError
 from .limits import MAX_COUNT, MAX_DIM
 
-__all__ = ["PROGRESS_HELP", "build_parser"]
+__all__ = ["JOINED", "PROGRESS_HELP", "build_parser"]
+
+#: The flags whose errors read ``--flag=VALUE`` (as they always have); every other reads ``--flag VALUE``.
+#: A flag's ``dest`` is the API's parameter it sets (``--gates`` → ``n_gates``, ``--param`` → ``params``),
+#: so that an error naming the parameter is spelled as the flag (:func:`~identcheck.cli_common.render_error`).
+JOINED = frozenset({"jobs", "width"})
 
 
 class _Parser(SuggestingParser):  # every error one line, exit 2; an unknown flag or command gets its close match
@@ -54,6 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--dim", type=_int("--dim"), default=2, help=f"input dimension d, 1..{MAX_DIM} (default 2)")
     c.add_argument(
         "--param",
+        dest="params",
         action="append",
         default=[],
         metavar="NAME=VALUE",
@@ -75,11 +81,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     c.add_argument(
         "--gates",
+        dest="n_gates",
+        metavar="GATES",
         type=_int("--gates"),
         default=2,
         help="type2: gating matrices N per head, the last fixed at 0 (default 2)",
     )
-    c.add_argument("--channels", type=_int("--channels"), default=2, help="type2: channels K per head (default 2)")
+    c.add_argument(
+        "--channels",
+        dest="n_channels",
+        metavar="CHANNELS",
+        type=_int("--channels"),
+        default=2,
+        help="type2: channels K per head (default 2)",
+    )
     c.add_argument(
         "--mixed-products",
         action="store_true",
@@ -99,7 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
         "(derived, and checked numerically), and the check that decides it.",
     )
     pos.add_argument("phi", help="the activation, e.g. 'sigmoid(z + 1)'")
-    pos.add_argument("--param", action="append", default=[], metavar="NAME=VALUE")
+    pos.add_argument("--param", dest="params", action="append", default=[], metavar="NAME=VALUE")
     pos.add_argument("--seed", type=_int("--seed"), default=0)
     pos.add_argument("--check", action="store_true", help="also run the deciding check (type2 for G1, type1 for G2)")
     pos.add_argument("--json", action="store_true")
@@ -112,7 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     pde.add_argument("phi", help="the activation, e.g. z")
     pde.add_argument("--dim", type=_int("--dim"), default=2, help=f"input dimension d, 1..{MAX_DIM} (default 2)")
-    pde.add_argument("--param", action="append", default=[], metavar="NAME=VALUE")
+    pde.add_argument("--param", dest="params", action="append", default=[], metavar="NAME=VALUE")
     pde.add_argument("--json", action="store_true")
     sc = sub.add_parser(
         "scan",
@@ -123,6 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
     sc.add_argument("phi", help="the activation with named constants, e.g. 'sigmoid(z + b)'")
     sc.add_argument(
         "--param",
+        dest="params",
         action="append",
         default=[],
         metavar="NAME=LO:HI:COUNT|NAME=VALUE",

@@ -32,7 +32,7 @@ from typing import Mapping
 
 import sympy as sp
 
-from .errors import IdentcheckError
+from .errors import IdentcheckError, Param
 from .grammar import CONSTANTS, FUNCTIONS, MAX_NESTING, MAX_NODES, MAX_TEXT_LENGTH, NOT_SMOOTH, _Builder, parse_param
 from .limits import MAX_DIM
 
@@ -116,32 +116,39 @@ def parse_expert(text, dim: int = 2, params: Mapping[str, object] | None = None,
     ('e2', 'e1⁽¹⁾', 'e1⁽²⁾')
     """
     if isinstance(dim, bool) or not isinstance(dim, int) or not 1 <= dim <= MAX_DIM:
-        raise IdentcheckError(f"dim={dim!r}: must be an integer from 1 to {MAX_DIM}")
+        raise IdentcheckError(param="dim", value=dim, reason=f"must be an integer from 1 to {MAX_DIM}")
     if not isinstance(text, str):
-        raise IdentcheckError(f"expert={text!r}: expected a string such as 'e2*gelu(dot(e1, x))'")
+        raise IdentcheckError(param="expert", value=text, reason="expected a string such as 'e2*gelu(dot(e1, x))'")
     text = text.strip()
     values = {}
     for name, value in (params or {}).items():
         values[name] = value if isinstance(value, sp.Rational) else parse_param(f"{name}={value}")[1]
     if not text:
-        raise IdentcheckError("expert='': empty expression")
+        raise IdentcheckError(param="expert", value="", reason="empty expression")
     if len(text) > MAX_TEXT_LENGTH:
-        raise IdentcheckError(f"expert={text[:40]!r}...: longer than {MAX_TEXT_LENGTH} characters")
+        raise IdentcheckError(
+            param="expert", value=text, shown=f"{text[:40]!r}...", reason=f"longer than {MAX_TEXT_LENGTH} characters"
+        )
     if max((text[: i + 1].count("(") - text[: i + 1].count(")") for i in range(len(text))), default=0) > MAX_NESTING:
-        raise IdentcheckError(f"expert={text!r}: nested deeper than {MAX_NESTING} brackets")
+        raise IdentcheckError(param="expert", value=text, reason=f"nested deeper than {MAX_NESTING} brackets")
     try:
         tree = ast.parse(text, mode="eval")
     except SyntaxError as exc:
         raise IdentcheckError(f"expert={text!r} is not a valid expression ({exc.msg})") from None
     if sum(1 for _ in ast.walk(tree)) > MAX_NODES:
-        raise IdentcheckError(f"expert={text!r}: too large (more than {MAX_NODES} syntax nodes)")
+        raise IdentcheckError(param="expert", value=text, reason=f"too large (more than {MAX_NODES} syntax nodes)")
     concrete = _ExpertBuilder(text, values, dim, order, generic=False)
     expr = concrete.build(tree.body)
     generic = _ExpertBuilder(text, values, dim, order, generic=True)
     template = generic.build(tree.body)
     unused = [name for name in values if name not in concrete.used]
     if unused:
-        raise IdentcheckError(f"params={{{unused[0]!r}: VALUE}}: expert={text!r} does not use {unused[0]!r}")
+        raise IdentcheckError(
+            param="params",
+            key=unused[0],
+            shown="VALUE",
+            reason=(Param("expert", text), f" does not use {unused[0]!r}"),
+        )
     _validate(text, expr, order)
     names = tuple(concrete.order)
     if not names:
@@ -158,7 +165,9 @@ def parse_expert(text, dim: int = 2, params: Mapping[str, object] | None = None,
             labels.append(name)
     if len({s.name for s in symbols}) < len(symbols):
         raise IdentcheckError(
-            f"expert={text!r}: a scalar parameter's name collides with a vector's component names (NAME_i); rename it"
+            param="expert",
+            value=text,
+            reason="a scalar parameter's name collides with a vector's component names (NAME_i); rename it",
         )
     used = [k for k in values if k in concrete.used]
     shown, expression, as_written = text, text, None
@@ -209,8 +218,8 @@ class _ExpertBuilder(_Builder):
         self.functions: dict = {}
         self.powers = 0  # powers s**n made arbitrary functions in the template
 
-    def fail(self, why: str):
-        raise IdentcheckError(f"expert={self.text!r}: {why}")
+    def fail(self, why):
+        raise IdentcheckError(param="expert", value=self.text, reason=why)
 
     def name(self, name: str):
         if name.startswith("__"):

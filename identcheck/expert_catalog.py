@@ -84,7 +84,7 @@ def expert_catalog_rows(progress=None, jobs: int = 1, entries=None) -> list[dict
     """Check every entry (default :data:`EXPERT_CATALOG`) for the three conditions, in ``jobs``
     processes (order kept); ``progress(done, total, expert)`` as rows complete."""
     if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= MAX_JOBS:
-        raise IdentcheckError(f"jobs={jobs!r}: must be an integer from 1 to {MAX_JOBS}")
+        raise IdentcheckError(param="jobs", value=jobs, reason=f"must be an integer from 1 to {MAX_JOBS}")
     entries = list(EXPERT_CATALOG if entries is None else entries)
     tasks = [(i, condition) for i in range(len(entries)) for condition in EXPERT_CONDITIONS]
     cells: list[dict] = [{} for _ in entries]

@@ -20,7 +20,7 @@ from typing import Callable, Mapping
 import sympy as sp
 from sympy.printing.numpy import NumPyPrinter
 
-from .errors import IdentcheckError
+from .errors import IdentcheckError, Param
 
 __all__ = [
     "CONSTANTS",
@@ -134,21 +134,25 @@ def parse_param(text: str) -> tuple[str, sp.Rational]:
     name, sep, value = text.partition("=")
     name, value = name.strip(), value.strip()
     if not sep or not name:
-        raise IdentcheckError(f"param={text!r}: expected NAME=VALUE, e.g. b=1")
+        raise IdentcheckError(param="param", value=text, reason="expected NAME=VALUE, e.g. b=1")
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) or name.startswith("__"):
-        raise IdentcheckError(f"param={text!r}: {name!r} is not a valid parameter name")
+        raise IdentcheckError(param="param", value=text, reason=f"{name!r} is not a valid parameter name")
     if name == "z" or name in FUNCTIONS or name in CONSTANTS or name in NOT_SMOOTH:
-        raise IdentcheckError(f"param={text!r}: {name!r} is reserved (the variable, a constant or a function)")
+        raise IdentcheckError(
+            param="param", value=text, reason=f"{name!r} is reserved (the variable, a constant or a function)"
+        )
     if len(value) > 60 or not re.fullmatch(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d{1,3})?(/\d+)?", value):
-        raise IdentcheckError(f"param={text!r}: value {value!r} is not a number (use e.g. 1, -0.5, 1e-3, 2/3)")
+        raise IdentcheckError(
+            param="param", value=text, reason=f"value {value!r} is not a number (use e.g. 1, -0.5, 1e-3, 2/3)"
+        )
     numerator, _, denominator = value.partition("/")
     fraction = Fraction(numerator)
     if denominator:
         if int(denominator) == 0:
-            raise IdentcheckError(f"param={text!r}: division by zero")
+            raise IdentcheckError(param="param", value=text, reason="division by zero")
         fraction /= int(denominator)
     if _out_of_range(fraction):
-        raise IdentcheckError(f"param={text!r}: value out of range")
+        raise IdentcheckError(param="param", value=text, reason="value out of range")
     return name, sp.Rational(fraction.numerator, fraction.denominator)
 
 
@@ -180,26 +184,30 @@ def written_numbers(text: str) -> tuple[tuple[sp.Rational, str], ...]:
 def parse_text(text: str, params: Mapping[str, sp.Rational]) -> sp.Expr:
     """The sympy expression ``text`` spells, with ``params`` substituted (each must be used)."""
     if not text:
-        raise IdentcheckError("phi='': empty expression")
+        raise IdentcheckError(param="phi", value="", reason="empty expression")
     if len(text) > MAX_TEXT_LENGTH:
-        raise IdentcheckError(f"phi={text[:40]!r}...: longer than {MAX_TEXT_LENGTH} characters")
+        raise IdentcheckError(
+            param="phi", value=text, shown=f"{text[:40]!r}...", reason=f"longer than {MAX_TEXT_LENGTH} characters"
+        )
     depth = 0
     for ch in text:
         depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(ch, 0)
         if depth > MAX_NESTING:
-            raise IdentcheckError(f"phi={text!r}: nested deeper than {MAX_NESTING} brackets")
+            raise IdentcheckError(param="phi", value=text, reason=f"nested deeper than {MAX_NESTING} brackets")
     try:
         tree = ast.parse(text, mode="eval")
     except SyntaxError as exc:
         raise IdentcheckError(f"phi={text!r} is not a valid expression ({exc.msg})") from None
     nodes = sum(1 for _ in ast.walk(tree))
     if nodes > MAX_NODES:
-        raise IdentcheckError(f"phi={text!r}: too large ({nodes} syntax nodes, at most {MAX_NODES})")
+        raise IdentcheckError(param="phi", value=text, reason=f"too large ({nodes} syntax nodes, at most {MAX_NODES})")
     builder = _Builder(text, params)
     expr = builder.build(tree.body)
     unused = [name for name in params if name not in builder.used]
     if unused:
-        raise IdentcheckError(f"params={{{unused[0]!r}: VALUE}}: phi={text!r} does not use {unused[0]!r}")
+        raise IdentcheckError(
+            param="params", key=unused[0], shown="VALUE", reason=f"phi={text!r} does not use {unused[0]!r}"
+        )
     return expr
 
 
@@ -211,8 +219,8 @@ class _Builder:
         self.params = params
         self.used: set[str] = set()
 
-    def fail(self, why: str):
-        raise IdentcheckError(f"phi={self.text!r}: {why}")
+    def fail(self, why):  # a reason: text, or a tuple of text and Param
+        raise IdentcheckError(param="phi", value=self.text, reason=why)
 
     def build(self, node):
         if isinstance(node, ast.Constant):
@@ -261,7 +269,9 @@ class _Builder:
         if name in FUNCTIONS or name in NOT_SMOOTH:
             self.fail(f"{name!r} is a function; call it as {name}(...)")
         if re.fullmatch(r"[A-Za-z_]\w*", name) and len(name) <= 20:
-            self.fail(f"{name!r} has no value: set params={{{name!r}: VALUE}} (the variable is z)")
+            self.fail(
+                (f"{name!r} has no value: set ", Param("params", key=name, shown="VALUE"), " (the variable is z)")
+            )
         self.fail(f"unknown name {name!r}")
 
     def binop(self, node: ast.BinOp):

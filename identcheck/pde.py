@@ -128,7 +128,7 @@ def prove_pde(phi, dim: int = 2, params=None) -> list[FamilyProof]:
     [('heat type', True)]
     """
     if isinstance(dim, bool) or not isinstance(dim, int) or not 1 <= dim <= MAX_DIM:
-        raise IdentcheckError(f"dim={dim!r}: must be an integer from 1 to {MAX_DIM}")
+        raise IdentcheckError(param="dim", value=dim, reason=f"must be an integer from 1 to {MAX_DIM}")
     activation = parse_activation(phi, params)
     derivatives = tuple(activation.derivatives)
     props = phi_properties(derivatives)

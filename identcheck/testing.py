@@ -186,7 +186,7 @@ def family_residual(phi, family: str, component: Component, x: np.ndarray, param
     distance of φ(−z) − sφ(z) from the polynomials of degree ≤ 3.
     """
     if family not in FAMILIES:
-        raise IdentcheckError(f"family={family!r}: unknown; available: {', '.join(FAMILIES)}")
+        raise IdentcheckError(param="family", value=family, reason=f"unknown; available: {', '.join(FAMILIES)}")
     activation = parse_activation(phi, params)
     x = np.atleast_2d(np.asarray(x, dtype=float))
     z = x @ np.array([float(v) for v in component.a])

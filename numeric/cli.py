@@ -1,8 +1,8 @@
 """Command line: ``numeric fit ...`` — a thin shell over :func:`numeric.fit`.
 
 Each subcommand is a function ``_name(args)`` (``COMMANDS``; the flags are in
-:mod:`numeric.cli_parser`). Library errors name
-the API's parameters; :func:`numeric.flags.to_flags` rewrites them into the command's flags.
+:mod:`numeric.cli_parser`). Library errors name the API's parameters;
+:func:`identcheck.cli_common.render_error` spells them as the command's flags (:func:`_message`).
 
 Exit codes: 0 ran, 2 bad input (one line on stderr, nothing on stdout), 1 internal error,
 130 interrupted by SIGINT (Ctrl-C), 143 by SIGTERM (workers killed at once, :mod:`identcheck.pool`).
@@ -16,14 +16,22 @@ import sys
 
 from threadpoolctl import threadpool_limits
 
-from identcheck.cli_common import check_output_path
+from identcheck.cli_common import check_output_path, command_parser, render_error
 from identcheck.environment import environment
+from identcheck.errors import InputError
 from identcheck.interrupts import Interrupted, answer_interrupt, ignore_interrupts, interrupts, signal_of
 
-from .cli_parser import PRESET_OWNS, REPRODUCE_OUT, build_parser, progress_wanted, shard_of, truth_from_args
+from .cli_parser import (
+    JOINED,
+    PRESET_OWNS,
+    REPRODUCE_OUT,
+    build_parser,
+    progress_wanted,
+    shard_of,
+    truth_from_args,
+)
 from .confirm import cli as confirm_cli
-from .errors import NumericError
-from .flags import to_flags
+from .errors import NoFitStore, NumericError
 
 # Each command imports what it needs when it runs, in its function: numpy, scipy, sympy and matplotlib
 # load only for the command that uses them; `numeric --help` and a bad flag load none (issue 23 §5).
@@ -64,11 +72,19 @@ def _run(argv) -> int:
     try:
         with threadpool_limits(limits=1):  # one fit, one thread: see docs/numeric.md
             return command(args)
-    except NumericError as exc:  # the library names its parameters; the user typed flags
-        raise NumericError(to_flags(str(exc), args.command)) from None
+    except InputError as exc:  # the library names its parameters; the user typed flags
+        raise NumericError(_message(exc, command_parser(parser, args.command))) from None
     except KeyboardInterrupt as exc:
         ignore_interrupts()  # the workers are gone; reading the store for the message is quick
         raise Interrupted(signal_of(exc), _kept(args)) from None
+
+
+def _message(error: InputError, parser) -> str:
+    """``error`` for the command line: its parameters as ``parser``'s flags; a folder without a
+    store says how to make one."""
+    if isinstance(error, NoFitStore):
+        return f"folder {error.folder!r}: no fit store here (run `numeric reproduce --out {error.folder}` first)"
+    return render_error(error, parser, JOINED)
 
 
 def _kept(args) -> str:

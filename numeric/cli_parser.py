@@ -21,6 +21,7 @@ from .flags import positive_float as _positive_float
 from .flags import positive_int as _positive_int
 
 __all__ = [
+    "JOINED",
     "PRESET_OWNS",
     "PROGRESS_HELP",
     "REPRODUCE_OUT",
@@ -29,6 +30,11 @@ __all__ = [
     "shard_of",
     "truth_from_args",
 ]
+
+#: The flags whose errors read ``--flag=VALUE`` (as they always have); every other reads ``--flag VALUE``
+#: (errors name the API's parameters, spelled as the flag whose ``dest`` or name they are:
+#: :func:`identcheck.cli_common.render_error`).
+JOINED = frozenset({"n"})
 
 
 class _Parser(SuggestingParser):  # every error one line, exit 2; an unknown flag or command gets its close match
@@ -240,8 +246,9 @@ def shard_of(text: str) -> tuple:
 
 
 def truth_from_args(args):
-    """The truth file (or shipped name) with --phi/--param applied; identcheck's one-line errors."""
-    from identcheck import IdentcheckError, parse_param
+    """The truth file (or shipped name) with --phi/--param applied; identcheck's one-line errors
+    (``param='b=oops': …``, read as ``--param 'b=oops': …`` by the command line)."""
+    from identcheck import parse_param
 
     from .truth import load_truth
 
@@ -253,9 +260,6 @@ def truth_from_args(args):
     if args.param and args.phi is None:
         raise NumericError("--param needs --phi (the truth's own phi carries its constants)")
     if args.phi is not None:
-        try:
-            params = dict(parse_param(text) for text in args.param)
-        except IdentcheckError as exc:
-            raise NumericError(str(exc)) from None
+        params = dict(parse_param(text) for text in args.param)
         truth = truth.with_phi(args.phi, {k: str(v) for k, v in params.items()})
     return truth

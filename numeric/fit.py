@@ -36,6 +36,7 @@ import numpy as np
 
 from .box import Box
 from .data import sample
+from .errors import Param
 from .memory import estimate_bytes, memory_budget
 from .optimizers import GD_OBJECTIVES, OPTIMIZERS, optimise
 from .params import HMoEParams, NumericError
@@ -131,7 +132,7 @@ def initial_params(
 ) -> np.ndarray:
     """The starting θ (module docstring), clipped into ``box``."""
     if init not in ("paper", "fixed"):
-        raise NumericError(f"init={init!r}: choose 'paper' or 'fixed'")
+        raise NumericError(param="init", value=init, reason="choose 'paper' or 'fixed'")
     Ks = truth.K
     source = np.arange(K) % Ks
     copies = np.bincount(source, minlength=Ks)
@@ -189,31 +190,38 @@ def fit(
     started = time.perf_counter()
     truth = truth if truth is not None else load_truth()
     if model not in ("mha", "gated1", "gated2"):
-        raise NumericError(f"model={model!r}: unknown; choose one of mha, gated1, gated2")
+        raise NumericError(param="model", value=model, reason="unknown; choose one of mha, gated1, gated2")
     if optimizer not in OPTIMIZERS:
-        raise NumericError(f"optimizer={optimizer!r}: choose one of {', '.join(OPTIMIZERS)}")
+        raise NumericError(param="optimizer", value=optimizer, reason=f"choose one of {', '.join(OPTIMIZERS)}")
     if gd_objective not in GD_OBJECTIVES:
-        raise NumericError(f"gd_objective={gd_objective!r}: choose one of {', '.join(GD_OBJECTIVES)}")
+        raise NumericError(param="gd_objective", value=gd_objective, reason=f"choose one of {', '.join(GD_OBJECTIVES)}")
     if isinstance(K, bool) or not isinstance(K, (int, np.integer)) or not truth.params.K <= K <= 16:
         raise NumericError(
             f"K={K!r}: must be an integer from K* = {truth.params.K} (the truth's channels per head) to 16"
         )
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise NumericError(f"n={n!r}: must be a positive integer")
+        raise NumericError(param="n", value=n, reason="must be a positive integer")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise NumericError(f"seed={seed!r}: must be a non-negative integer")
+        raise NumericError(param="seed", value=seed, reason="must be a non-negative integer")
     if isinstance(max_epochs, bool) or not isinstance(max_epochs, int) or max_epochs < 1:
-        raise NumericError(f"max_epochs={max_epochs!r}: must be a positive integer")
+        raise NumericError(param="max_epochs", value=max_epochs, reason="must be a positive integer")
     if not (isinstance(init_scale, (int, float)) and 0 < init_scale <= 1e3):
-        raise NumericError(f"init_scale={init_scale!r}: must be a number in (0, 1000]")
+        raise NumericError(param="init_scale", value=init_scale, reason="must be a number in (0, 1000]")
     if not (isinstance(box_factor, (int, float)) and 0 < box_factor <= 1e3):
-        raise NumericError(f"box_factor={box_factor!r}: must be a number in (0, 1000]")
+        raise NumericError(param="box_factor", value=box_factor, reason="must be a number in (0, 1000]")
     P = truth.params
     needed, budget = estimate_bytes(optimizer, int(n), P.H, P.N, int(K), P.dim), memory_budget()
     if needed > budget:
         raise NumericError(
-            f"n={n}, K={K}, optimizer={optimizer}: needs about {needed / 2**30:.1f} GB, above the memory budget of "
-            f"{budget / 2**30:.1f} GB (NUMERIC_MEMORY_BUDGET_MB sets it)"
+            reason=(
+                Param("n", n, shown=f"{n}"),
+                ", ",
+                Param("K", K, shown=f"{K}"),
+                ", ",
+                Param("optimizer", optimizer, shown=f"{optimizer}"),
+                f": needs about {needed / 2**30:.1f} GB, above the memory budget of "
+                f"{budget / 2**30:.1f} GB (NUMERIC_MEMORY_BUDGET_MB sets it)",
+            )
         )
     shape = (P.H, P.N, int(K), P.dim)
     box = Box.around(P, P.H, P.N, int(K), box_factor)

@@ -68,7 +68,7 @@ class Model:
 
     def __init__(self, kind: str, phi: str = "sigmoid(z)", params: dict | None = None):
         if kind not in MODELS:
-            raise NumericError(f"model={kind!r}: unknown; choose one of {', '.join(MODELS)}")
+            raise NumericError(param="model", value=kind, reason=f"unknown; choose one of {', '.join(MODELS)}")
         self.kind = kind
         self.phi = phi
         self.params = dict(params or {})

@@ -215,7 +215,7 @@ def rates_from_records(
     """
     for q in quantities:
         if q not in QUANTITIES:
-            raise NumericError(f"quantity={q!r}: unknown; choose from {', '.join(QUANTITIES)}")
+            raise NumericError(param="quantity", value=q, reason=f"unknown; choose from {', '.join(QUANTITIES)}")
     settings = settings or {}
     truths = {sid: truth_from_dict(s.truth, f"store settings {sid}") for sid, s in settings.items()}
     groups: dict = {}

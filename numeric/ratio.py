@@ -58,14 +58,16 @@ def theorem1_sequence(truth: HMoEParams, n: float, r: float) -> HMoEParams:
 
 def ratio_table(model: str, truth, ns, r: float = 1.0, mc: int = 200_000, seed: int = 0) -> list[RatioRow]:
     if not 1 <= r <= 4:
-        raise NumericError(f"r={r}: must be from 1 to 4")
+        raise NumericError(param="r", value=r, reason="must be from 1 to 4")
     if not 1000 <= mc <= 10_000_000:
-        raise NumericError(f"mc={mc}: must be from 1,000 to 10,000,000")
+        raise NumericError(param="mc", value=mc, reason="must be from 1,000 to 10,000,000")
     for index, n in enumerate(ns):
         if not (isinstance(n, (int, float)) and 1 <= n <= MAX_SEQUENCE_N):
             raise NumericError(
-                f"ns[{index}]={n!r}: must be from 1 to {MAX_SEQUENCE_N:.0e} "
-                "(beyond, n^-(r+1) underflows against the weights)"
+                param="ns",
+                index=index,
+                value=n,
+                reason=f"must be from 1 to {MAX_SEQUENCE_N:.0e} (beyond, n^-(r+1) underflows against the weights)",
             )
     m = truth.model(model)
     X = np.random.default_rng([seed, 7]).uniform(-1, 1, size=(mc, truth.params.dim))

@@ -112,7 +112,9 @@ def _check(truth: HMoEParams, K: int, spare: int, what: str) -> None:
     if truth.K < 2:
         raise NumericError(f"{what}: needs K* >= 2 channels per head to re-pair; K* = {truth.K}")
     if isinstance(K, bool) or not isinstance(K, int) or K < truth.K + spare:
-        raise NumericError(f"K={K!r}: the {what} needs K >= K* + {spare} = {truth.K + spare} channels per head")
+        raise NumericError(
+            param="K", value=K, reason=f"the {what} needs K >= K* + {spare} = {truth.K + spare} channels per head"
+        )
 
 
 def _mixed(a_head: np.ndarray, k1: int, k2: int) -> tuple:
@@ -338,10 +340,12 @@ def recombination_table(model_kind: str, truth, K: int | None = None, mc: int = 
     K = params.K + 2 if K is None else K
     if isinstance(K, bool) or not isinstance(K, int) or not params.K + 2 <= K <= MAX_TABLE_K:
         raise NumericError(
-            f"K={K!r}: the local recombination needs K from K* + 2 = {params.K + 2} to {MAX_TABLE_K} channels per head"
+            param="K",
+            value=K,
+            reason=f"the local recombination needs K from K* + 2 = {params.K + 2} to {MAX_TABLE_K} channels per head",
         )
     if not 1000 <= mc <= 10_000_000:
-        raise NumericError(f"mc={mc}: must be from 1,000 to 10,000,000")
+        raise NumericError(param="mc", value=mc, reason="must be from 1,000 to 10,000,000")
     model = truth.model(model_kind)
     X = np.random.default_rng([seed, 7]).uniform(-1, 1, size=(mc, params.dim))
     g_star = model.value(params, X)

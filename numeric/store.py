@@ -28,6 +28,7 @@ from pathlib import Path
 
 from identcheck import parse_activation
 
+from .errors import NoFitStore
 from .models import exact_constants
 from .params import HMoEParams, NumericError
 
@@ -214,7 +215,7 @@ def _create_schema(connection: sqlite3.Connection) -> None:
 def _open_read_only(folder) -> sqlite3.Connection:
     path = _path(folder)
     if not path.exists():
-        raise NumericError(f"folder {str(folder)!r}: no fit store here (run a grid into it first)")
+        raise NoFitStore(str(folder))
     if path.stat().st_size == 0:
         raise NumericError(f"{str(path)!r}: an empty file, not a fit store")
     try:

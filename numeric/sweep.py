@@ -33,6 +33,7 @@ from threadpoolctl import threadpool_limits
 from identcheck.pool import WorkerPool
 from identcheck.progress import StatusLine
 
+from .errors import Param
 from .models import MODELS
 from .params import NumericError
 from .store import FitRecord, Settings, finished_keys, insert, open_for_writing
@@ -72,18 +73,18 @@ class Grid:
             raise NumericError("models, K and sizes must not be empty")
         for K in self.Ks:
             if not 1 <= K <= 16:
-                raise NumericError(f"K={K}: must be from 1 to 16")
+                raise NumericError(param="K", value=K, reason="must be from 1 to 16")
         for n in self.sizes:
             if not 100 <= n <= 10_000_000:
                 raise NumericError(f"sizes: n={n} must be from 100 to 10,000,000")
         if len(set(self.sizes)) < 2:
             raise NumericError("sizes: need at least two distinct sample sizes for a rate")
         if not 1 <= self.reps <= 1000:
-            raise NumericError(f"reps={self.reps}: must be from 1 to 1000")
+            raise NumericError(param="reps", value=self.reps, reason="must be from 1 to 1000")
         if self.seed < 0:
-            raise NumericError(f"seed={self.seed}: must be >= 0")
+            raise NumericError(param="seed", value=self.seed, reason="must be >= 0")
         if self.gd_objective not in ("mean", "sum"):
-            raise NumericError(f"gd_objective={self.gd_objective!r}: choose mean or sum")
+            raise NumericError(param="gd_objective", value=self.gd_objective, reason="choose mean or sum")
         return self
 
     def points(self):
@@ -160,8 +161,12 @@ def _check_signal(truth, models, allow_weak: bool) -> None:
         ratio = truth.signal_to_noise(truth.model(model))
         if ratio < MIN_SIGNAL_TO_NOISE:
             raise NumericError(
-                f"truth {truth.name!r}: Var f*(X)/nu^2 = {ratio:.3g} for {model}, below {MIN_SIGNAL_TO_NOISE:g}: "
-                "the fits would measure mostly noise (allow_weak_truth=True to run anyway)"
+                reason=(
+                    f"truth {truth.name!r}: Var f*(X)/nu^2 = {ratio:.3g} for {model}, below {MIN_SIGNAL_TO_NOISE:g}: "
+                    "the fits would measure mostly noise (",
+                    Param("allow_weak_truth", True),
+                    " to run anyway)",
+                )
             )
 
 
@@ -177,14 +182,14 @@ def run_grid(
     """
     grid.validate()
     if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= 64:
-        raise NumericError(f"jobs={jobs}: must be from 1 to 64")
+        raise NumericError(param="jobs", value=jobs, reason="must be from 1 to 64")
     index, count = shard
     if not (isinstance(index, int) and isinstance(count, int) and count >= 1 and 0 <= index < count):
-        raise NumericError(f"shard={index}/{count}: need 0 <= I < M")
+        raise NumericError(param="shard", value=shard, shown=f"{index}/{count}", reason="need 0 <= I < M")
     truth = truth if truth is not None else load_truth(truth_path)
     for K in grid.Ks:
         if K < truth.params.K:
-            raise NumericError(f"K={K}: below K* = {truth.params.K}, the truth's channels per head")
+            raise NumericError(param="K", value=K, reason=f"below K* = {truth.params.K}, the truth's channels per head")
     _check_signal(truth, grid.models, allow_weak_truth)
     settings = grid.settings(truth)
     mine = [p for position, p in enumerate(grid.points()) if position % count == index]
@@ -285,7 +290,7 @@ def run_preset(name: str, folder, jobs: int = 1, quick: bool = False, progress=T
     if name not in PRESETS:
         close = difflib.get_close_matches(name, PRESETS, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise NumericError(f"preset={name!r}: unknown{hint}; choose one of {', '.join(PRESETS)}")
+        raise NumericError(param="preset", value=name, reason=f"unknown{hint}; choose one of {', '.join(PRESETS)}")
     counts = []
     for truth, grid in PRESETS[name].grids(seed, quick):
         counts.append(run_grid(grid, folder, jobs=jobs, truth=truth, progress=progress) | {"truth": truth.name})

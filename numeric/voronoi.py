@@ -95,9 +95,9 @@ def voronoi_loss(
     """L1,r (``kind="L1"``, for MHA) or L2 (``kind="L2"``, for the gated models); ``positive_only``:
     weight-0 channels are no cell members (module docstring)."""
     if kind not in ("L1", "L2"):
-        raise NumericError(f"kind={kind!r}: choose 'L1' or 'L2'")
+        raise NumericError(param="kind", value=kind, reason="choose 'L1' or 'L2'")
     if kind == "L1" and not (isinstance(r, (int, float)) and r >= 1):
-        raise NumericError(f"r={r!r}: must be a number >= 1")
+        raise NumericError(param="r", value=r, reason="must be a number >= 1")
     cells = voronoi_cells(fitted, truth, assignment).cells
     loss = 0.0
     for (h, k), members in cells.items():

@@ -29,10 +29,15 @@ class MHA(Type1):
         if params:
             name = next(iter(params))
             raise IdentcheckError(
-                f"params={{{name!r}: VALUE}}: condition 'mha' takes no phi and no constants: the expert is linear"
+                param="params",
+                key=name,
+                shown="VALUE",
+                reason="condition 'mha' takes no phi and no constants: the expert is linear",
             )
         if phi is not None and not (isinstance(phi, str) and phi.strip() in ("z", TEXT)):
             raise IdentcheckError(
-                f"phi={phi!r}: condition 'mha' takes no phi: the expert is linear (that is the point of the contrast)"
+                param="phi",
+                value=phi,
+                reason="condition 'mha' takes no phi: the expert is linear (that is the point of the contrast)",
             )
         return dataclasses.replace(parse_activation("z"), text=TEXT)

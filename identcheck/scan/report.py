@@ -55,11 +55,12 @@ def parse_scan_param(text: str):
         return parse_param(text)
     parts = value.split(":")
     if len(parts) != 3:
-        raise IdentcheckError(f"param={text!r}: expected NAME=LO:HI:COUNT (e.g. b=-2:2:81) or NAME=VALUE")
+        why = "expected NAME=LO:HI:COUNT (e.g. b=-2:2:81) or NAME=VALUE"
+        raise IdentcheckError(param="param", value=text, reason=why)
     _, lo = parse_param(f"{name}={parts[0]}")
     _, hi = parse_param(f"{name}={parts[1]}")
     if not re.fullmatch(r"\s*\d{1,6}\s*", parts[2]):
-        raise IdentcheckError(f"param={text!r}: COUNT {parts[2]!r} is not a positive integer")
+        raise IdentcheckError(param="param", value=text, reason=f"COUNT {parts[2]!r} is not a positive integer")
     return name.strip(), (lo, hi, int(parts[2]))
 
 
@@ -67,13 +68,13 @@ def exact(name, value, positive=False):
     if isinstance(value, sp.Basic) and value.is_Rational:
         exact = value
     elif isinstance(value, bool) or not isinstance(value, (int, float, Fraction)):
-        raise IdentcheckError(f"{name}={value!r}: expected a number")
+        raise IdentcheckError(param=name, value=value, reason="expected a number")
     elif isinstance(value, float) and not math.isfinite(value):
-        raise IdentcheckError(f"{name}={value!r}: not a finite number")
+        raise IdentcheckError(param=name, value=value, reason="not a finite number")
     else:
         exact = sp.Rational(str(value)) if isinstance(value, float) else sp.Rational(value)
     if positive and exact <= 0:
-        raise IdentcheckError(f"{name}={value!r}: must be positive")
+        raise IdentcheckError(param=name, value=value, reason="must be positive")
     return exact
 
 
@@ -96,7 +97,7 @@ def split_params(phi: str, params) -> tuple[list, list]:
     axes, fixed = [], []
     for name, value in params.items():
         if not re.search(rf"\b{re.escape(name)}\b", phi):
-            raise IdentcheckError(f"param={name}: phi={phi!r} does not use {name!r}")
+            raise IdentcheckError(param="param", value=name, shown=name, reason=f"phi={phi!r} does not use {name!r}")
         if isinstance(value, tuple):
             axes.append(axis_from(name, value))
         else:

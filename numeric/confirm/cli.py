@@ -7,14 +7,14 @@ stderr, nothing written), 1 internal error.
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 
 from identcheck import IdentcheckError
-from identcheck.cli_common import check_output_path
+from identcheck.cli_common import check_output_path, render_error
 
 from ..errors import NumericError
-from ..flags import to_flags
 
 __all__ = ["add_parser", "run"]
 
@@ -107,8 +107,11 @@ def run(args) -> int:
             K=args.K,
             budget=args.budget,
         )
-    except (IdentcheckError, NumericError) as exc:
-        print(f"numeric: error: {to_flags(str(exc), 'confirm')}", file=sys.stderr)
+    except (IdentcheckError, NumericError) as exc:  # the library names its parameters: confirm's flags here
+        print(
+            f"numeric: error: {render_error(exc, add_parser(argparse.ArgumentParser().add_subparsers()))}",
+            file=sys.stderr,
+        )
         return 2
     if args.json:
         print(json.dumps(result.to_dict(), indent=1))

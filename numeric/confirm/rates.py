@@ -233,10 +233,14 @@ def check_K(K, K_star: int, sizes) -> None:
     """``K`` (channels per head of the fitted model): from K* to MAX_K, and a fit at the largest size within the
     memory budget."""
     if isinstance(K, bool) or not isinstance(K, int) or not K_star <= K <= MAX_K:
-        raise NumericError(f"K={K!r}: must be from K* = {K_star} (the generic truth's channels per head) to {MAX_K}")
+        raise NumericError(
+            param="K", value=K, reason=f"must be from K* = {K_star} (the generic truth's channels per head) to {MAX_K}"
+        )
     need, budget = estimate_bytes("lm", max(sizes), 2, 2, K, 2), memory_budget()
     if need > budget:
         raise NumericError(
-            f"K={K}: a fit at n = {max(sizes)} needs ~{need / 2**20:.0f} MB, "
-            f"above the budget of {budget / 2**20:.0f} MB"
+            param="K",
+            value=K,
+            reason=f"a fit at n = {max(sizes)} needs ~{need / 2**20:.0f} MB, "
+            f"above the budget of {budget / 2**20:.0f} MB",
         )

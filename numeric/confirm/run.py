@@ -221,17 +221,19 @@ def confirm(
     """
     started = time.perf_counter()
     if condition not in MODEL_FOR:
-        raise NumericError(f"condition={condition!r}: choose type1 or type2")
+        raise NumericError(param="condition", value=condition, reason="choose type1 or type2")
     if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= 64:
-        raise NumericError(f"jobs={jobs!r}: must be from 1 to 64")
+        raise NumericError(param="jobs", value=jobs, reason="must be from 1 to 64")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise NumericError(f"seed={seed!r}: must be >= 0")
+        raise NumericError(param="seed", value=seed, reason="must be >= 0")
     mc = mc if mc is not None else (20_000 if quick else 100_000)
     if not 1000 <= mc <= 2_000_000:
-        raise NumericError(f"mc={mc}: must be from 1,000 to 2,000,000")
+        raise NumericError(param="mc", value=mc, reason="must be from 1,000 to 2,000,000")
     budget = (QUICK_BUDGET if quick else FULL_BUDGET) if budget is None else budget
     if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not 0 < budget <= 86_400:
-        raise NumericError(f"budget={budget!r}: must be a number of seconds from 0 (excluded) to 86400")
+        raise NumericError(
+            param="budget", value=budget, reason="must be a number of seconds from 0 (excluded) to 86400"
+        )
     generic = load_truth()
     sizes, reps = (QUICK_SIZES, QUICK_REPS) if quick else (FULL_SIZES, FULL_REPS)
     K = generic.params.K + 1 if K is None else K
@@ -299,7 +301,7 @@ def confirm(
         try:
             out_path.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise NumericError(f"out={str(out_path)!r}: cannot create ({exc.strerror})") from None
+            raise NumericError(param="out", value=str(out_path), reason=f"cannot create ({exc.strerror})") from None
         if rates:
             if witness_lift is None and lifts:  # identifiable: the least independent probe stands in
                 hardest = min((p for p, _ in lifts.values()), key=lambda p: p.smallest_singular_value)

@@ -72,7 +72,7 @@ def test_condition_both_gives_one_object_per_phi_and_condition(capsys):
     assert [d["condition"] for d in out] == ["type1", "type2"]
     api = check("sigmoid(z + 1)", condition="type2", dim=1).to_dict()
     assert _volatile(out[1]) == _volatile(api)
-    assert out[1]["literal_verdict"] == "not identifiable" and out[1]["head"]["n_gates"] == 2
+    assert out[1]["details"]["literal_verdict"] == "not identifiable" and out[1]["details"]["head"]["n_gates"] == 2
 
 
 @pytest.mark.parametrize(
@@ -92,7 +92,7 @@ def test_condition_both_gives_one_object_per_phi_and_condition(capsys):
         (["check", "z", "--condition", "type2", "--include-zero"], "--include-zero"),
         (["catalog", "--jobs", "0"], "--jobs"),
         (["catalog", "--out", "/nonexistent/folder/x.md"], "does not exist"),
-        (["prove-pde", "z", "--dim", "8"], "dim=8"),
+        (["prove-pde", "z", "--dim", "8"], "--dim 8: must be an integer from 1 to 6"),
         (["prove-pde", "open('x')"], "phi="),
         (["prove-pde"], "required: phi"),
         (["prove-pde", "b*z"], "--param b=VALUE"),

@@ -9,7 +9,6 @@ from identcheck import IdentcheckError, check
 from numeric import NumericError, fit, load_truth
 from numeric.cli import build_parser, main
 from numeric.confirm import confirm
-from numeric.flags import to_flags
 from numeric.ratio import ratio_table
 from numeric.store import read_records
 from numeric.sweep import Grid, run_grid
@@ -69,35 +68,6 @@ def test_confirm_checks_its_arguments_before_writing(tmp_path):
         with pytest.raises(NumericError):
             confirm("tanh(z)", out=out, **kwargs)
     assert not out.exists()
-
-
-@pytest.mark.parametrize(
-    "command, message, expected",
-    [
-        ("fit", "n=0: must be a positive integer", "--n=0: must be a positive integer"),
-        ("confirm", "seed=-1: must be >= 0", "--seed -1: must be >= 0"),
-        ("confirm", "out='/x': cannot create (Permission denied)", "--out '/x': cannot create (Permission denied)"),
-        ("ratio", "ns[3]=1e+300: must be from 1", "--ns 1e+300: must be from 1"),
-        ("reproduce", "shard=2/2: need 0 <= I < M", "--shard 2/2: need 0 <= I < M"),
-        (
-            "reproduce",
-            "x: mostly noise (allow_weak_truth=True to run anyway)",
-            "x: mostly noise (--allow-weak-truth to run anyway)",
-        ),
-        ("plot", "quantity='q': unknown", "--quantity 'q': unknown"),
-        (
-            "rates",
-            "folder 'a/b': no fit store here (run a grid into it first)",
-            "folder 'a/b': no fit store here (run `numeric reproduce --out a/b` first)",
-        ),
-        # only the command's own parameters, only as the message's subject
-        ("ratio", "n=0: must be a positive integer", "n=0: must be a positive integer"),
-        ("fit", "phi='abs(z)': not differentiable at n=0", "phi='abs(z)': not differentiable at n=0"),
-        (None, "seed=-1: must be >= 0", "seed=-1: must be >= 0"),
-    ],
-)
-def test_the_cli_spells_parameters_as_its_flags(command, message, expected):
-    assert to_flags(message, command) == expected
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,201 @@
+"""Errors carry param/value/reason (identcheck.errors); the command line spells each parameter as
+the flag of the command that ran, found in its argparse parser (identcheck.cli_common.render_error)
+— no table of messages (issue 25 §2).
+
+The command-line lines below are the ones the regex table (``FLAGS`` in identcheck/cli.py, removed)
+printed, captured from the tree before the change (ca9afe0): one test per entry of that table.
+"""
+
+import argparse
+import pickle
+
+import pytest
+
+from identcheck import IdentcheckError
+from identcheck.activation import parse_activation
+from identcheck.catalog import catalog_rows
+from identcheck.check import make_condition
+from identcheck.cli import main
+from identcheck.cli_common import command_parser, flag_of, render_error
+from identcheck.cli_parser import JOINED, build_parser
+from identcheck.errors import InputError, Param
+from identcheck.expert import parse_expert
+from identcheck.grammar import parse_param
+from identcheck.scan.report import exact
+
+# --- the structured fields, at a sample of raise sites, against the call that raised ---------------
+
+SITES = [  # (call, param, value, reason)
+    (lambda: parse_param("b=oops"), "param", "b=oops", "value 'oops' is not a number (use e.g. 1, -0.5, 1e-3, 2/3)"),
+    (lambda: parse_param("1b=2"), "param", "1b=2", "'1b' is not a valid parameter name"),
+    (lambda: catalog_rows(jobs=0), "jobs", 0, "must be an integer from 1 to 64"),
+    (lambda: make_condition("z", "type2", n_gates=9), "n_gates", 9, "must be an integer from 2 to 4 for type-2"),
+    (lambda: make_condition("z", "type2", n_channels=7), "n_channels", 7, "must be an integer from 1 to 4 for type-2"),
+    (
+        lambda: make_condition("z", "type1", mixed_products=True),
+        "mixed_products",
+        True,
+        "applies to type2 only, not type1",
+    ),
+    (lambda: make_condition("z", dim=9), "dim", 9, "must be an integer from 1 to 6"),
+    (lambda: make_condition("z", seed=-2), "seed", -2, "must be a non-negative integer"),
+    (lambda: exact("width", -1, True), "width", -1, "must be positive"),
+    (lambda: parse_expert("e2*gelu(dot(e1, x))", dim=0), "dim", 0, "must be an integer from 1 to 6"),
+]
+
+
+@pytest.mark.parametrize("call, param, value, reason", SITES, ids=[f"{s[1]}={s[2]!r}" for s in SITES])
+def test_a_raise_site_carries_param_value_and_reason(call, param, value, reason):
+    with pytest.raises(IdentcheckError) as refused:
+        call()
+    error = refused.value
+    assert (error.param, error.value, error.reason) == (param, value, reason)
+    assert type(error.value) is type(value)  # the value as given, not its text
+    assert str(error) == f"{param}={value!r}: {reason}"  # what a Python user reads, as before
+
+
+def test_a_mapping_entry_names_its_key_and_a_reason_names_other_parameters():
+    with pytest.raises(IdentcheckError) as refused:
+        make_condition(None, "mha", params={"b": 1})
+    error = refused.value
+    assert (error.param, error.subject.key, error.subject.text) == ("params", "b", "VALUE")
+    assert str(error) == "params={'b': VALUE}: condition 'mha' takes no phi and no constants: the expert is linear"
+    with pytest.raises(IdentcheckError) as refused:
+        parse_activation("sigmoid(z + c)")
+    error = refused.value
+    assert (error.param, error.value) == ("phi", "sigmoid(z + c)")
+    assert error.reason == "'c' has no value: set params={'c': VALUE} (the variable is z)"
+    assert Param("params", key="c", shown="VALUE") in error.parts
+
+
+def test_the_fields_survive_pickling_as_a_worker_sends_them():
+    error = IdentcheckError(param="ns", index=3, value=1e300, reason="too large")
+    again = pickle.loads(pickle.dumps(error))
+    assert (again.param, again.value, again.subject.index, str(again)) == ("ns", 1e300, 3, "ns[3]=1e+300: too large")
+
+
+def test_a_plain_message_has_no_parameter_and_mixing_the_forms_is_refused():
+    error = IdentcheckError("params: nothing to scan")
+    assert (str(error), error.param, error.value, error.reason) == ("params: nothing to scan",) + (None, None) + (
+        "params: nothing to scan",
+    )
+    with pytest.raises(TypeError):
+        IdentcheckError("jobs=0: bad", param="jobs", reason="bad")
+    with pytest.raises(TypeError):
+        IdentcheckError(param="jobs", value=0)  # no reason
+
+
+# --- the command line: each entry of the former table, typed by a user → the flag they typed ------
+
+TABLE = [  # (argv, the whole stderr line)
+    (  # params={'b': VALUE} → --param b=VALUE, inside a reason
+        ["check", "sigmoid(z + b)"],
+        "phi='sigmoid(z + b)': 'b' has no value: set --param b=VALUE (the variable is z)",
+    ),
+    (  # ... and as the subject
+        ["prove-pde", "z", "--param", "b=1"],
+        "--param b=VALUE: phi='z' does not use 'b'",
+    ),
+    (  # param= → --param
+        ["check", "sigmoid(z + b)", "--param", "b=oops"],
+        "--param 'b=oops': value 'oops' is not a number (use e.g. 1, -0.5, 1e-3, 2/3)",
+    ),
+    (
+        ["scan", "sigmoid(z + b)", "--param", "c=0:1:5"],
+        "--param c: phi='sigmoid(z + b)' does not use 'c'",
+    ),
+    (["catalog", "--jobs", "0"], "--jobs=0: must be an integer from 1 to 64"),  # jobs= → --jobs=
+    (["scan", "sigmoid(z + b)", "--param", "b=-1:1:5", "--width", "-1"], "--width=-1: must be positive"),
+    (  # include_zero=True → --include-zero
+        ["check", "z", "--condition", "type2", "--include-zero"],
+        "--include-zero: applies to type1 and mha only, not type2",
+    ),
+    (  # mixed_products=True → --mixed-products
+        ["check", "z", "--condition", "type1", "--mixed-products"],
+        "--mixed-products: applies to type2 only, not type1",
+    ),
+    (["check", "z", "--condition", "type2", "--gates", "9"], "--gates 9: must be an integer from 2 to 4 for type-2"),
+    (["check", "z", "--condition", "type1", "--gates", "3"], "--gates 3: applies to type2 only, not type1"),
+    (
+        ["check", "z", "--condition", "type2", "--channels", "9"],
+        "--channels 9: must be an integer from 1 to 4 for type-2",
+    ),
+    (  # condition 'mha' takes no phi → --condition mha takes no PHI
+        ["check", "--condition", "mha", "tanh(z)"],
+        "phi='tanh(z)': --condition mha takes no PHI: the expert is linear (that is the point of the contrast)",
+    ),
+    (
+        ["check", "--condition", "mha", "--param", "b=1"],
+        "--param b=VALUE: --condition mha takes no PHI and no constants: the expert is linear",
+    ),
+]
+
+
+@pytest.mark.parametrize("argv, line", TABLE, ids=[" ".join(argv) for argv, _ in TABLE])
+def test_the_former_table_entries_read_as_before(argv, line, capsys):
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err == f"identcheck: error: {line}\n"
+
+
+NEW = [  # parameters the table did not know, now spelled as the flag typed
+    (["prove-pde", "z", "--dim", "8"], "--dim 8: must be an integer from 1 to 6"),
+    (["check", "z", "--points-per-term", "1"], "--points-per-term 1: must be an integer from 2 to 100"),
+    (  # was "--param '--width=abc': ..." (the table rewrote parse_param's message twice)
+        ["scan", "sigmoid(z + b)", "--param", "b=-1:1:5", "--width", "abc"],
+        "--width='abc': value 'abc' is not a number (use e.g. 1, -0.5, 1e-3, 2/3)",
+    ),
+]
+
+
+@pytest.mark.parametrize("argv, line", NEW, ids=[" ".join(argv) for argv, _ in NEW])
+def test_other_parameters_read_as_their_flags(argv, line, capsys):
+    assert main(argv) == 2
+    assert capsys.readouterr().err == f"identcheck: error: {line}\n"
+
+
+# --- the rendering, on the real parsers --------------------------------------------------------
+
+
+def _check_parser():
+    return command_parser(build_parser(), "check")
+
+
+def test_a_parameter_the_parser_does_not_know_passes_unchanged():
+    for error in (
+        IdentcheckError(param="ladder", value=(30,), reason="need two precisions"),  # no flag for it
+        IdentcheckError(param="phi", value="relu(z)", reason="not differentiable"),  # a positional
+        IdentcheckError(param="include_zero", value=False, reason="odd"),  # a switch, not at the value it sets
+        IdentcheckError("--param b: no phi uses 'b'"),  # a plain message
+    ):
+        assert render_error(error, _check_parser(), JOINED) == str(error)
+    assert render_error(ValueError("jobs=0: x"), _check_parser()) == "jobs=0: x"  # not an input error
+    assert render_error(IdentcheckError(param="jobs", value=0, reason="x"), None) == "jobs=0: x"  # no command
+
+
+def test_the_flag_is_found_by_dest_then_by_name():
+    parser = _check_parser()
+    assert flag_of(parser, "n_gates").option_strings == ["--gates"]  # dest
+    assert flag_of(parser, "params").option_strings == ["--param"]  # dest
+    assert flag_of(parser, "param").option_strings == ["--param"]  # no dest 'param': the flag of that name
+    assert flag_of(parser, "points_per_term").option_strings == ["--points-per-term"]
+    assert flag_of(parser, "phi") is None and flag_of(parser, "ladder") is None
+    assert command_parser(build_parser(), "nonesuch") is None
+
+
+def test_each_form_of_a_parameter_on_a_parser_of_its_own():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--jobs", type=int)
+    parser.add_argument("--ns", nargs="+", type=float)
+    parser.add_argument("--param", dest="params", action="append")
+    parser.add_argument("--plain", action="store_true", dest="quiet")
+    cases = [
+        (InputError(param="jobs", value=0, reason="r"), {"jobs"}, "--jobs=0: r"),
+        (InputError(param="jobs", value=0, reason="r"), set(), "--jobs 0: r"),
+        (InputError(param="ns", index=2, value=1e300, reason="r"), set(), "--ns 1e+300: r"),
+        (InputError(param="params", key="b", shown="VALUE", reason="r"), set(), "--param b=VALUE: r"),
+        (InputError(param="quiet", value=True, reason="r"), set(), "--plain: r"),
+        (InputError(reason=("use ", Param("quiet", True), " or ", Param("seed", 3))), set(), "use --plain or seed=3"),
+    ]
+    for error, joined, line in cases:
+        assert render_error(error, parser, joined) == line
