@@ -167,6 +167,7 @@ def _check(args) -> int:
 
 
 def _scan(args) -> int:
+    from .conditions import CONDITIONS
     from .scan.plot import check_plot_path, plot_scan
     from .scan.report import parse_scan_param
     from .scan.run import scan
@@ -177,14 +178,10 @@ def _scan(args) -> int:
         if name in params:
             raise IdentcheckError(f"--param {name}: given twice ({text!r}); scan it (LO:HI:COUNT) or fix it, once")
         params[name] = value
-    if args.condition.startswith("deepseek-"):  # an expert's constant (identcheck/scan/expert.py)
-        from .scan.expert import expert_scan_command
-
-        return expert_scan_command(args, params)
-    if args.condition not in ("type1", "type2"):
-        close = difflib.get_close_matches(args.condition, ("type1", "type2"), n=1)
+    if args.condition not in CONDITIONS:  # any registered condition scans (identcheck/scan/family.py)
+        close = difflib.get_close_matches(args.condition, list(CONDITIONS), n=1)
         raise IdentcheckError(
-            f"--condition={args.condition!r}: a scan takes type1 or type2"
+            f"--condition={args.condition!r}: unknown; available: {', '.join(CONDITIONS)}"
             + (f" (did you mean {close[0]}?)" if close else "")
         )
     width = None if args.width is None else _width(args.width)

@@ -1,19 +1,15 @@
-"""Identifiability maps: one φ(z; p) over a grid of one or two parameters p (issue 13).
+"""Identifiability maps: one expression over a grid of one or two of its constants p (issues 13, 25).
 
-For a family φ_p the condition's term set and probes do not depend on p (:mod:`conditions`):
-only the placeholders φ^(m)(s) do. So everything is built once:
-
-    φ(z; p), φ'(z; p), φ''(z; p)          sympy, p left symbolic (the grammar reads p as a symbol)
-    F_m(z, p) = lambdify(φ^(m))           numpy, once; the terms are compiled once per term set
-    columns(x; θ) at p                    = compiled terms with P_m = F_m(aᵀx, p)
-
-and per grid value p only the matrices are evaluated and decided — with the rank rule of
-:func:`~identcheck.rank.decide_rank` unchanged (float64; where borderline, a proof of full rank
-at 60 digits when float64 sees a value above its rounding floor, else 30/60/120 digits; the arb
-path substitutes the exact rational p). Per value: φ's domain check
-(:meth:`~identcheck.activation.Activation.check_domain`); a value where it fails is reported
-with its reason and the scan goes on. The verdict per value is the rule of
-:func:`identcheck.check.conclude`.
+The expression is φ(z; p) for a condition on φ (type1, type2, type1-full) or an expert h(x; θ, p)
+for an expert condition (deepseek-shared, -routed, -weak) — any registered condition: each grid
+value's condition is the one :func:`~identcheck.check.check` sets up at that exact p
+(:class:`~identcheck.scan.family.Family`), for φ made fast (:class:`~identcheck.scan.phi.PhiFamily`:
+term set, probes and compiled terms built once, only φ's placeholders F_m(aᵀx, p) rebound). Per
+value every probe is decided with the rank rule of :func:`~identcheck.rank.decide_rank`
+unchanged (float64; where borderline, a proof of full rank at 60 digits when float64 sees a value
+above its rounding floor, else 30/60/120 digits, with the exact rational p); a value where the
+expression is not valid (φ's domain check, an expert's members not finite) is reported with its
+reason and the scan goes on. The verdict per value is the rule of :func:`identcheck.check.conclude`.
 
 **Exceptional set.** Where the verdict differs between grid neighbours (along either axis), the
 pair is a bracket [p_lo, p_hi]; bisection at exact rational midpoints, with the same rule,
@@ -22,12 +18,10 @@ checked exactly by a full :func:`~identcheck.check.run` at that rational value (
 and proved by sympy; with ``certify`` also certified): a bracket end that is simple and not
 identifiable (an isolated exceptional value such as b = 0), else the simplest number inside.
 
-**For all p.** When every evaluated value is not identifiable, each relation family's
-hypothesis (:mod:`~identcheck.families`) is tried with p symbolic: φ'' ≡ 0, zφ'/φ, φ''/φ or
-φ''/(zφ') free of z, φ(−z) − sφ(z) a polynomial in z. A hypothesis sympy proves this way holds
-for every p where φ is defined, and the family's identity follows from it for every φ
-(:mod:`~identcheck.pde`); it is reported only when a full check at a grid value names the same
-family as its witness.
+**For all p.** When every evaluated value is not identifiable, the full check at a grid value
+is read with p symbolic: for φ, a relation family's hypothesis proved by sympy for φ(z; p) that
+names the check's witness family (:mod:`~identcheck.scan.phi`); for an expert, the witness
+relation itself proved with p symbolic (:mod:`~identcheck.scan.expert`).
 """
 
 from __future__ import annotations
@@ -38,10 +32,12 @@ from typing import Callable, Mapping
 import sympy as sp
 from threadpoolctl import threadpool_limits
 
+from ..conditions import CONDITIONS
 from ..environment import environment
 from ..errors import IdentcheckError
 from ..pool import WorkerPool
-from .family import Family, with_value
+from .family import Family, reads_phi, with_value
+from .phi import PhiFamily
 from .report import (
     MAX_COUNT,
     MAX_VALUES,
@@ -72,16 +68,18 @@ def scan(
     max_brackets: int = MAX_BRACKETS,
     **options,
 ) -> ScanResult:
-    """Scan ``phi`` over a grid of one or two of its named constants.
+    """Scan ``phi`` (an activation, or an expert for an expert condition) over a grid of one or two of its constants.
 
     Parameters
     ----------
     phi : str
-        The activation in ``z`` and named constants, e.g. ``"sigmoid(z + b)"``.
+        The activation in ``z`` and named constants, e.g. ``"sigmoid(z + b)"``; for an expert
+        condition the expert, e.g. ``"tanh(dot(e1, x) + b)"`` (:mod:`~identcheck.expert`).
     params : mapping
         name → ``(lo, hi, count)`` for a scanned parameter (one or two), name → value for a fixed one.
         Values are exact (int, Fraction, sympy Rational; a float is read as the decimal it prints as).
-    condition : {"type1", "type2"}
+    condition : str
+        Any registered condition (:data:`~identcheck.conditions.CONDITIONS`) that reads the scanned constants.
     dim, seed, points_per_term, options
         As for :func:`identcheck.check`.
     width : number, optional
@@ -104,7 +102,8 @@ def scan(
     ['identifiable', 'not identifiable', 'identifiable']
     """
     started = time.perf_counter()
-    family = Family(phi, params, condition, dim, seed, points_per_term, options)
+    kind = PhiFamily if isinstance(condition, str) and condition in CONDITIONS and reads_phi(condition) else Family
+    family = kind(phi, params, condition, dim, seed, points_per_term, options)
     targets = [
         (a.hi - a.lo) * WIDTH_FRACTION if width is None else exact("width", width, positive=True) for a in family.axes
     ]
@@ -137,7 +136,7 @@ def scan(
             pool.kill()
         limits.restore_original_limits()
         _FAMILY = None
-    summary = summarize(family.axes, grid, exceptional, for_all)
+    summary = summarize(family.axes, grid, exceptional, for_all, family.subject)
     return ScanResult(
         phi=phi,
         condition=condition,
