@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol
 
-__all__ = ["Certificate", "CertificateKind", "Evidence", "Tolerance", "Verdict"]
+__all__ = ["Certificate", "CertificateKind", "Evidence", "RankProof", "Tolerance", "Verdict"]
 
 
 class Verdict(StrEnum):
@@ -38,6 +38,14 @@ class CertificateDetail(Protocol):
     why_not: str | None
 
     def brief(self) -> str: ...
+
+    def to_dict(self) -> dict: ...
+
+
+class RankProof(Protocol):
+    """What a rank decision's proof of full column rank offers a result (an
+    :class:`~identcheck.interval.IntervalCertificate`, above this module: the protocol keeps
+    :attr:`~identcheck.results.ProbeResult.rank_proof`'s annotation on the ground floor)."""
 
     def to_dict(self) -> dict: ...
 

@@ -33,15 +33,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import TYPE_CHECKING, Callable, Mapping
+from typing import Callable, Mapping
 
 from .errors import IdentcheckError
-from .evidence import Certificate, Evidence, Verdict
+from .evidence import Certificate, Evidence, RankProof, Verdict
 from .scope import ScopeStatement
 from .written import with_written_numbers
-
-if TYPE_CHECKING:  # annotations only
-    from .interval import IntervalCertificate
 
 __all__ = ["CheckResult", "ProbeResult", "RENDERERS", "Relation", "SCHEMA", "format_relation", "hypothesis_text"]
 __all__ += ["jsonable", "key_from_json", "register_renderer"]
@@ -244,7 +241,7 @@ class ProbeResult:
     assumptions: tuple = ("A.1", "A.2", "A.3", "A.4", "A.5")
     admissible: bool = True
     unsettled: str | None = field(default=None, repr=False, compare=False)
-    rank_proof: IntervalCertificate | None = field(default=None, repr=False)
+    rank_proof: RankProof | None = field(default=None, repr=False)
     details: Mapping = field(default_factory=dict, repr=False)
 
     relation = property(lambda self: self.relations[0] if self.relations else None)
