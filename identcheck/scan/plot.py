@@ -20,6 +20,7 @@ import tempfile
 import numpy as np
 
 from ..cli_common import check_output_path
+from ..conditions import CONDITIONS
 from ..evidence import Verdict
 from ..figures import new_figure
 
@@ -63,7 +64,8 @@ def plot_scan(result, path: str | None = None):
 
 def _title(result) -> str:
     fixed = "".join(f", {k} = {v}" for k, v in result.fixed)
-    return f"φ(z) = {result.phi}{fixed}  [{result.condition}, d = {result.dim}, seed {result.seed}]"
+    name = CONDITIONS[result.condition].object_name  # φ(z), or an expert condition's h(x; θ)
+    return f"{name} = {result.phi}{fixed}  [{result.condition}, d = {result.dim}, seed {result.seed}]"
 
 
 def _one(result):

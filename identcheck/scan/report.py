@@ -1,14 +1,12 @@
 """Results of a scan (:mod:`identcheck.scan`): frozen dataclasses, their JSON, text and markdown.
 
-A scan evaluates one φ(z; p) over a grid of one or two parameters p. Per grid value it keeps,
-per probe, the margin (the scaled smallest singular value the rank rule used), the precision
-that settled it (16 = float64, else a ladder rung) and the outcome; the verdict per value is
-:func:`identcheck.check.conclude`'s rule (a counting probe dependent ⇒ not identifiable; one
-undecided ⇒ inconclusive; else identifiable). Verdict changes between grid neighbours are
-:class:`Bracket` s refined by bisection; simple numbers inside a bracket are checked exactly
-(:class:`ExceptionalPoint`); a family hypothesis proved with the parameters left symbolic is a
-:class:`ForAll`. The JSON schema (``SCHEMA``) is pinned in docs/scan.md.
-"""
+A scan evaluates one expression (φ(z; p), or an expert h(x; θ, p)) over a grid of one or two
+constants p. Per grid value it keeps, per probe, the margin (the scaled smallest singular value the
+rank rule used), the precision that settled it (16 = float64, else a ladder rung) and the outcome;
+the verdict per value is :func:`identcheck.check.conclude`'s rule. Verdict changes between grid
+neighbours are :class:`Bracket` s refined by bisection; simple numbers inside a bracket are checked
+exactly (:class:`ExceptionalPoint`); a reading proved with the constants symbolic is a :class:`ForAll`.
+The JSON schema (``SCHEMA``) is pinned in docs/scan.md."""
 
 from __future__ import annotations
 
@@ -20,12 +18,13 @@ from typing import Mapping
 
 import sympy as sp
 
+from ..conditions import CONDITIONS
 from ..errors import IdentcheckError
 from ..evidence import Verdict
 from ..grammar import parse_param
 from ..limits import MAX_COUNT, MAX_VALUES
 from ..render import cell, code, table
-from ..report import hypothesis_text
+from ..results import hypothesis_text
 
 __all__ = [
     "MAX_COUNT",
@@ -258,9 +257,8 @@ class ExceptionalPoint:
             "summary": self.summary,
         }
 
-    def why(
-        self, detail: bool = False
-    ) -> str:  # detail: the family's hypothesis (an ODE: its equation), or the raw relation
+    def why(self, detail: bool = False) -> str:
+        """``detail``: with the family's hypothesis (an ODE: its equation; an expert: its template), or the relation."""
         if self.verdict != Verdict.NOT_IDENTIFIABLE:
             return f"{self.verdict} ({self.evidence} evidence)"
         said = (
@@ -272,7 +270,7 @@ class ExceptionalPoint:
 
 @dataclass(frozen=True, slots=True)
 class ForAll:
-    """A family hypothesis on φ proved by sympy with the scanned parameters left symbolic."""
+    """A family hypothesis on φ, or an expert's witness relation, proved with the scanned parameters symbolic."""
 
     family: str
     hypothesis: str
@@ -335,7 +333,8 @@ class ScanResult:
     def _head(self) -> str:
         axes = ", ".join(f"{a.name} in [{_short(a.lo)}, {_short(a.hi)}] ({a.count} values)" for a in self.axes)
         fixed = "".join(f", {k} = {number(v)}" for k, v in self.fixed)
-        return f"scan of phi(z) = {self.phi} over {axes}{fixed}   [{self.condition}, d = {self.dim}, seed {self.seed}]"
+        name = CONDITIONS[self.condition].object_name  # φ(z), or an expert condition's h(x; θ)
+        return f"scan of {name} = {self.phi} over {axes}{fixed}   [{self.condition}, d = {self.dim}, seed {self.seed}]"
 
     def to_text(self) -> str:
         lines = [self._head(), f"  {self.summary}"]
@@ -365,7 +364,8 @@ class ScanResult:
         return "\n".join(lines)
 
     def _repr_markdown_(self) -> str:
-        parts = [f"**Scan of φ(z) = {code(self.phi)}** · {self.condition}, d = {self.dim}", f"**{self.summary}**"]
+        name = CONDITIONS[self.condition].object_name
+        parts = [f"**Scan of {name} = {code(self.phi)}** · {self.condition}, d = {self.dim}", f"**{self.summary}**"]
         if self.for_all is not None:
             parts.append(
                 f"For all {', '.join(self.for_all.parameters)}: {self.for_all.family}, "

@@ -35,6 +35,8 @@ def test_tanh_ridge_is_exceptional_at_zero_bias_only():
     assert point.values == (("b", 0),) and point.proved
     assert point.relation == "∂h2/∂e1⁽¹⁾[1] − ∂h2/∂e1⁽¹⁾[2] = 0" and point.family.startswith("atoms tied")
     assert [(b.lo, b.hi) for b in result.brackets] == [(sp.Rational(-1, 8), 0), (0, sp.Rational(1, 8))]
+    assert result.to_text().startswith("scan of h(x; θ) = tanh(dot(e1, x) + b) over b in [-1, 1] (5 values)")
+    assert result._repr_markdown_().startswith("**Scan of h(x; θ) = `tanh(dot(e1, x) + b)`** · deepseek-weak")
 
 
 def test_the_verdict_changes_exactly_where_the_bias_vanishes():
@@ -104,7 +106,8 @@ def test_certify_certifies_the_exact_checks_and_the_plot_draws(tmp_path, monkeyp
     assert [c.kind for c in certificates] == [p.certificate.kind for p in reference.probes]
     assert [str(c.kind) for c in certificates] == ["interval"] * 3 + ["proof"]
     figure = plot_scan(certified, str(tmp_path / "b.png"))
-    assert figure is not None and (tmp_path / "b.png").read_bytes()[:4] == b"\x89PNG"
+    assert figure.axes[0].get_title().startswith("h(x; θ) = tanh(dot(e1, x) + b)  [deepseek-weak, d = 2")
+    assert (tmp_path / "b.png").read_bytes()[:4] == b"\x89PNG"
 
 
 def test_cli_certifies_plots_and_prints_the_apis_json(tmp_path, capsys):
@@ -142,6 +145,8 @@ def test_a_new_condition_scans_for_free_and_agrees_with_the_fast_path(monkeypatc
             assert a.dependent or a.margin == pytest.approx(b.margin, rel=1e-6)
     assert [(b.lo, b.hi) for b in rebuilt.brackets] == [(b.lo, b.hi) for b in fast.brackets]
     assert [e.values for e in rebuilt.exceptional] == [(("b", 0),)]
+    assert plot_scan(fast).axes[0].get_title().startswith("φ(z) = sigmoid(z + b)  [type1, d = 1")
+    assert fast.to_text().startswith("scan of φ(z) = sigmoid(z + b) over b")
 
 
 def test_a_condition_that_does_not_read_the_constant_is_refused(monkeypatch):
