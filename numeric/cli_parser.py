@@ -50,6 +50,7 @@ def _phi_args(p) -> None:
     )
     p.add_argument(
         "--param",
+        dest="params",
         action="append",
         default=[],
         metavar="NAME=VALUE",
@@ -230,7 +231,7 @@ PRESET_OWNS = {
     "box": "--box",
     "truth": "--truth",
     "phi": "--phi",
-    "param": "--param",
+    "params": "--param",
     "allow_weak_truth": "--allow-weak-truth",
     "shard": "--shard",
 }
@@ -257,9 +258,9 @@ def truth_from_args(args):
         raise NumericError(
             "--phi: the mha model has no gate (its experts are linear); drop --phi or choose gated1/gated2"
         )
-    if args.param and args.phi is None:
+    if args.params and args.phi is None:
         raise NumericError("--param needs --phi (the truth's own phi carries its constants)")
     if args.phi is not None:
-        params = dict(parse_param(text) for text in args.param)
+        params = dict(parse_param(text) for text in args.params)
         truth = truth.with_phi(args.phi, {k: str(v) for k, v in params.items()})
     return truth

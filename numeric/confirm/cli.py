@@ -59,6 +59,7 @@ def add_parser(subparsers):
     )
     p.add_argument(
         "--param",
+        dest="params",
         action="append",
         default=[],
         metavar="NAME=VALUE",
@@ -92,7 +93,7 @@ def run(args) -> int:
     try:
         if args.out is not None:  # the policy every output path follows (identcheck.cli_common); the default is created
             check_output_path(args.out, "--out", folder=True, error=NumericError)
-        params = {name: str(value) for name, value in (parse_param(text) for text in args.param)}
+        params = {name: str(value) for name, value in (parse_param(text) for text in args.params)}
         result = confirm(
             args.phi,
             condition=args.condition,

@@ -180,3 +180,9 @@ def test_a_parameter_the_command_has_no_flag_for_passes_unchanged(capsys):
 def test_identcheck_errors_read_as_flags_too(capsys):
     argv = ["fit", "--model", "gated1", "--phi", "sigmoid(z + b)", "--param", "b=oops"]
     assert _line(argv, capsys) == "--param 'b=oops': value 'oops' is not a number (use e.g. 1, -0.5, 1e-3, 2/3)"
+    # was "set params={'b': VALUE}" (confirm's table did not know params)
+    assert _line(["confirm", "sigmoid(z + b)", "--out", "X"], capsys) == (
+        "phi='sigmoid(z + b)': 'b' has no value: set --param b=VALUE (the variable is z)"
+    )
+    argv = ["reproduce", "--preset", "local", "--param", "b=1", "--out", "X"]
+    assert _line(argv, capsys) == "--preset local runs its own grid: --param cannot be combined with it"
