@@ -135,7 +135,11 @@ def build_parser() -> argparse.ArgumentParser:
         description="Scan phi over a grid of one or two of its named constants: verdict and margin per value "
         "and probe, verdict changes bracketed by bisection, simple numbers inside a bracket checked exactly.",
     )
-    sc.add_argument("phi", help="the activation with named constants, e.g. 'sigmoid(z + b)'")
+    sc.add_argument(
+        "phi",
+        help="the activation with named constants, e.g. 'sigmoid(z + b)' (for a deepseek-* condition the expert, "
+        "e.g. 'tanh(dot(e1, x) + b)')",
+    )
     sc.add_argument(
         "--param",
         dest="params",
@@ -144,7 +148,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME=LO:HI:COUNT|NAME=VALUE",
         help=f"a scanned parameter (one or two; COUNT 2..{MAX_COUNT}) or a fixed value (repeatable)",
     )
-    sc.add_argument("--condition", default="type1", help="type1 (default) or type2")
+    sc.add_argument("--condition", default="type1", help="any condition of check --condition but mha (default type1)")
     sc.add_argument("--dim", type=_int("--dim"), default=2, help="input dimension d (default 2)")
     sc.add_argument("--seed", type=_int("--seed"), default=0, help="seed for probes and sample points (default 0)")
     sc.add_argument(
