@@ -226,9 +226,10 @@ def interval_record(result: dict, probe_name: str) -> tuple[dict, IntervalDetail
     test = detail.test
     if not len(detail.points) == len(detail.columns) == len(test.column_exponents) == len(test.rows) or test.digits < 1:
         raise IdentcheckError(
-            f"probe={probe_name!r}: malformed interval record ({len(detail.points)} points, "
-            f"{len(detail.columns)} columns, "
-            f"{len(test.column_exponents)} exponents, {len(test.rows)} rows, {test.digits} digits)"
+            param="probe",
+            value=probe_name,
+            reason=f"malformed interval record ({len(detail.points)} points, {len(detail.columns)} columns, "
+            f"{len(test.column_exponents)} exponents, {len(test.rows)} rows, {test.digits} digits)",
         )
     return probe, detail
 
@@ -249,7 +250,9 @@ def replay_interval(condition, probe: dict, detail: IntervalDetail) -> dict:
         arb = _columns(arb, detail.columns)
     except (KeyError, ValueError, IndexError, TypeError) as exc:
         raise IdentcheckError(
-            f"probe={probe['name']!r}: the interval record does not fit its probe ({type(exc).__name__}: {exc})"
+            param="probe",
+            value=probe["name"],
+            reason=f"the interval record does not fit its probe ({type(exc).__name__}: {exc})",
         ) from None
     bound, sigma = approximate_inverse_test(arb, list(test.column_exponents), test.digits)
     return {"proved": bound < 1, "residual_bound": bound, "sigma_min_lower_bound": sigma}

@@ -211,7 +211,9 @@ def decide_probe(condition: Condition, probe, index: int) -> tuple:
     values = matrix.float64()
     if not np.all(np.isfinite(values)):
         phi = condition.activation.text
-        raise IdentcheckError(f"phi={phi!r}: terms are not finite at the sample points of probe {probe.name!r}")
+        raise IdentcheckError(
+            param="phi", value=phi, reason=f"terms are not finite at the sample points of probe {probe.name!r}"
+        )
     decision = decide_rank(values, ladder=condition.ladder, gram=matrix.gram, rows=matrix.rows)
     dependent = None if decision.independent is None or matrix.unsettled is not None else not decision.independent
     return matrix, decision, dependent

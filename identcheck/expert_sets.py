@@ -275,8 +275,10 @@ def check_members_finite(
         if crossing is not None:
             at = ", ".join(f"{k}={v}" for k, v in atom.to_dict()["params"].items())
             raise IdentcheckError(
-                f"expert={expert.text!r}: its denominator {crossing} vanishes inside x in [-1, 1]^{expert.dim} at {at} "
-                f"(probe {probe.name!r}): h is not {ORDER_WORDS[order]} on the probed domain"
+                param="expert",
+                value=expert.text,
+                reason=f"its denominator {crossing} vanishes inside x in [-1, 1]^{expert.dim} at {at} "
+                f"(probe {probe.name!r}): h is not {ORDER_WORDS[order]} on the probed domain",
             )
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("error", ComplexWarning)  # a complex value cast to float: not real
@@ -299,8 +301,10 @@ def check_members_finite(
         at = ", ".join(f"x{i + 1}={v:.3g}" for i, v in enumerate(points[row]))
         atom = probe.components[column // len(members.members)] if member is not None else probe.components[0]
         raise IdentcheckError(
-            f"expert={expert.text!r}: {member.label if member else 'a member'} is not finite and real at {at}, "
+            param="expert",
+            value=expert.text,
+            reason=f"{member.label if member else 'a member'} is not finite and real at {at}, "
             f"{', '.join(f'{k}={v}' for k, v in atom.to_dict()['params'].items())} (probe {probe.name!r}); "
             f"the condition needs an expert {ORDER_WORDS[order]} in its parameters on the probed domain "
-            f"x in [-1, 1]^{expert.dim}"
+            f"x in [-1, 1]^{expert.dim}",
         )

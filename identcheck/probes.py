@@ -365,7 +365,9 @@ def type1_head(components, dim: int, seed: int = 0) -> HeadConfig:
     sizes = {len(v) for v in groups.values()}
     if len(sizes) != 1:
         raise IdentcheckError(
-            f"components={components!r}: every gating matrix needs the same number of experts to form a head"
+            param="components",
+            value=components,
+            reason="every gating matrix needs the same number of experts to form a head",
         )
     (n_channels,) = sizes
     zero = _zero_matrix(dim)

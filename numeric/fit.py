@@ -197,7 +197,9 @@ def fit(
         raise NumericError(param="gd_objective", value=gd_objective, reason=f"choose one of {', '.join(GD_OBJECTIVES)}")
     if isinstance(K, bool) or not isinstance(K, (int, np.integer)) or not truth.params.K <= K <= 16:
         raise NumericError(
-            f"K={K!r}: must be an integer from K* = {truth.params.K} (the truth's channels per head) to 16"
+            param="K",
+            value=K,
+            reason=f"must be an integer from K* = {truth.params.K} (the truth's channels per head) to 16",
         )
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise NumericError(param="n", value=n, reason="must be a positive integer")

@@ -150,8 +150,9 @@ def local_recombination(truth: HMoEParams, K: int, epsilon: float) -> HMoEParams
     _check(truth, K, 2, "local recombination")
     if not 0 <= epsilon <= truth.omega[:, :2].min():
         raise NumericError(
-            f"epsilon={epsilon!r}: must be from 0 to the smaller weight of the re-paired channels, "
-            f"{truth.omega[:, :2].min():g}"
+            param="epsilon",
+            value=epsilon,
+            reason=f"must be from 0 to the smaller weight of the re-paired channels, {truth.omega[:, :2].min():g}",
         )
     omega, a = [], []
     for h in range(truth.H):

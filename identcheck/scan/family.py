@@ -57,9 +57,13 @@ class Family:
 
     def __init__(self, text, params, condition, dim, seed, points_per_term, options):
         if not isinstance(text, str):
-            raise IdentcheckError(f"phi={text!r}: a scan takes the expression as text, e.g. 'sigmoid(z + b)'")
+            raise IdentcheckError(
+                param="phi", value=text, reason="a scan takes the expression as text, e.g. 'sigmoid(z + b)'"
+            )
         if condition not in CONDITIONS:
-            raise IdentcheckError(f"condition={condition!r}: unknown; available: {', '.join(CONDITIONS)}")
+            raise IdentcheckError(
+                param="condition", value=condition, reason=f"unknown; available: {', '.join(CONDITIONS)}"
+            )
         self.text, self.condition_name, self.options = text.strip(), condition, options
         self.dim, self.seed, self.points_per_term = dim, seed, points_per_term
         axes, fixed = split_params(self.text, params)
@@ -96,7 +100,9 @@ class Family:
             if len(built) == enough:
                 break
         if not built:
-            raise IdentcheckError(f"phi={self.text!r}: no grid value gives a valid expression (first: {error})")
+            raise IdentcheckError(
+                param="phi", value=self.text, reason=f"no grid value gives a valid expression (first: {error})"
+            )
         if len(built) == 2 and built[0][1].activation.text == built[1][1].activation.text:
             names = ", ".join(a.name for a in self.axes)
             raise IdentcheckError(

@@ -175,6 +175,9 @@ def test_a_parameter_the_command_has_no_flag_for_passes_unchanged(capsys):
         "--K 1: below K* = 2, the truth's channels per head"
     )
     assert _rendered("ratio", lambda: fit("mha", 3, 0)) == "n=0: must be a positive integer"  # ratio has no --n
+    assert _line(["fit", "--model", "gated1", "--K", "1"], capsys) == (  # was "K=1: ..."
+        "--K 1: must be an integer from K* = 2 (the truth's channels per head) to 16"
+    )
 
 
 def test_identcheck_errors_read_as_flags_too(capsys):
