@@ -45,3 +45,53 @@ def test_the_cycle_finder_finds_one():
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_modules_stay_small(path):
     assert len(path.read_text(encoding="utf-8").splitlines()) <= MAX_LINES
+
+
+# --- the layers (issue 25 §2): parse → terms → families → rank → conditions → driver → tools → face ----------
+
+LAYERS = ("parse", "terms", "families", "rank", "conditions", "driver", "tools", "face")
+#: Each module's layer, by its name below ``identcheck`` (a package's modules take the package's
+#: layer unless named here). "parse" holds the ground floor too: errors, result types, enums,
+#: budgets — what every layer uses and that knows nothing above it.
+LAYER_OF = {
+    **dict.fromkeys(
+        ("errors", "limits", "lazy", "budget", "evidence", "environment", "scope", "written", "results"), "parse"
+    ),
+    **dict.fromkeys(("interrupts", "progress", "echelon", "merge", "grammar", "activation", "expert"), "parse"),
+    **dict.fromkeys(("terms", "type2", "compile", "probes", "expert_sets"), "terms"),
+    **dict.fromkeys(("families", "relations", "certify"), "families"),
+    **dict.fromkeys(("interval", "rank", "reduce", "certificates"), "rank"),
+    "conditions": "conditions",
+    **dict.fromkeys(("check", "replay"), "driver"),
+    **dict.fromkeys(("scan", "catalog", "full_catalog", "expert_catalog", "pde", "positions", "testing"), "tools"),
+    **dict.fromkeys(("pool", "render", "figures", "scan.plot"), "tools"),
+    **dict.fromkeys(("", "__main__", "cli", "cli_parser", "cli_common", "report"), "face"),
+}
+#: Imports that go up today, each with the owner's fix; the test below fails when one is fixed (drop it here).
+KNOWN_UPWARD = {
+    ("identcheck.scan.plot", "identcheck.cli_common"): "check_output_path, a tool's check, lives in the CLI's module",
+}
+
+
+def layer_of(module: str) -> str | None:
+    name = module.removeprefix("identcheck").lstrip(".")
+    return LAYER_OF.get(name, LAYER_OF.get(name.split(".")[0]))
+
+
+def test_every_module_has_a_layer():
+    graph, _ = import_graph(PACKAGE)
+    assert [m for m in sorted(graph) if layer_of(m) is None] == []
+
+
+def test_imports_go_down_or_sideways():
+    graph, _ = import_graph(PACKAGE)
+    level = {m: LAYERS.index(layer_of(m)) for m in graph}
+    upward = {(m, t): f"{layer_of(m)} → {layer_of(t)}" for m in graph for t in graph[m] if level[t] > level[m]}
+    assert sorted(upward) == sorted(KNOWN_UPWARD), upward
+
+
+def test_the_layer_check_sees_an_upward_import():
+    """certificates.py imported the condition registry (above it) until issue 25: that edge is upward."""
+    assert LAYERS.index(layer_of("identcheck.conditions")) > LAYERS.index(layer_of("identcheck.certificates"))
+    assert layer_of("identcheck.scan.run") == "tools" and layer_of("identcheck.scan.plot") == "tools"
+    assert layer_of("identcheck.conditions.deepseek") == "conditions" and layer_of("identcheck") == "face"
