@@ -54,6 +54,22 @@ def test_the_verdict_changes_exactly_where_the_bias_vanishes():
     assert result.for_all is None and "except b = -1" in result.summary
 
 
+def test_a_map_of_two_constants_fails_on_the_line_where_the_bias_vanishes():
+    """β = a + b: the atoms tie exactly on the anti-diagonal a + b = 0 (module docstring)."""
+    result = scan(
+        "tanh(dot(e1, x) + a + b)", {"a": (-1, 1, 3), "b": (-1, 1, 3)}, condition="deepseek-weak", width=1, jobs=2
+    )
+    assert result.shape == (3, 3)
+    assert [g.values for g in result.grid if g.verdict == N] == [(-1, 1), (0, 0), (1, -1)]
+    assert all(g.verdict == I for g in result.grid if sum(g.values) != 0)
+    assert sorted(e.values for e in result.exceptional) == [
+        (("a", -1), ("b", 1)),
+        (("a", 0), ("b", 0)),
+        (("a", 1), ("b", -1)),
+    ]
+    assert all(e.proved for e in result.exceptional)
+
+
 def test_a_grid_value_is_what_check_says_there():
     result = scan("tanh(dot(e1, x) + b)", {"b": (0, 1, 2)}, condition="deepseek-weak")
     for value in result.grid:
