@@ -41,6 +41,16 @@ __all__ = ["Expert", "parse_expert", "ORDER_WORDS"]
 ORDER_WORDS = {1: "differentiable", 2: "twice differentiable"}
 _NON_SMOOTH = (sp.Abs, sp.sign, sp.Heaviside, sp.Piecewise, sp.Max, sp.Min, sp.floor, sp.ceiling, sp.DiracDelta)
 _SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+_ADVICE_TAIL = "+ - * / ** and functions such as exp, sigmoid"
+_PHI_ADVICE = f"use numbers, z, {_ADVICE_TAIL}"  # grammar._Builder's advice, worded for φ
+_NORM_ADVICE = "write ‖x − m‖² out: (x1 - m1)**2 + (x2 - m2)**2 + …"
+#: what a practitioner types for a vector operation, and how the grammar spells it
+_VECTOR_FUNCTIONS = {
+    "sum": "write pᵀx as dot(p, x)",
+    "inner": "write pᵀx as dot(p, x)",
+    "matmul": "write pᵀx as dot(p, x)",
+    "norm": _NORM_ADVICE,
+}
 
 
 @dataclass(frozen=True)
@@ -134,7 +144,7 @@ def parse_expert(text, dim: int = 2, params: Mapping[str, object] | None = None,
     try:
         tree = ast.parse(text, mode="eval")
     except SyntaxError as exc:
-        raise IdentcheckError(f"expert={text!r} is not a valid expression ({exc.msg})") from None
+        raise IdentcheckError(param="expert", value=text, reason=f"not a valid expression ({exc.msg})") from None
     if sum(1 for _ in ast.walk(tree)) > MAX_NODES:
         raise IdentcheckError(param="expert", value=text, reason=f"too large (more than {MAX_NODES} syntax nodes)")
     concrete = _ExpertBuilder(text, values, dim, order, generic=False)
@@ -153,7 +163,9 @@ def parse_expert(text, dim: int = 2, params: Mapping[str, object] | None = None,
     names = tuple(concrete.order)
     if not names:
         raise IdentcheckError(
-            f"expert={text!r} has no parameters: every free name is a parameter, and there is none left to identify"
+            param="expert",
+            value=text,
+            reason="has no parameters: every free name is a parameter, and there is none left to identify",
         )
     symbols, labels = [], []
     for name in names:
@@ -195,14 +207,16 @@ def parse_expert(text, dim: int = 2, params: Mapping[str, object] | None = None,
 
 def _validate(text: str, expr: sp.Expr, order: int) -> None:
     if expr.has(sp.zoo, sp.oo, -sp.oo, sp.nan):
-        raise IdentcheckError(f"expert={text!r} is not finite (it contains an infinity or 0/0)")
+        raise IdentcheckError(param="expert", value=text, reason="not finite (it contains an infinity or 0/0)")
     bad = [type(a).__name__ for a in expr.atoms(*_NON_SMOOTH)]
     if bad:
         raise IdentcheckError(
-            f"expert={text!r} contains {bad[0]}, which is not {ORDER_WORDS[order]} everywhere; the condition needs that"
+            param="expert",
+            value=text,
+            reason=f"contains {bad[0]}, which is not {ORDER_WORDS[order]} everywhere; the condition needs that",
         )
     if expr.has(sp.I):
-        raise IdentcheckError(f"expert={text!r} is complex-valued; the condition needs a real expert")
+        raise IdentcheckError(param="expert", value=text, reason="complex-valued; the condition needs a real expert")
 
 
 class _ExpertBuilder(_Builder):
@@ -219,6 +233,10 @@ class _ExpertBuilder(_Builder):
         self.powers = 0  # powers s**n made arbitrary functions in the template
 
     def fail(self, why):
+        if isinstance(why, str):  # φ's grammar advises φ's vocabulary (z); an expert's is x, parameters, dot
+            why = why.replace(_PHI_ADVICE, f"use numbers, x1..x{self.dim}, parameters, dot(p, x), {_ADVICE_TAIL}")
+            if why == "attribute access ('.') is not allowed":
+                why += "; call a function by its name: tanh(...), not np.tanh(...)"
         raise IdentcheckError(param="expert", value=self.text, reason=why)
 
     def name(self, name: str):
@@ -255,6 +273,8 @@ class _ExpertBuilder(_Builder):
             return self.dot(node)
         if isinstance(node.func, ast.Name):
             name = node.func.id
+            if name in _VECTOR_FUNCTIONS:
+                self.fail(f"unknown function {name!r}: {_VECTOR_FUNCTIONS[name]}")
             if name.lower() in NOT_SMOOTH:
                 self.fail(
                     f"{name} {NOT_SMOOTH[name.lower()]}; the condition needs an expert "
@@ -270,6 +290,8 @@ class _ExpertBuilder(_Builder):
 
     def binop(self, node: ast.BinOp):
         """A power s**n of an x-dependent, parameter-dependent s is a function call for the template."""
+        if isinstance(node.op, ast.MatMult):
+            self.fail("operator '@' is not allowed: write pᵀx as dot(p, x)")
         if not (self.generic and isinstance(node.op, ast.Pow)):
             return super().binop(node)
         index = self.functions.setdefault(id(node), len(self.functions) + 1)
@@ -285,10 +307,14 @@ class _ExpertBuilder(_Builder):
     def dot(self, node: ast.Call):
         args = node.args
         if node.keywords or len(args) != 2 or not all(isinstance(a, ast.Name) for a in args):
-            self.fail("dot takes two names: dot(p, x), p a parameter")
+            self.fail(f"dot takes two names: dot(p, x), p a parameter ({_NORM_ADVICE})")
         names = [a.id for a in args]
         if names.count("x") != 1:
-            self.fail(f"dot({', '.join(names)}): one argument must be x, the other a parameter")
+            components = [n for n in names if re.fullmatch(r"x\d+", n)]
+            why = f"{components[0]} is a component of x; dot takes the whole vector x" if components else ""
+            self.fail(
+                f"dot({', '.join(names)}): one argument must be x, the other a parameter" + (f" ({why})" if why else "")
+            )
         p = names[1 - names.index("x")]
         if p in self.params:
             self.fail(f"{p!r} is a vector in dot({p}, x); --param fixes scalar parameters only")

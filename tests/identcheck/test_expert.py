@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
+from identcheck.cli import main
 from identcheck.errors import IdentcheckError
 from identcheck.expert import parse_expert
 from identcheck.expert_sets import SetEvaluator, expert_probes, member_set
@@ -55,6 +56,36 @@ def test_refusals_are_one_line(text, dim, params, message):
     with pytest.raises(IdentcheckError, match=message) as info:
         parse_expert(text, dim, params)
     assert "\n" not in str(info.value) and ("expert=" in str(info.value) or "dim=" in str(info.value))
+
+
+#: what a practitioner types first, and what the one line must say (docs/conditions/deepseekmoe.md)
+FIRST_USE = [
+    ("dot(w, x) + a*w", "'w' is a vector parameter (used as dot(w, x)) and is used outside dot"),
+    ("a*w + dot(w, x)", "'w' is used as a vector in dot(w, x) and as a scalar elsewhere"),
+    ("a*tanh(x)", "x is the input vector: use it as dot(p, x), or its components x1..x2"),
+    ("a*tanh(dot(p, x1))", "(x1 is a component of x; dot takes the whole vector x)"),
+    ("a*tanh(x3*p)", "x3 is not a component of x in dimension d = 2 (x1..x2)"),
+    ("2*tanh(x1) + x2", "has no parameters"),
+    ("a*relu(dot(p, x))", "relu is not differentiable at 0; the condition needs an expert twice differentiable"),
+    ("a*abs(dot(p, x))", "abs is not differentiable at 0"),
+    ("a*tahn(dot(p, x))", "unknown function 'tahn' (did you mean tan, tanh, atan?)"),
+    ("a*sigmoid(p @ x)", "operator '@' is not allowed: write pᵀx as dot(p, x)"),
+    ("a*sigmoid(sum(p*x))", "unknown function 'sum': write pᵀx as dot(p, x)"),
+    ("a*np.tanh(dot(p, x))", "call a function by its name: tanh(...), not np.tanh(...)"),
+    ("a*exp(-norm(x - m)**2)", "write ‖x − m‖² out: (x1 - m1)**2 + (x2 - m2)**2"),
+    ("a*exp(-dot(x - m, x - m))", "write ‖x − m‖² out"),
+    ("[a, b]", "a list is not allowed; use numbers, x1..x2, parameters, dot(p, x),"),
+    ("a*tanh(dot(p,x)", "not a valid expression ('(' was never closed)"),
+]
+
+
+@pytest.mark.parametrize("text, reason", FIRST_USE)
+def test_first_use_mistakes_are_one_line_naming_the_expert_flag_and_why(text, reason, capsys):
+    assert main(["check", "--condition", "deepseek-shared", "--expert", text]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1
+    assert captured.err.startswith(f"identcheck: error: --expert {text!r}: ") and reason in captured.err
+    assert " z," not in captured.err  # φ's vocabulary is not an expert's
 
 
 def test_weak_condition_names_its_order():
