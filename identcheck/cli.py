@@ -100,18 +100,8 @@ def _check(args) -> int:
         parse_param(p)[0]: p.partition("=")[2].strip() for p in args.params
     }  # as written: check() reads them exactly, shows them so
     phis = (args.phi or [None]) if args.condition == "mha" else (args.phi or PAPER_EXAMPLES)
-    if args.condition == "mha":  # the linear expert: no PHI (but z, the expert itself), no constants
-        if params:
-            raise IdentcheckError(
-                f"--param {next(iter(params))}=VALUE: --condition mha takes no PHI and no constants: "
-                "the expert is linear"
-            )
-        for phi in args.phi:
-            if phi.strip() != "z":
-                raise IdentcheckError(
-                    f"phi={phi!r}: --condition mha takes no PHI: "
-                    "the expert is linear (that is the point of the contrast)"
-                )
+    if args.condition == "mha":
+        _mha_takes_nothing(args.phi, params)
     experts = args.condition.startswith("deepseek-")  # conditions on an expert h(x; θ), not on φ
     if args.expert and not experts:
         raise IdentcheckError(
@@ -178,6 +168,8 @@ def _scan(args) -> int:
         if name in params:
             raise IdentcheckError(f"--param {name}: given twice ({text!r}); scan it (LO:HI:COUNT) or fix it, once")
         params[name] = value
+    if args.condition == "mha":
+        _mha_takes_nothing([args.phi], params)
     if args.condition not in CONDITIONS:  # any registered condition scans (identcheck/scan/family.py)
         close = difflib.get_close_matches(args.condition, list(CONDITIONS), n=1)
         raise IdentcheckError(
@@ -206,6 +198,19 @@ def _scan(args) -> int:
         plot_scan(result, args.plot)
     print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False) if args.json else result.to_text())
     return 0
+
+
+def _mha_takes_nothing(phis, params) -> None:
+    """--condition mha is the linear expert: no PHI (but z, the expert itself), no constants."""
+    if params:
+        raise IdentcheckError(
+            f"--param {next(iter(params))}=VALUE: --condition mha takes no PHI and no constants: the expert is linear"
+        )
+    for phi in phis:
+        if phi.strip() != "z":
+            raise IdentcheckError(
+                f"phi={phi!r}: --condition mha takes no PHI: the expert is linear (that is the point of the contrast)"
+            )
 
 
 def _width(text: str):

@@ -139,6 +139,10 @@ def test_the_former_table_entries_read_as_before(argv, line, capsys):
 
 
 NEW = [  # parameters the table did not know, now spelled as the flag typed
+    (  # a scan of mha (scan takes every registered condition) reads as check does
+        ["scan", "sigmoid(z + b)", "--condition", "mha", "--param", "b=0:1:3"],
+        "--param b=VALUE: --condition mha takes no PHI and no constants: the expert is linear",
+    ),
     (["prove-pde", "z", "--dim", "8"], "--dim 8: must be an integer from 1 to 6"),
     (["check", "z", "--points-per-term", "1"], "--points-per-term 1: must be an integer from 2 to 100"),
     (  # was "--param '--width=abc': ..." (the table rewrote parse_param's message twice)
