@@ -107,7 +107,7 @@ def prove_relation(
     (substitution is a homomorphism): the expensive part — φ's own formula, nested exponentials
     and all — never reaches sympy. Only then is the concrete φ substituted. For an ``ode``
     relation (``family``) the abstract expression is first rewritten by each of φ's proved ODEs
-    (:func:`reduces_by_ode`; :func:`~identcheck.ode.phi_odes`): the relation is built from one
+    (:func:`reduces_by_ode`; :func:`~identcheck.families.ode.phi_odes`): the relation is built from one
     of them, and what is left are polynomial identities in x.
     """
     properties = phi_properties(tuple(derivatives))
@@ -180,7 +180,7 @@ def apply_hypotheses(expr: sp.Expr, hypotheses: Hypotheses) -> tuple[sp.Expr, bo
 
 def reduces_by_ode(expr: sp.Expr, operator) -> bool:
     """Whether ``expr`` — linear in the placeholders Φ_k(w), polynomial in x — is 0 once Lφ = 0 is
-    used (L = Σ_k P_k(z)∂^k of order r, :class:`~identcheck.ode.Operator`, proved for φ).
+    used (L = Σ_k P_k(z)∂^k of order r, :class:`~identcheck.families.ode.Operator`, proved for φ).
 
     Group the terms by argument w: Σ_k Q_k(x)·Φ_k(w). Solving the ODE for the top derivative,
     Φ_r(w) = −Σ_{k<r} P_k(w)Φ_k(w)/P_r(w) (wherever P_r(w) ≠ 0, a dense set), turns the group into

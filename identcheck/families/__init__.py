@@ -12,21 +12,25 @@ the general ones serve every condition that offers the structure they need:
 - :mod:`.xmultiplied`  x-multiplied derivatives equal to other derivatives (∂h/∂η1⁽ᵘ⁾ = x_u·∂h/∂η0
                        for any f(η1ᵀx + η0); the ridge x-swap x_u·∂h/∂p⁽ᵛ⁾ = x_v·∂h/∂p⁽ᵘ⁾)
 
-and φ's own (type-1 and type-2 terms): :mod:`.phi` (the hypotheses, proved by sympy), heat and
-Gaussian type, zero second derivative, polynomial, a = 0 (:mod:`.type1`), :mod:`.ode` (φ's linear
-ODEs, guessed then proved), type-2's (:mod:`.type2`), and the relations of an expert's set
-members with their reach (:mod:`.reach`).
+and φ's own, on type-1 and type-2 terms: :mod:`.phi` (the hypotheses about φ, proved by sympy),
+:mod:`.heat`, :mod:`.gaussian`, :mod:`.zero_second`, :mod:`.polynomial`, :mod:`.at_zero`,
+:mod:`.ode` (φ's linear ODEs, guessed then proved). Each condition's reader places them on its
+columns: :mod:`.type1` (``templates_for``), :mod:`.type2` (templates and the exact prover of a
+head), :mod:`.reach` (an expert's set members: relations proved, named, classified by reach).
 
 The names below are importable from the package as before the split (``from identcheck.families
-import templates_for``); each is imported on first use (:mod:`identcheck.lazy`), so importing a
-family module loads no other.
+import templates_for``); each is imported on first use (:mod:`identcheck.lazy`): importing the
+package imports none of its modules.
 """
 
 from ..lazy import lazy_package
 
-_API = dict.fromkeys(
-    ("ODE", "PhiProperties", "Template", "ode_templates_for", "phi_properties", "templates_for"), ".type1"
-)
+_API = {
+    **dict.fromkeys(("ODE", "ode_templates_for"), ".ode"),
+    **dict.fromkeys(("PhiProperties", "phi_properties"), ".phi"),
+    "Template": ".base",
+    "templates_for": ".type1",
+}
 lazy_package(__name__, _API)
 
 __all__ = sorted(_API)

@@ -39,6 +39,7 @@ in x, and a polynomial coefficient in f is no combination of the set's terms —
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -48,8 +49,18 @@ import sympy as sp
 
 from ..activation import Z
 from ..budget import PROPERTIES_SECONDS, SIMPLIFY_SECONDS, clock, run
+from .base import Builder, Template, m_name, weight
 
-__all__ = ["Operator", "TERM_DEGREES", "annihilators", "guess_ode", "phi_odes", "realizable_shapes"]
+__all__ = [
+    "ODE",
+    "Operator",
+    "TERM_DEGREES",
+    "annihilators",
+    "guess_ode",
+    "ode_templates_for",
+    "phi_odes",
+    "realizable_shapes",
+]
 
 DIGITS = 50
 NULL_DIGITS = 30  # a null direction: singular value below 10^-30 of the largest
@@ -302,3 +313,62 @@ def phi_odes(derivatives: tuple, dim: int) -> tuple[tuple, tuple]:
         _ODES.pop(next(iter(_ODES)))
     _ODES[key] = odes
     return odes, ()
+
+
+ODE = "ode"  # the family name of the relations an ODE of φ implies (its hypothesis: the equation)
+
+
+def _monomial_term(b: Builder, alpha: tuple, m: int):
+    """(derivative key, factor) with e·x^α·φ^(m) = factor·∂^key ū (module docstring), or None
+    when no term of the set has that form."""
+    idx = [j for j, power in enumerate(alpha) for _ in range(power)]
+    if m == 0 and len(idx) == 0:
+        return (), sp.Integer(1)
+    if m == 0 and len(idx) == 2:
+        j, k = idx
+        return (m_name(j, k),), sp.Rational(1, weight(j, k))
+    if m == 0 and len(idx) == 4:
+        j, k, l, n = idx
+        return b.key((m_name(j, k), m_name(l, n))), sp.Rational(1, weight(j, k) * weight(l, n))
+    if m == 1 and len(idx) == 1:
+        return (f"a{idx[0] + 1}",), sp.Integer(1)
+    if m == 1 and len(idx) == 3:
+        j, k, l = idx
+        return b.key((m_name(j, k), f"a{l + 1}")), sp.Rational(1, weight(j, k))
+    if m == 2 and len(idx) == 2:
+        j, k = idx
+        return (f"a{j + 1}", f"a{k + 1}"), sp.Integer(1)
+    return None
+
+
+def ode_templates_for(term_set, derivatives: tuple, probe, timed_out: list | None = None) -> list[Template]:
+    """The ``ode`` family's templates on this probe (module docstring): for every proved
+    annihilator L of shape S_s (:func:`phi_odes`), every component and every x^β with |β| = s,
+    the relation x^β·(Lφ)(aᵀx)·e = 0 on that component's columns. ``timed_out`` (a list) gets
+    ``"ode"`` when a proof ran out of time."""
+    odes, late = phi_odes(tuple(derivatives), term_set.dim)
+    if timed_out is not None:
+        timed_out.extend(late)
+    b = Builder(term_set, probe)
+    x, a = term_set.x, term_set.a_symbols()
+    z = sum(aj * xj for aj, xj in zip(a, x))
+    for c in range(len(probe.components)):
+        for s, operator in odes:
+            for beta in itertools.combinations_with_replacement(range(term_set.dim), s):
+                multiplier = sp.Mul(*(x[j] for j in beta))
+                relation: dict = {}
+                for i, m, coeff in operator.coefficients:
+                    for alpha, value in sp.Poly(sp.expand(multiplier * z**i), *x).terms():
+                        term = _monomial_term(b, alpha, m)
+                        if term is None:
+                            relation = None  # a monomial the term set does not have
+                            break
+                        key, factor = term
+                        relation[key] = relation.get(key, 0) + coeff * value * factor
+                    if relation is None:
+                        break
+                if relation:
+                    b.add(ODE, operator.text(), [(c, relation)])
+    return [
+        Template(t.family, t.hypothesis, tuple(sorted(t.coefficients, key=lambda cv: cv[0]))) for t in b.templates
+    ]  # in term order

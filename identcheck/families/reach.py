@@ -19,6 +19,10 @@ simplify, under the check's time budget) and classified by its **reach**:
 - unknown: not proved (float coefficients, or the budget ran out), or neither proved nor
   refuted for the template.
 
+Each relation is named by the general family whose shape it has (:mod:`.constant`, :mod:`.symmetry`,
+:mod:`.xmultiplied`, :mod:`.homogeneity`, each proving its hypothesis for h where it has one), else
+by the set's own reading: a zero member, a member linear in a parameter, atoms tied, coinciding members.
+
 The reach of a basis does not depend on the basis chosen: combinations of template-wide
 relations are template-wide, so the null space is spanned by template-wide relations exactly when
 every relation of any basis is (a template-wide relation never hides a specific one).
@@ -34,7 +38,9 @@ import sympy as sp
 
 from ..budget import Outcome, run
 from ..relations import explain_null_space
-from ..report import Relation
+from ..results import Relation
+from . import constant, homogeneity, symmetry, xmultiplied
+from .base import structure
 
 __all__ = ["ExpertRelation", "ProbeAlgebra", "REACH_TEMPLATE", "REACH_EXPERT"]
 
@@ -43,8 +49,6 @@ REACH_EXPERT = "expert"
 PROOF_SECONDS = 3.0  # one sympy proof of one relation on one probe (inside the check's pool)
 COINCIDE_TOL = 1e-10  # relative spread of a column ratio below which two members are proposed as coinciding
 RATIO_DENOMINATOR = 4096
-EULER = "Euler/homogeneity (a rescaling of the parameters leaves h unchanged)"
-EULER_WEIGHT = 12  # largest integer weight w_u read as a homogeneity degree
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,57 +211,30 @@ class ProbeAlgebra:
         return tuple(self.classify(r, matrix) for r in relations)
 
     def family(self, keys, values) -> str:
-        """The name of a one- or two-member relation, read from the members' keys (never their labels)."""
-        if any(k == ("1",) for k in keys):
-            return "a member equals the constant 1"
-        atoms = {k[0] for k in keys}
-        members = [k[1] for k in keys]
-        if len(keys) == 1:
-            kind, names = members[0][0], members[0][-1]
+        """The name of a one- or two-member relation, read from the members' keys (never their labels):
+        the general families' (:mod:`.constant`, :mod:`.symmetry`, :mod:`.xmultiplied`,
+        :mod:`.homogeneity`) where one has the relation's shape, else the set's own."""
+        members = structure(keys, values)
+        if any(m.kind == "1" for m in members):
+            return constant.name(members) or "a member equals the constant 1"
+        if len(members) == 1:
+            kind, names = members[0].kind, members[0].names
             return (
                 "linear in a parameter (zero second derivative)"
                 if kind == "dd" and names[0] == names[1]
                 else "zero member"
             )
-        if len(atoms) > 1:
-            return "atoms tied (" + ("the same member" if members[0] == members[1] else "different members") + ")"
-        (a, b), (va, vb) = members, values
-        owner = {p.name: label.split("⁽")[0] for p, label in zip(self.expert.params, self.expert.labels)}
-        index = {
-            p.name: int(p.name.rsplit("_", 1)[1]) for p in self.expert.params if owner[p.name] in self.expert.vectors
-        }
-        if a[0] == b[0] == "x" and {a[2][0], b[2][0]} <= set(index) and owner[a[2][0]] == owner[b[2][0]]:
-            if (a[1], index[a[2][0]]) == (index[b[2][0]], b[1]) and va == -vb:
-                return "x-swap of a ridge direction (x_u·∂h/∂p⁽ᵛ⁾ = x_v·∂h/∂p⁽ᵘ⁾)"
-        first, x = (a, b) if b[0] == "x" else (b, a)
-        if (
-            first[0] == "d"
-            and x[0] == "x"
-            and first[1][0] in index
-            and x[2][0] not in index
-            and index[first[1][0]] == x[1]
-            and va == -vb
-        ):
-            return "bias shift (∂h/∂p⁽ᵘ⁾ = x_u·∂h/∂b)"
-        if {a[0], b[0]} == {"d", "dd"}:
-            d, dd = (a, b) if a[0] == "d" else (b, a)
-            if d[1][0] in dd[1]:
-                return "scale (∂²h/∂c∂θ = ∂h/∂θ / c)"
-        return "coinciding members"
-
-    def euler(self, keys, values) -> bool:
-        """Σ_u w_u·θ_u·∂h/∂θ⁽ᵘ⁾ = 0 on one atom, three members or more, with small integer weights w_u
-        (up to a common factor; two members are named as coinciding — their ratio can look integral by chance):
-        h is unchanged by the rescaling θ_u → t^{w_u}·θ_u (degree-w homogeneity; ReLU's positive
-        homogeneity is this with w = (−1, 1, …, 1))."""
-        if len({k[0] for k in keys}) != 1 or not all(isinstance(k[1], tuple) and k[1][0] == "d" for k in keys):
-            return False
-        atom = self.probe.components[keys[0][0]]
-        value = dict(zip((p.name for p in self.expert.params), atom.values))
-        ratios = [v / value[k[1][1][0]] for k, v in zip(keys, values)]
-        unit = min(abs(r) for r in ratios)
-        weights = [r / unit for r in ratios]
-        return len(keys) >= 3 and all(w.is_integer and abs(w) <= EULER_WEIGHT for w in weights)
+        atoms = self.probe.components
+        if len({m.atom for m in members}) > 1:
+            same = len({(m.kind, m.names, m.w) for m in members}) == 1
+            return symmetry.expert_name(self.expert, atoms, members) or (
+                "atoms tied (" + ("the same member" if same else "different members") + ")"
+            )
+        return (
+            xmultiplied.expert_name(self.expert, members)
+            or homogeneity.expert_name(self.expert, atoms, members)
+            or "coinciding members"
+        )
 
     def classify(self, relation: Relation, matrix) -> ExpertRelation:
         fields_ = {f.name: getattr(relation, f.name) for f in fields(relation)}
@@ -271,8 +248,12 @@ class ProbeAlgebra:
         fields_ |= {"proved": proved, "timed_out": timed_out}
         if len(coefficients) <= 2 and fields_["family"] in (None, "coinciding members", "zero member"):
             fields_["family"] = self.family(relation.keys, [v for _, v in coefficients])
-        if fields_["family"] is None and self.euler(relation.keys, [v for _, v in coefficients]):
-            fields_["family"] = EULER
+        if fields_["family"] is None:  # three members or more: the general families that read such relations
+            members = structure(relation.keys, [v for _, v in coefficients])
+            atoms = self.probe.components
+            fields_["family"] = homogeneity.expert_name(self.expert, atoms, members) or symmetry.expert_name(
+                self.expert, atoms, members
+            )
         if not proved:
             return ExpertRelation(**fields_)
         for which, (description, _) in enumerate(self.templates):

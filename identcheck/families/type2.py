@@ -10,8 +10,12 @@ On the full terms (φ judged), for a probe with experts a_{i,k}:
 On the φ-free factors (relations for every φ): the linear expert's PDE
 Σ_m a_m ∂²u/∂M_jl∂a_m = ∂u/∂M_jl, per gate i < N and channel k.
 
+Each family's module writes its relations (:mod:`.homogeneity`, :mod:`.zero_second`,
+:mod:`.symmetry`, the rewrites the proofs use: :func:`~.homogeneity.apply_euler`,
+:func:`~.symmetry.apply_parity`); this module places them on the head's columns and proves them.
+
 Terms are found through :attr:`~identcheck.type2.Type2TermSet.index`, keyed by (kind, channel,
-gate, derivative names): a label is display text only.
+gate, typed derivative variables such as ``("a", 0)``): a label is display text only.
 """
 
 from __future__ import annotations
@@ -21,18 +25,19 @@ from functools import lru_cache
 import numpy as np
 import sympy as sp
 
-from ..activation import Z
 from ..budget import PROOF_SECONDS, Outcome, run
 from ..certify import is_exact_zero
-from ..terms import _PhiDerivative, substitute_phi
+from ..terms import substitute_phi
 from ..type2 import on_channel
+from . import homogeneity, symmetry, zero_second
 from .base import Template
+from .homogeneity import apply_euler, euler_parts
 from .phi import phi_properties
+from .symmetry import apply_parity
 
 __all__ = ["apply_euler", "apply_parity", "prover", "templates"]
 
 NONZERO = 1e-12  # |Σ terms| above this × Σ |term| at a rational point (30 digits): the sum is not identically 0
-SAME_OUTPUT = 1e-12  # |w − ±f^k| ≤ SAME_OUTPUT·(1 + |f^k|) at a rational point: a candidate for w = ±f^k
 
 
 def templates(ts, activation, config, columns, full_terms) -> list[Template]:
@@ -60,35 +65,23 @@ def templates(ts, activation, config, columns, full_terms) -> list[Template]:
     if full_terms:
         if props.euler is not None:
             for k in range(K):
-                parts = [(("phi", k), props.euler)]
-                for i in range(N):
-                    for l in range(d):
-                        parts.append((("u", k, i, (f"a_{l + 1}",)), -a[i][k][l]))
-                add("Euler/homogeneity", f"z*phi' = {props.euler}*phi", parts)
+                derivatives = [(("u", k, i, (("a", l),)), a[i][k][l]) for i in range(N) for l in range(d)]
+                add(homogeneity.EULER, f"z*phi' = {props.euler}*phi", euler_parts(("phi", k), props.euler, derivatives))
         if props.zero_second:
-            for c in columns:
-                if ts.terms[c].phi_order == 2:
-                    add("zero second derivative", "phi'' = 0", [(ts.terms[c].key, 1)])
+            for parts in zero_second.type2_parts(ts.terms, columns):
+                add(zero_second.ZERO_SECOND, "phi'' = 0", parts)
         if props.symmetry is not None and K >= 2 and all(tuple(-v for v in gate[0]) == tuple(gate[1]) for gate in a):
-            for key, ratio, order in _mirrored_pairs(ts):
-                sign, q = props.symmetry
-                if sp.diff(q, Z, order) == 0:  # φ^(m)(−z) = s(−1)^m φ^(m)(z) wherever q^(m) ≡ 0
-                    mirrored = on_channel(key, 0)
-                    add(
-                        "symmetry",
-                        f"phi(-z) = {sign}*phi(z) + ({q})",
-                        [(key, 1), (mirrored, -sign * (-1) ** order * ratio)],
-                    )
-    else:
+            for hypothesis, parts in symmetry.type2_parts(_mirrored_pairs(ts), props.symmetry):
+                add(symmetry.SYMMETRY, hypothesis, parts)
+    else:  # ∂u/∂M_jl is linear in a (the linear expert): a homogeneity of degree 1, for every φ
         for k in range(K):
             for i in range(N - 1):
                 for j in range(d):
                     for l in range(j, d):
-                        mjl = f"M_{j + 1}{l + 1}"
-                        parts = [(("u", k, i, (mjl,)), -1)]
-                        for m in range(d):
-                            parts.append((("u", k, i, (mjl, f"a_{m + 1}")), a[i][k][m]))
-                        add("linear-expert PDE (holds for every phi)", "sum_m a_m d2u/dM da_m = du/dM", parts)
+                        mjl = ("M", j, l)
+                        derivatives = [(("u", k, i, (mjl, ("a", m))), a[i][k][m]) for m in range(d)]
+                        parts = [(key, -v) for key, v in euler_parts(("u", k, i, (mjl,)), 1, derivatives)]
+                        add(homogeneity.LINEAR_EXPERT, "sum_m a_m d2u/dM da_m = du/dM", parts)
     return out
 
 
@@ -185,75 +178,3 @@ def _clearly_nonzero(terms, x) -> bool:
         if np.isfinite(value) and np.isfinite(scale) and abs(value) > NONZERO * scale:
             return True
     return False
-
-
-def apply_euler(expr, k, outputs, seen):
-    """Rewrite φ(w) → P_j, φ'(w) → k·P_j/w and φ''(w) → k(k − 1)·P_j/w² for every argument w
-    equal to a channel output f^j, with P_j a plain symbol standing for φ(f^j)
-    (:func:`_value_symbol`); None when some argument is not a channel output.
-
-    The Euler hypothesis zφ'(z) = kφ(z), proved by sympy (:func:`~identcheck.families.phi_properties`),
-    gives the first; differentiated, zφ'' = (k − 1)φ', so z²φ'' = k(k − 1)φ, the second. Both
-    hold wherever w ≠ 0. If the rewritten expression is identically 0 with the P_j free, it is
-    0 for P_j = φ(f^j) (substitution is a homomorphism), so the relation holds wherever no f^j
-    vanishes — f^j is a nonzero analytic function of x (else w/w is not a rational function sympy
-    reduces), so that set is dense — and, the terms being continuous, everywhere.
-    """
-    replacements = {}
-    for atom in expr.atoms(_PhiDerivative):
-        w = atom.args[0]
-        if w not in seen:
-            seen[w] = _match_output(w, outputs)
-        if seen[w] is None or seen[w][1] != 1:
-            return None
-        f = outputs[seen[w][0]]
-        replacements[atom] = _value_symbol(seen[w][0]) * (1, k / f, k * (k - 1) / f**2)[atom.order]
-    return expr.xreplace(replacements)
-
-
-@lru_cache(maxsize=None)
-def _value_symbol(j: int) -> sp.Symbol:
-    """A plain symbol standing for φ(f^j) in :func:`apply_euler`'s output: an identity with it free
-    holds for every value it stands for (sympy then never looks inside f^j's long expression)."""
-    return sp.Symbol(f"phi_of_f{j + 1}")
-
-
-def apply_parity(expr, symmetry, outputs, seen):
-    """Rewrite φ^(m)(w) with w = −f^k (exactly) as (−1)^m (s φ^(m)(f^k) + q^(m)(f^k)); w = f^k → φ^(m)(f^k).
-
-    Returns (rewritten expression, whether any argument was −f^k). ``seen`` caches the
-    comparison per argument.
-    """
-    sign, q = symmetry
-    replacements = {}
-    flipped = False
-    for atom in expr.atoms(_PhiDerivative):
-        w = atom.args[0]
-        if w not in seen:
-            seen[w] = _match_output(w, outputs)
-        match = seen[w]
-        if match is None:
-            continue
-        k, orientation = match
-        if orientation == 1:
-            replacements[atom] = type(atom)(outputs[k])
-        else:
-            flipped = True
-            # φ(−z) = sφ(z) + q(z), differentiated m times: φ^(m)(−f) = (−1)^m (s φ^(m)(f) + q^(m)(f))
-            f = outputs[k]
-            replacements[atom] = (-1) ** atom.order * (sign * type(atom)(f) + sp.diff(q, Z, atom.order).subs(Z, f))
-    return expr.xreplace(replacements), flipped
-
-
-def _match_output(w, outputs):
-    """(k, ±1) when w = ±f^k exactly, else None (a float test first, then sympy's cancel)."""
-    x = sorted(w.free_symbols | set().union(*(f.free_symbols for f in outputs)), key=str)
-    point = {xi: sp.Rational(3 + 2 * i, 7 + i) for i, xi in enumerate(x)}
-    w_value = complex(w.xreplace(point).evalf(20))
-    for k, f in enumerate(outputs):
-        f_value = complex(f.xreplace(point).evalf(20))
-        for orientation in (1, -1):
-            if abs(w_value - orientation * f_value) <= SAME_OUTPUT * (1 + abs(f_value)):
-                if sp.cancel(sp.together(w - orientation * f)) == 0:
-                    return k, orientation
-    return None

@@ -6,7 +6,10 @@ import sympy as sp
 from identcheck import default_probes, parse_activation
 from identcheck.activation import Z
 from identcheck.certify import prove_relation
-from identcheck.families import phi_properties, templates_for
+from identcheck.families import at_zero, gaussian, heat, phi_properties, polynomial, templates_for, zero_second
+from identcheck.terms import type1_term_set
+
+A2 = type1_term_set(2).a_symbols()
 
 
 @pytest.mark.parametrize(
@@ -75,3 +78,62 @@ def test_the_symmetry_with_q_zero_is_preferred(phi, symmetry):
     read φ(−z) = −φ(z) (a and −a collide), so q = 0 wins when both signs work."""
     s, q = phi_properties(tuple(parse_activation(phi).derivatives)).symmetry
     assert (s, sp.expand(q - symmetry[1])) == (symmetry[0], 0)
+
+
+# --- each type-1 family module on its own, checked on ū written by hand (tests/identcheck/family_checks.py) ---
+
+_C = [
+    (
+        ((sp.Rational(7, 8), sp.Rational(1, 4)), (sp.Rational(1, 4), sp.Rational(-1, 2))),
+        (sp.Rational(-3, 8), sp.Rational(5, 8)),
+    )
+]
+
+
+def _recorded(propose, components=_C):
+    from .family_checks import Recorder
+
+    rec = Recorder(2, components)
+    propose(rec)
+    return rec.added
+
+
+@pytest.mark.parametrize(
+    "name, propose, phi, other",
+    [
+        ("heat type", lambda b: heat.type1_templates(b, 1, 2, 0), sp.exp, sp.sin),
+        ("heat type", lambda b: heat.type1_templates(b, -4, 2, 0), lambda z: sp.cos(2 * z), sp.exp),
+        ("Gaussian type", lambda b: gaussian.type1_templates(b, -2, A2, 0), sp.erf, sp.tanh),
+        ("zero second derivative", lambda b: zero_second.type1_templates(b, 2, 0), lambda z: 3 * z + 1, sp.exp),
+    ],
+)
+def test_a_family_module_proposes_true_relations_and_they_fail_for_another_phi(name, propose, phi, other):
+    from .family_checks import type1_residual
+
+    added = _recorded(propose)
+    assert added and {family for family, _, _ in added} == {name}
+    assert all(type1_residual(phi, 2, _C, parts) == 0 for _, _, parts in added)
+    assert all(type1_residual(other, 2, _C, parts) != 0 for _, _, parts in added)
+
+
+def test_the_a_zero_family_holds_for_any_phi_at_a_zero_only():
+    from .family_checks import type1_residual
+
+    zero = [(_C[0][0], (0, 0))]
+    for phi, text in ((lambda z: 1 / (1 + sp.exp(-z)), "sigmoid(z)"), (lambda z: sp.sin(z) + 2, "sin(z) + 2")):
+        derivatives = tuple(parse_activation(text).derivatives)
+        added = _recorded(lambda b: at_zero.type1_templates(b, derivatives, 2, 0), zero)
+        assert added and all(type1_residual(phi, 2, zero, parts) == 0 for _, _, parts in added)
+        assert any(type1_residual(phi, 2, _C, parts) != 0 for _, _, parts in added)  # a ≠ 0: not a relation
+
+
+def test_the_polynomial_family_is_a_terminating_taylor_expansion():
+    from .family_checks import type1_residual
+
+    M = _C[0][0]
+    pair = [(M, (sp.Rational(-3, 8), sp.Rational(5, 8))), (M, (sp.Rational(1, 2), sp.Rational(1, 4)))]
+    keys = list(type1_term_set(2).index)
+    added = _recorded(lambda b: polynomial.type1_templates(b, 2, keys, pair[0][1], pair[1][1], 0, 1), pair)
+    quadratic = lambda z: z**2 + z  # noqa: E731
+    assert added and all(type1_residual(quadratic, 2, pair, parts) == 0 for _, _, parts in added)
+    assert any(type1_residual(lambda z: z**3, 2, pair, parts) != 0 for _, _, parts in added)

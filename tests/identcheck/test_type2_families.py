@@ -1,4 +1,4 @@
-"""Type-2 Euler relations proved with φ abstract (type2_families.apply_euler)."""
+"""Type-2 relations proved with φ abstract (the homogeneity family's apply_euler; families/type2.py's prover)."""
 
 import numpy as np
 import pytest
@@ -7,7 +7,7 @@ import sympy as sp
 import identcheck.families.type2 as families
 from identcheck import parse_activation
 from identcheck.activation import Z
-from identcheck.families import phi_properties
+from identcheck.families import homogeneity, phi_properties
 from identcheck.probes import head_probes
 from identcheck.terms import _PhiDerivative, phi_placeholder, substitute_phi
 from identcheck.type2 import type2_term_set
@@ -31,9 +31,9 @@ def test_the_euler_rewrite_is_an_identity(phi):
     rng = np.random.default_rng(7)
     for m in range(3):
         original = phi_placeholder(m)(outputs[0])
-        rewritten = families.apply_euler(original, k, outputs, {})
+        rewritten = homogeneity.apply_euler(original, k, outputs, {})
         assert not rewritten.atoms(_PhiDerivative)  # only the plain symbol for φ(f¹) is left
-        concrete = rewritten.xreplace({families._value_symbol(0): act.derivatives[0].subs(Z, outputs[0])})
+        concrete = rewritten.xreplace({homogeneity._value_symbol(0): act.derivatives[0].subs(Z, outputs[0])})
         for point in rng.uniform(-1, 1, size=(3, 2)):
             at = dict(zip(ts.x, point))
             left = float(substitute_phi(original, act.derivatives).xreplace(at).evalf(30))
@@ -44,13 +44,13 @@ def test_the_euler_rewrite_is_an_identity(phi):
 def test_an_argument_that_is_not_a_channel_output_is_left_alone():
     ts, _, values = _head()
     outputs = [f.xreplace(values) for f in ts.channel_outputs]
-    assert families.apply_euler(phi_placeholder(1)(ts.x[0] + 3), 1, outputs, {}) is None
+    assert homogeneity.apply_euler(phi_placeholder(1)(ts.x[0] + 3), 1, outputs, {}) is None
 
 
 def _euler_template(ts, config, k, scale=1):
     """k·φ(f¹) − Σ a_{i,1,l} ∂u_{i,1}/∂a_l·(…) on every column of the set, as the family builds it."""
     parts = [(("phi", 0), k)] + [
-        (("u", 0, i, (f"a_{l + 1}",)), -scale * config.a[i][0][l]) for i in range(2) for l in range(2)
+        (("u", 0, i, (("a", l),)), -scale * config.a[i][0][l]) for i in range(2) for l in range(2)
     ]
     coefficients = {}
     for key, coeff in parts:

@@ -1,0 +1,155 @@
+"""A scale/homogeneity relation: h(x; t^w·θ) = t^c·h(x; θ) gives Σ_j w_j θ_j ∂h/∂θ_j = c·h.
+
+The hypothesis rescales some parameters (weights w_j, most often 1) and multiplies h by t^c;
+differentiating at t = 1 gives the relation, which holds for every θ and so may itself be
+differentiated in any parameter. Where the conditions offer its structure:
+
+- **type-1** (φ = C·z^k, i.e. zφ' = kφ proved for φ: :mod:`.phi`): ū is homogeneous of degree k
+  in a, Σ_j a_j ∂ū/∂a_j − k·ū = 0 with its first derivatives (:func:`type1_templates`); across
+  components with one M and a₂ = λa₁: ∂^t ū(θ₂) = λ^(k−m) ∂^t ū(θ₁), m = |t| in a (:func:`rescaled`).
+- **type-2** (the same φ): per channel k·φ(f^k) − Σ_{i,l} a_{i,k,l} ∂u_{i,k}/∂a_l·φ'(f^k)/E = 0
+  (:func:`euler_parts`), proved with φ abstract (:func:`apply_euler`); and on the φ-free factors
+  the linear expert's ∂u/∂M_jl, linear in a: Σ_m a_m ∂²u/∂M_jl∂a_m = ∂u/∂M_jl (degree 1).
+- **an expert** h(x; θ) (the DeepSeekMoE sets): a relation Σ_u w_u θ_u ∂h/∂θ⁽ᵘ⁾ = 0 among one
+  atom's first derivatives, w_u small integers, is the rescaling θ_u → t^{w_u}·θ_u leaving h
+  unchanged (ReLU's positive homogeneity is w = (−1, 1, …, 1)); and h = c·f(x; θ), homogeneous of
+  degree 1 in c (c·∂h/∂c = h), differentiated in θ: ∂²h/∂c∂θ = ∂h/∂θ / c (:func:`expert_name`).
+  Each name is given only when sympy proves the hypothesis for h's general parameters.
+
+The names in the JSON stay those each condition has always shown (:data:`EULER`, :data:`LINEAR_EXPERT`,
+:data:`EXPERT_EULER`, :data:`SCALE`).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import sympy as sp
+
+from ..budget import SIMPLIFY_SECONDS, run
+from ..terms import _PhiDerivative
+from .base import Family, match_output
+
+__all__ = [
+    "EULER",
+    "EXPERT_EULER",
+    "FAMILY",
+    "LINEAR_EXPERT",
+    "SCALE",
+    "apply_euler",
+    "euler_parts",
+    "euler_relation",
+    "expert_name",
+    "rescaled",
+    "type1_templates",
+]
+
+FAMILY = Family("scale/homogeneity", "h(x; t^w*theta) = t^c*h(x; theta): sum_j w_j theta_j dh/dtheta_j = c*h")
+EULER = "Euler/homogeneity"  # φ = C·z^k (type-1, type-2)
+LINEAR_EXPERT = "linear-expert PDE (holds for every phi)"  # type-2's φ-free factors: ∂u/∂M linear in a
+EXPERT_EULER = "Euler/homogeneity (a rescaling of the parameters leaves h unchanged)"
+SCALE = "scale (∂²h/∂c∂θ = ∂h/∂θ / c)"
+EULER_WEIGHT = 12  # largest integer weight w_u read as a homogeneity degree
+
+
+def euler_relation(weighted: dict, degree) -> dict:
+    """Σ_j w_jθ_j ∂h/∂θ_j − c·h = 0 on derivative keys: ``weighted`` maps each ∂h/∂θ_j's key to
+    w_j·θ_j (an expression), ``degree`` is c; h's key is ``()``."""
+    return {**weighted, (): -degree}
+
+
+def euler_parts(value_key, degree, derivatives) -> list:
+    """c·h − Σ_j θ_j ∂h/∂θ_j = 0 as (key, coefficient) parts: ``value_key`` is h's key,
+    ``derivatives`` the (∂h/∂θ_j's key, θ_j's value) pairs."""
+    return [(value_key, degree)] + [(key, -theta) for key, theta in derivatives]
+
+
+def type1_templates(b, degree, a, component) -> None:
+    """Type-1, one component: Σ_j a_j ∂ū/∂a_j − k·ū = 0 and its first derivatives (``b``: a
+    :class:`~identcheck.families.base.Builder`; ``a``: the a-symbols)."""
+    relation = euler_relation({(f"a{j + 1}",): a[j] for j in range(len(a))}, degree)
+    for derived in b.with_derivatives(relation):
+        b.add(EULER, f"z*phi' = {degree}*phi", [(component, derived)])
+
+
+def rescaled(b, degree, lam, c1, c2, keys) -> None:
+    """Type-1, two components with one M and a₂ = λa₁: ∂^t ū(θ₂) = λ^(k−m) ∂^t ū(θ₁), m the
+    number of a's in t (ū(M, λa) = λ^k ū(M, a), differentiated)."""
+    for key in keys:
+        m = sum(1 for n in key if n.startswith("a"))
+        b.add(EULER, f"phi(l*z) = l**{degree}*phi(z)", [(c2, {key: 1}), (c1, {key: -(lam ** (degree - m))})])
+
+
+def apply_euler(expr, k, outputs, seen):
+    """Rewrite φ(w) → P_j, φ'(w) → k·P_j/w and φ''(w) → k(k − 1)·P_j/w² for every argument w
+    equal to a channel output f^j, with P_j a plain symbol standing for φ(f^j)
+    (:func:`_value_symbol`); None when some argument is not a channel output.
+
+    The Euler hypothesis zφ'(z) = kφ(z), proved by sympy (:func:`~identcheck.families.phi.phi_properties`),
+    gives the first; differentiated, zφ'' = (k − 1)φ', so z²φ'' = k(k − 1)φ, the second. Both
+    hold wherever w ≠ 0. If the rewritten expression is identically 0 with the P_j free, it is
+    0 for P_j = φ(f^j) (substitution is a homomorphism), so the relation holds wherever no f^j
+    vanishes — f^j is a nonzero analytic function of x (else w/w is not a rational function sympy
+    reduces), so that set is dense — and, the terms being continuous, everywhere.
+    """
+    replacements = {}
+    for atom in expr.atoms(_PhiDerivative):
+        w = atom.args[0]
+        if w not in seen:
+            seen[w] = match_output(w, outputs)
+        if seen[w] is None or seen[w][1] != 1:
+            return None
+        f = outputs[seen[w][0]]
+        replacements[atom] = _value_symbol(seen[w][0]) * (1, k / f, k * (k - 1) / f**2)[atom.order]
+    return expr.xreplace(replacements)
+
+
+@lru_cache(maxsize=None)
+def _value_symbol(j: int) -> sp.Symbol:
+    """A plain symbol standing for φ(f^j) in :func:`apply_euler`'s output: an identity with it free
+    holds for every value it stands for (sympy then never looks inside f^j's long expression)."""
+    return sp.Symbol(f"phi_of_f{j + 1}")
+
+
+def expert_name(expert, atoms, members) -> str | None:
+    """:data:`EXPERT_EULER` or :data:`SCALE` when the relation (``members``:
+    :func:`~identcheck.families.base.structure`) has that shape on one atom and sympy proves the
+    hypothesis for h's general parameters; else None."""
+    if not members or any(m.atom is None for m in members) or len({m.atom for m in members}) != 1:
+        return None
+    value = dict(zip((p.name for p in expert.params), atoms[members[0].atom].values))
+    symbol = {p.name: p for p in expert.params}
+    if len(members) >= 3 and all(m.kind == "d" for m in members):
+        weights = _weights([m.coefficient / value[m.names[0]] for m in members])
+        if weights is not None and _zero(
+            sum(w * symbol[m.names[0]] * sp.diff(expert.h, symbol[m.names[0]]) for w, m in zip(weights, members))
+        ):
+            return EXPERT_EULER
+    if len(members) == 2 and {m.kind for m in members} == {"d", "dd"}:
+        d, dd = sorted(members, key=lambda m: m.kind)
+        if d.names[0] in dd.names and dd.names[0] != dd.names[1]:
+            c = dd.names[1] if dd.names[0] == d.names[0] else dd.names[0]
+            if dd.coefficient == -d.coefficient * value[c] and _zero(
+                symbol[c] * sp.diff(expert.h, symbol[c]) - expert.h
+            ):
+                return SCALE
+    return None
+
+
+def _weights(ratios) -> list | None:
+    """The ratios as small integers up to a common factor (the smallest in size is ±1), or None."""
+    unit = min(abs(r) for r in ratios)
+    if unit == 0:
+        return None
+    weights = [r / unit for r in ratios]
+    if all(w.is_integer and abs(w) <= EULER_WEIGHT for w in weights):
+        return weights
+    return None
+
+
+def _zero(expr) -> bool:
+    """expr ≡ 0, proved by ``expand`` (then ``simplify`` under the budget); False when not proved."""
+    if sp.expand(expr) == 0:
+        return True
+    value, _ = run(sp.simplify, expr, seconds=SIMPLIFY_SECONDS)
+    return value == 0
