@@ -20,7 +20,7 @@ Besides h itself the parser builds its **template**: h with every function call 
 power s**n of an s that depends on x and on parameters — replaced by an arbitrary function F_k(s)
 (a sympy ``Function``; ``e2*gelu(dot(e1, x))`` → e2·F1(e1ᵀx), ``k2*(dot(k1, x) + k0)**3`` →
 k2·F1(k1ᵀx + k0)). A relation that still holds there is shared by every expert of that template
-(:mod:`expert_relations`).
+(:mod:`~identcheck.families.reach`).
 """
 
 from __future__ import annotations

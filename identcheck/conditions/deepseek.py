@@ -7,7 +7,7 @@
 ``phi`` is the expert's text (:mod:`~identcheck.expert`: ``e2*gelu(dot(e1, x))``; the command
 line's ``--expert``). Each probe is one set on a family of atoms (:mod:`~identcheck.expert_sets`),
 keyed ``(atom, member key)`` (atom 0-based; S2's constant: ``("1",)``); its null space is read,
-proved and classified by reach in :mod:`~identcheck.expert_relations`. The verdict is the family
+proved and classified by reach in :mod:`~identcheck.families.reach`. The verdict is the family
 reading (any dependent probe ⇒ not identifiable); the summary says whether every relation found
 is shared by every expert of its template — the condition then fails for the set's reasons, not
 the expert's.

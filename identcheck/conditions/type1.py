@@ -26,7 +26,7 @@ __all__ = ["Type1", "explain_with_families"]
 
 def explain_with_families(term_set, activation, components, matrix, decision, prove) -> tuple:
     """The relations of a dependent type-1 probe (or of T1's block of a head): the named families'
-    templates first, then φ's linear ODEs for what they leave unexplained (:mod:`identcheck.ode`)."""
+    templates first, then φ's linear ODEs for what they leave unexplained (:mod:`identcheck.families.ode`)."""
     templates = templates_for(term_set, activation.derivatives, components)
     late = list(phi_properties(tuple(activation.derivatives)).timed_out)  # ode_templates_for may add "ode"
     return explain_null_space(
