@@ -22,8 +22,10 @@ The names in the JSON stay those each condition has always shown (:data:`EULER`,
 
 from __future__ import annotations
 
+from fractions import Fraction
 from functools import lru_cache
 
+import numpy as np
 import sympy as sp
 
 from ..budget import SIMPLIFY_SECONDS, run
@@ -125,6 +127,12 @@ def expert_name(expert, atoms, members) -> str | None:
             sum(w * symbol[m.names[0]] * sp.diff(expert.h, symbol[m.names[0]]) for w, m in zip(weights, members))
         ):
             return EXPERT_EULER
+    if all(m.kind == "prod" for m in members):  # S2: the Euler relation times a combination of members
+        weights = euler_weights(expert.h, tuple(expert.params), tuple(expert.x))
+        if weights is not None and _times_euler(
+            [w * value[p.name] for w, p in zip(weights, expert.params)], [p.name for p in expert.params], members
+        ):
+            return EXPERT_EULER
     if len(members) == 2 and {m.kind for m in members} == {"d", "dd"}:
         d, dd = sorted(members, key=lambda m: m.kind)
         if d.names[0] in dd.names and dd.names[0] != dd.names[1]:
@@ -134,6 +142,51 @@ def expert_name(expert, atoms, members) -> str | None:
             ):
                 return SCALE
     return None
+
+
+@lru_cache(maxsize=64)
+def euler_weights(h, params: tuple, x: tuple) -> tuple | None:
+    """The integer weights w (the smallest in size ±1) of the one rescaling θ_u → t^{w_u}·θ_u that
+    leaves h unchanged: the null direction of [θ_u ∂h/∂θ_u] at rational points (30 digits), read as
+    small integers, then Σ_u w_u θ_u ∂h/∂θ_u ≡ 0 proved by sympy; None when there is none (or more)."""
+    columns = [p * sp.diff(h, p) for p in params]
+    rng = np.random.default_rng(len(params))
+    rows = []
+    for _ in range(len(params) + 4):
+        at = {v: sp.Rational(int(k), 16) for v, k in zip(params + x, rng.integers(3, 16, len(params) + len(x)))}
+        try:
+            rows.append([complex(c.xreplace(at).evalf(30)) for c in columns])
+        except (TypeError, ValueError, ZeroDivisionError):
+            return None
+    singular, vectors = np.linalg.svd(np.array(rows))[1:]
+    if not np.all(np.isfinite(singular)) or singular[0] == 0 or singular[-1] > 1e-12 * singular[0]:
+        return None
+    if len(singular) > 1 and singular[-2] < 1e-6 * singular[0]:
+        return None  # more than one direction: not read as one rescaling
+    direction = vectors[-1].conj()
+    direction = direction / direction[np.argmax(np.abs(direction) > 1e-9)]
+    ratios = [Fraction(float(v.real)).limit_denominator(EULER_WEIGHT) for v in direction]
+    if any(abs(float(r) - v.real) > 1e-8 or abs(v.imag) > 1e-8 for r, v in zip(ratios, direction)):
+        return None
+    weights = _weights([sp.Rational(r.numerator, r.denominator) for r in ratios])
+    if weights is None or not _zero(sum(w * c for w, c in zip(weights, columns))):
+        return None
+    return tuple(weights)
+
+
+def _times_euler(e, names, members) -> bool:
+    """Σ c_uv ∂_u h·∂_v h = (Σ_u e_u ∂_u h)·(Σ_v g_v ∂_v h) for some g: the products' symmetric
+    matrix C equals (e gᵀ + g eᵀ)/2, solved exactly for g."""
+    index = {n: i for i, n in enumerate(names)}
+    C = sp.zeros(len(names))
+    for m in members:
+        u, v = (index[n] for n in m.names)
+        C[u, v] += m.coefficient if u == v else m.coefficient / 2
+        if u != v:
+            C[v, u] += m.coefficient / 2
+    g = sp.symbols(f"g0:{len(names)}")
+    equations = [(e[u] * g[v] + g[u] * e[v]) / 2 - C[u, v] for u in range(len(names)) for v in range(u, len(names))]
+    return bool(sp.linsolve(equations, g))
 
 
 def _weights(ratios) -> list | None:

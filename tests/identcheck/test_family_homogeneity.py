@@ -91,3 +91,25 @@ def test_the_condition_names_the_scale_relation_it_finds_through_the_family():
     single = next(p for p in result.probes if p.name == "S3: random, k = 1")
     scale = [r for r in single.relations if r.family == homogeneity.SCALE]
     assert scale and all(r.proved for r in scale)
+
+
+def test_a_product_relation_that_is_the_rescaling_times_a_member_is_euler():
+    x = sp.symbols("x1 x2", real=True)
+    e2, a, b, e0 = sp.symbols("e2 e1_1 e1_2 e0", real=True)
+    h = e2 * (a * x[0] + b * x[1] + e0) ** 3
+    expert = parse_expert("e2*(dot(e1, x) + e0)**3", 2)
+    weights = homogeneity.euler_weights(expert.h, tuple(expert.params), tuple(expert.x))
+    assert weights == (3, -1, -1, -1)  # h(t³·e2, e1/t, e0/t) = h, by hand:
+    t = sp.Symbol("t", positive=True)
+    assert sp.simplify(h.xreplace({e2: t**3 * e2, a: a / t, b: b / t, e0: e0 / t}) - h) == 0
+    atom = Atom(expert, e2="3/8", e1_1="1/2", e1_2="-5/8", e0="1/4")
+    e = {n: w * v for (n, v), w in zip(atom.items(), weights)}
+    # (Σ_u e_u ∂_u h)·∂h/∂e0 as S2's products ∂_u h·∂_e0 h (u ≤ e0 in the expert's order: e0 is last)
+    relation = [member(0, "prod", [n, "e0"], e[n] * (2 if n == "e0" else 1)) for n in e]
+    relation[-1] = member(0, "prod", ["e0", "e0"], e["e0"])
+    assert expert_residual(h, [atom], relation, x) == 0
+    assert homogeneity.expert_name(expert, [atom], relation) == homogeneity.EXPERT_EULER
+    wrong = relation[:-1] + [member(0, "prod", ["e0", "e0"], 2 * e["e0"])]
+    assert expert_residual(h, [atom], wrong, x) != 0 and homogeneity.expert_name(expert, [atom], wrong) is None
+    gelu = parse_expert("e2*gelu(dot(e1, x))", 2)
+    assert homogeneity.euler_weights(gelu.h, tuple(gelu.params), tuple(gelu.x)) is None
