@@ -17,9 +17,10 @@ if TYPE_CHECKING:  # the public API, for readers and type checkers; at run time 
     from .activation import Activation, parse_activation, parse_param
     from .check import check
     from .conditions import CONDITIONS, Condition, ProbeMatrix
-    from .errors import IdentcheckError
+    from .errors import IdentcheckError, InputError, Param
     from .evidence import Certificate, CertificateKind, Evidence, Tolerance, Verdict
     from .probes import Component, Probe, default_probes
+    from .replay import replay
     from .results import CheckResult, ProbeResult, Relation
     from .scan import ScanResult, scan
     from .terms import Merge, Term, TermSet, type1_term_set, type1_terms
@@ -31,17 +32,17 @@ _API = {
     **dict.fromkeys(("Activation", "parse_activation", "parse_param"), ".activation"),
     "check": ".check",
     **dict.fromkeys(("CONDITIONS", "Condition", "ProbeMatrix"), ".conditions"),
-    "IdentcheckError": ".errors",
+    **dict.fromkeys(("IdentcheckError", "InputError", "Param"), ".errors"),
     **dict.fromkeys(("Certificate", "CertificateKind", "Evidence", "Tolerance", "Verdict"), ".evidence"),
     **dict.fromkeys(("Component", "Probe", "default_probes"), ".probes"),
+    "replay": ".replay",
     **dict.fromkeys(("CheckResult", "ProbeResult", "Relation"), ".results"),
     "scan": ".scan",
     "ScanResult": ".scan",
     **dict.fromkeys(("Merge", "Term", "TermSet", "type1_term_set", "type1_terms"), ".terms"),
 }
-#: The face: the text report registers its renderers (text, markdown) on the result types
-#: (identcheck.results), so it comes with the first public name read.
-lazy_package(__name__, _API, face=(".report",))
+#: (The text report needs no import here: a result imports it the first time it renders, identcheck.results.)
+lazy_package(__name__, _API)
 
 __all__ = [
     "Activation",
@@ -53,7 +54,9 @@ __all__ = [
     "Condition",
     "Evidence",
     "IdentcheckError",
+    "InputError",
     "Merge",
+    "Param",
     "Probe",
     "ProbeMatrix",
     "ProbeResult",
@@ -67,6 +70,7 @@ __all__ = [
     "default_probes",
     "parse_activation",
     "parse_param",
+    "replay",
     "scan",
     "type1_term_set",
     "type1_terms",

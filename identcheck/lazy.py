@@ -7,9 +7,6 @@
   and keeps the value, so ``import identcheck`` loads no sympy, numpy or scipy, and
   ``from identcheck import check`` works as before;
 - ``__dir__`` listing the public names before they are loaded;
-- ``face``: modules imported with the first public name read (identcheck's text report, which
-  registers its renderers on the result types: ``check("z").to_text()`` works after
-  ``from identcheck import check``);
 - names that are also their module's name (``identcheck.check``, ``numeric.fit``) stay the
   function: the import system binds a submodule to its package when it loads it (``from .check
   import run`` anywhere would make ``identcheck.check`` the module), and the package's class
@@ -25,9 +22,8 @@ import types
 __all__ = ["lazy_package"]
 
 
-def lazy_package(name: str, api: dict, face: tuple = ()) -> None:
-    """Make the package ``name`` (already in ``sys.modules``) import each name of ``api`` on first use,
-    and the modules ``face`` (relative names) with the first of them."""
+def lazy_package(name: str, api: dict) -> None:
+    """Make the package ``name`` (already in ``sys.modules``) import each name of ``api`` on first use."""
     package = sys.modules[name]
     shadowed = frozenset(public for public, module in api.items() if module == "." + public)
 
@@ -35,8 +31,6 @@ def lazy_package(name: str, api: dict, face: tuple = ()) -> None:
         if attribute not in api:
             raise AttributeError(f"module {name!r} has no attribute {attribute!r}")
         value = getattr(importlib.import_module(api[attribute], name), attribute)
-        for module in face:
-            importlib.import_module(module, name)
         setattr(package, attribute, value)  # imported once
         return value
 

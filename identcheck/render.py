@@ -5,7 +5,7 @@ verdict and evidence, the summary, the witness relations, the term count, and th
 markdown table (one row per probe). The renderers read the result objects' own fields and their
 data formatting (``Relation.tag``, ``CheckResult.terms_text``, ``inputs_text``); the text pieces
 the two reports share (a literal verdict's text, the probe table's result column) are handed in by
-:mod:`identcheck.report`, which registers this renderer on the result type. This module imports
+:mod:`identcheck.report`, whose ``markdown_text`` the result types call. This module imports
 nothing from the package (:mod:`pde` and the scan's report use its table helpers).
 """
 

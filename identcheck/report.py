@@ -1,10 +1,9 @@
 """The text report of a check: functions that take a result (:mod:`identcheck.results`) and return text.
 
-This is the face: it imports the result types, never the other way round. On import it
-registers its renderer, and :mod:`identcheck.render`'s markdown, on the result types
-(:func:`~identcheck.results.register_renderer`), so ``result.to_text()`` and Jupyter's
-``_repr_markdown_`` work wherever the face is loaded (the package root loads it with its public API,
-the command line with each command).
+This is the face: it imports the result types, never the other way round. The types name its
+two renderers, :func:`check_text` and :func:`markdown_text` (:mod:`identcheck.render`'s layout), in
+:data:`identcheck.results.RENDERERS`, and import this module by that name the first time
+``result.to_text()`` or Jupyter's ``_repr_markdown_`` runs — however the result was built.
 
 What a condition adds to a result it says through the result itself, never through a branch on its
 name here: its words for the object and the inputs (``object_name``, ``inputs_text``: φ(z) and
@@ -26,7 +25,6 @@ from .results import (
     Relation,
     format_relation,
     hypothesis_text,
-    register_renderer,
 )
 
 __all__ = [
@@ -37,6 +35,7 @@ __all__ = [
     "format_relation",
     "hypothesis_text",
     "literal_text",
+    "markdown_text",
     "probe_result_text",
     "verdict_lines",
 ]
@@ -114,9 +113,6 @@ def check_text(result: CheckResult) -> str:
     return "\n".join(lines)
 
 
-def _markdown(result: CheckResult) -> str:
+def markdown_text(result: CheckResult) -> str:
+    """The markdown behind Jupyter's ``_repr_markdown_`` (:func:`identcheck.render.check_markdown`)."""
     return check_markdown(result, literal_text(result), probe_result_text)
-
-
-register_renderer("text", check_text)
-register_renderer("markdown", _markdown)

@@ -14,28 +14,24 @@ values, with the condition-specific fields in one ``details`` mapping per result
 relation's structural ``keys`` (typed tuples as JSON lists, :func:`key_from_json` reads them
 back). Golden tests hold the JSON and the text report (docs: tests/identcheck/json_compare.py).
 
-**Where the presentation lives, and how the types reach it.** This module imports no
-presentation and nothing above the result vocabulary (:mod:`evidence`, :mod:`scope`,
-:mod:`written`, :mod:`errors`). It keeps what is *data formatting*: a relation's canonical text
-(``str(relation)``, which the JSON stores as ``"text"``), its tag (family, hypothesis, proof) and
-the term-set description the driver recorded. The report layouts live in the face:
-:mod:`identcheck.report` (text) and :mod:`identcheck.render` (markdown). The face **registers** its
-renderers on these types when it is imported (:func:`register_renderer`; ``to_text()`` and
-``_repr_markdown_`` look them up in :data:`RENDERERS`), so the imports run one way, face → results,
-with no cycle and no import inside a function. The package root imports the face with its public
-API (``from identcheck import check`` loads :mod:`identcheck.report`), as does the command line; code
-that imports a builder module directly (``identcheck.check``) and wants text imports
-:mod:`identcheck.report` — otherwise ``to_text()`` says so in one line.
+**Where the presentation lives.** This module imports nothing above the result vocabulary
+(:mod:`evidence`, :mod:`scope`, :mod:`written`). It keeps the *data formatting*: a relation's
+canonical text (``str(relation)``, the JSON's ``"text"``), its tag and the term-set description.
+The layouts live in the face, :mod:`identcheck.report` (markdown through :mod:`identcheck.render`):
+:data:`RENDERERS` names them as lazy entries (module, function), like the condition registry's, and
+``to_text()`` / ``_repr_markdown_`` import the module by that name through :mod:`importlib` when
+they first render. So a result renders however it was built (``from identcheck.check import check``
+alone included), while the static imports run one way, face → results (tests/identcheck/test_layout.py).
 """
 
 from __future__ import annotations
 
+import importlib
 import re
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Callable, Mapping
 
-from .errors import IdentcheckError
 from .evidence import Certificate, Evidence, RankProof, Verdict
 from .scope import ScopeStatement
 from .written import with_written_numbers
@@ -46,20 +42,24 @@ __all__ += ["jsonable", "key_from_json", "register_renderer"]
 #: the version of ``CheckResult.to_dict()``'s layout (docs/changelog.md)
 SCHEMA = "identcheck.check/3"
 
-#: format → function(result) → str, filled by the face: "text" (:mod:`identcheck.report`),
-#: "markdown" (:mod:`identcheck.render`, registered by :mod:`identcheck.report`)
-RENDERERS: dict[str, Callable] = {}
+#: format → function(result) → str, or a lazy entry (module, function name) imported on first use
+RENDERERS: dict[str, Callable | tuple[str, str]] = {
+    "text": ("identcheck.report", "check_text"),
+    "markdown": ("identcheck.report", "markdown_text"),
+}
 
 
 def register_renderer(kind: str, renderer: Callable) -> None:
-    """Make ``renderer(result)`` the ``kind`` rendering of a :class:`CheckResult` (the face calls this)."""
+    """Make ``renderer(result)`` the ``kind`` rendering of a :class:`CheckResult` (replaces the entry)."""
     RENDERERS[kind] = renderer
 
 
 def _rendered(kind: str, result) -> str:
-    if kind not in RENDERERS:
-        raise IdentcheckError(f"no {kind} renderer registered: import identcheck.report (the face registers it)")
-    return RENDERERS[kind](result)
+    renderer = RENDERERS[kind]
+    if isinstance(renderer, tuple):
+        module, name = renderer
+        renderer = RENDERERS[kind] = getattr(importlib.import_module(module), name)
+    return renderer(result)
 
 
 def jsonable(value):
@@ -389,9 +389,9 @@ class CheckResult:
         return self.phi_as_written or self.phi
 
     def to_text(self) -> str:
-        """The human report (:func:`identcheck.report.check_text`, registered by the face)."""
+        """The human report (:func:`identcheck.report.check_text`, imported on first use)."""
         return _rendered("text", self)
 
     def _repr_markdown_(self) -> str:
-        """Jupyter's rendering (:func:`identcheck.render.check_markdown`, registered by the face)."""
+        """Jupyter's rendering (:func:`identcheck.report.markdown_text`, imported on first use)."""
         return _rendered("markdown", self)

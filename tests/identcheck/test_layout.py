@@ -1,5 +1,7 @@
 """The package's shape: imports flow one way, none hidden in a function, modules stay small."""
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -95,3 +97,22 @@ def test_the_layer_check_sees_an_upward_import():
     assert LAYERS.index(layer_of("identcheck.conditions")) > LAYERS.index(layer_of("identcheck.certificates"))
     assert layer_of("identcheck.scan.run") == "tools" and layer_of("identcheck.scan.plot") == "tools"
     assert layer_of("identcheck.conditions.deepseek") == "conditions" and layer_of("identcheck") == "face"
+
+
+# --- the public API (identcheck/__init__.py's lazy table) ----------------------------------------------------
+
+
+def test_replay_and_the_error_types_are_public_and_light():
+    """``from identcheck import InputError, Param`` loads no heavy library; ``replay`` is the function
+    (not the module of the same name), loaded when it is first read."""
+    code = (
+        "import sys\nheavy = ('sympy', 'numpy', 'scipy', 'flint', 'identcheck.replay')\n"
+        "from identcheck import InputError, Param, IdentcheckError\n"
+        "print([m for m in heavy if m in sys.modules])\n"
+        "assert issubclass(IdentcheckError, InputError) and str(Param('jobs', 0)) == 'jobs=0'\n"
+        "from identcheck import replay\nimport identcheck.replay, identcheck\n"
+        "print(replay.__module__, replay.__name__, identcheck.replay is replay)\n"
+        "print(sorted({'replay', 'InputError', 'Param'} & set(identcheck.__all__) & set(dir(identcheck))))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == ["[]", "identcheck.replay replay True", "['InputError', 'Param', 'replay']"]

@@ -160,24 +160,17 @@ def test_an_expert_condition_says_h_and_x_not_phi_and_z():
     assert gate[0].startswith("φ(z) = z ") and any("z = aᵀx in [-" in line for line in gate)
 
 
-def test_the_face_registers_the_renderers_and_a_result_without_it_says_so():
-    """results.py imports no presentation: the package root loads the face with its API; a result built
-    through the driver module alone cannot render text and says which module to import."""
-    code = (
-        "from identcheck.check import check\n"
-        "from identcheck.errors import IdentcheckError\n"
-        "import sys\n"
-        "result = check('z', dim=1)\n"
-        "assert 'identcheck.report' not in sys.modules\n"
-        "try:\n    result.to_text()\nexcept IdentcheckError as e:\n    print(e)\n"
-        "import identcheck.report\n"
-        "print(result.to_text().splitlines()[0])\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.splitlines()
-    assert out == [
-        "no text renderer registered: import identcheck.report (the face registers it)",
-        "φ(z) = z    [type1, d = 1]",
-    ]
+def test_a_result_renders_however_it_was_built():
+    """results.py imports no presentation (test_layout); a result built through the driver module alone
+    imports the face by name the first time it renders (results.RENDERERS), text or markdown first."""
+    first_lines = "print(result.to_text().splitlines()[0])\nprint(result._repr_markdown_().splitlines()[0])\n"
+    for render in (first_lines, "\n".join(reversed(first_lines.splitlines())) + "\n"):
+        code = (
+            "import sys\nfrom identcheck.check import check\nresult = check('z', dim=1)\n"
+            "assert 'identcheck.report' not in sys.modules and 'identcheck.render' not in sys.modules\n" + render
+        )
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+        assert sorted(out.splitlines()) == ["**φ(z) = `z`** · type1, d = 1", "φ(z) = z    [type1, d = 1]"]
     via_root = "from identcheck import check\nprint(check('z', dim=1).to_text().splitlines()[0])\n"
     out = subprocess.run([sys.executable, "-c", via_root], capture_output=True, text=True, check=True).stdout
     assert out == "φ(z) = z    [type1, d = 1]\n"
