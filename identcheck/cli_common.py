@@ -1,18 +1,9 @@
-"""What both command lines (``identcheck``, ``numeric``) share: where output may go, and a parser
-that suggests the flag or command the user meant.
+"""What both command lines (``identcheck``, ``numeric``) share: a parser that suggests the flag or
+command the user meant, the rendering of errors as flags, and (re-exported) the output-path policy.
 
-**Output paths — one policy for every flag that names where to write** (``identcheck scan --plot``,
-``identcheck catalog --out``, ``numeric reproduce --out``, ``numeric merge OUT``, ``numeric confirm
---out``), checked before any work:
-
-- a file: its folder must exist and be writable; the path itself must not be a folder;
-- a folder: an existing folder is accepted (empty, or holding what the command wrote there
-  before); a new one is created only as a leaf under an existing, writable parent; a file in its
-  place is refused.
-
-A missing parent is a one-line error (exit 2): a typo in a path never creates a tree of folders.
-A command's own *default* folder (``out/reproduce``, ``confirm-out/<phi>-<condition>``) is not a
-path the user typed, and its parents are created (``default=True``).
+**Output paths**: the one policy for every flag that names where to write is
+:func:`identcheck.outputs.check_output_path` (a module of its own, below the tools that write
+figures too); it is re-exported here for the command lines.
 
 **Flags**: :class:`SuggestingParser` raises the command line's one exception type on every argparse
 error, and refuses an unknown flag or command with the closest known one (``difflib``), as every
@@ -32,69 +23,12 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import os
 import sys
 
 from .errors import IdentcheckError, InputError, Param
+from .outputs import check_output_path
 
 __all__ = ["SuggestingParser", "check_output_path", "command_parser", "flag_of", "render_error"]
-
-
-def check_output_path(
-    path,
-    flag: str,
-    *,
-    folder: bool = False,
-    suffix: str | None = None,
-    default: bool = False,
-    error: type[ValueError] = IdentcheckError,
-) -> None:
-    """Refuse an output path that the policy above does not accept (``error``, one line naming ``flag``).
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-        Where the command will write.
-    flag : str
-        How the user gave it (``'--plot'``, ``'OUT'``), for the message.
-    folder : bool
-        The path is a folder the command writes into (else a file).
-    suffix : str, optional
-        A file's required extension (``'.png'``).
-    default : bool
-        The path is the command's default, not typed by the user: its parents may be created.
-    error : exception type
-        The command line's exception for bad input (``IdentcheckError``, ``NumericError``).
-    """
-    text = os.fspath(path)
-    shown = f"{flag} {text!r}"
-    if not text:
-        raise error(f"{flag}: empty path")
-    if suffix is not None and not text.lower().endswith(suffix):
-        raise error(f"{shown}: give a {suffix} file name")
-    parent = os.path.dirname(os.path.abspath(text))
-    if folder:
-        if os.path.isdir(text):
-            if not os.access(text, os.W_OK | os.X_OK):
-                raise error(f"{shown}: folder is not writable")
-            return
-        if os.path.exists(text):
-            raise error(f"{shown} is a file, not a folder")
-        if default:
-            return
-        if not os.path.isdir(parent):
-            raise error(
-                f"{shown}: folder {parent!r} does not exist (a new output folder is made only inside an existing one)"
-            )
-        if not os.access(parent, os.W_OK | os.X_OK):
-            raise error(f"{shown}: folder {parent!r} is not writable")
-        return
-    if os.path.isdir(text):
-        raise error(f"{shown} is a folder; give a file name")
-    if not os.path.isdir(parent):
-        raise error(f"{shown}: folder {parent!r} does not exist")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise error(f"{shown}: folder {parent!r} is not writable")
 
 
 class SuggestingParser(argparse.ArgumentParser):

@@ -16,10 +16,11 @@ import sys
 
 from threadpoolctl import threadpool_limits
 
-from identcheck.cli_common import check_output_path, command_parser, render_error
+from identcheck.cli_common import command_parser, render_error
 from identcheck.environment import environment
 from identcheck.errors import InputError
 from identcheck.interrupts import Interrupted, answer_interrupt, ignore_interrupts, interrupts, signal_of
+from identcheck.outputs import check_output_path
 
 from .cli_parser import (
     JOINED,

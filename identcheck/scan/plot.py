@@ -19,10 +19,10 @@ import tempfile
 
 import numpy as np
 
-from ..cli_common import check_output_path
 from ..conditions import CONDITIONS
 from ..evidence import Verdict
 from ..figures import new_figure
+from ..outputs import check_output_path
 
 __all__ = ["check_plot_path", "plot_scan"]
 
@@ -32,7 +32,7 @@ DPI = 110  # of the PNG file and of the inline picture
 
 def check_plot_path(path: str) -> None:
     """Refuse a plot path before any work is done (one line, naming the path)."""
-    check_output_path(path, "--plot", suffix=".png")  # the policy every output path follows (cli_common)
+    check_output_path(path, "--plot", suffix=".png")  # the policy every output path follows (outputs.py)
 
 
 def plot_scan(result, path: str | None = None):

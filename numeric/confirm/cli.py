@@ -12,7 +12,8 @@ import json
 import sys
 
 from identcheck import IdentcheckError
-from identcheck.cli_common import check_output_path, render_error
+from identcheck.cli_common import render_error
+from identcheck.outputs import check_output_path
 
 from ..errors import NumericError
 
@@ -91,7 +92,7 @@ def run(args) -> int:
     from .run import confirm
 
     try:
-        if args.out is not None:  # the policy every output path follows (identcheck.cli_common); the default is created
+        if args.out is not None:  # the policy every output path follows (identcheck.outputs); the default is created
             check_output_path(args.out, "--out", folder=True, error=NumericError)
         params = {name: str(value) for name, value in (parse_param(text) for text in args.params)}
         result = confirm(

@@ -6,8 +6,8 @@ import os
 import pytest
 
 from identcheck.cli import main as identcheck_main
-from identcheck.cli_common import check_output_path
 from identcheck.errors import IdentcheckError
+from identcheck.outputs import check_output_path
 from numeric.cli import main as numeric_main
 from numeric.errors import NumericError
 
