@@ -37,6 +37,17 @@ EXPERT_CATALOG = [
     ("e2*sin(dot(e1, x) + e0)", "periodic"),
     ("e2*tanh(dot(e1, x)) + e0", "output bias"),
     ("dot(e1, x) + e2*dot(e1, x)**2", "quadratic ridge"),
+    # ten a practitioner would try (docs/conditions/deepseekmoe.md: expected by hand, then run)
+    ("e2*silu(dot(e1, x) + e0)", "SiLU / swish with a bias"),
+    ("e2*gelu(dot(e1, x) + e0)", "GELU with a bias"),
+    ("c1*tanh(dot(w1, x) + b1) + c2*tanh(dot(w2, x) + b2)", "two-unit tanh MLP"),
+    ("q1*x1**2 + q2*x1*x2 + q3*x2**2 + dot(w, x) + b", "quadratic, linear in its parameters (d = 2)"),
+    ("c*exp(-s*((x1 - m1)**2 + (x2 - m2)**2))", "Gaussian RBF with a learned width (d = 2)"),
+    ("exp(dot(e1, x) + e0)", "log-linear"),
+    ("sigmoid(dot(g, x) + g0)*(dot(w, x) + b)", "sigmoid-gated linear unit"),
+    ("e2*(dot(e1, x) + e0)**2", "squared ridge: ReLU²'s smooth part"),
+    ("softplus(s*(dot(w, x) + b))/s", "softplus with a learned β"),
+    ("dot(w, x) + c*tanh(dot(v, x) + b)", "linear + a tanh unit (skip connection)"),
 ]
 
 
@@ -64,9 +75,9 @@ def _reach(result) -> str:
         return "template only"
     specific = [p.name for p in dependent if any(getattr(r, "reach", None) == REACH_EXPERT for r in p.relations)]
     unknown = sum(getattr(r, "reach", None) is None for r in relations)
-    return ("specific on " + ", ".join(specific) if specific else "") + (
-        f"; {unknown} of unknown reach" if unknown else ""
-    )
+    template = any(getattr(r, "reach", None) == REACH_TEMPLATE for r in relations)
+    parts = ["specific on " + ", ".join(specific)] if specific else ["template"] if template else []
+    return "; ".join(parts + ([f"{unknown} of unknown reach"] if unknown else []))
 
 
 def _cell(task) -> dict:
@@ -120,7 +131,8 @@ def expert_catalog_markdown(rows) -> str:
         "evidence at the probed atoms, not a proof. *not identifiable* comes with a witness: the probe,",
         "the relation's family and the first relation found there (`[k]` is the atom). *reach*:",
         "*template only* when every relation found holds for every expert of the template (function",
-        "calls made arbitrary), else the probes where some relation is specific to this expert.",
+        "calls made arbitrary), else the probes where some relation is specific to this expert, and how",
+        "many relations were not read exactly or not decided for the template (*of unknown reach*).",
         "",
         "| expert | condition | verdict | witness | reach |",
         "| --- | --- | --- | --- | --- |",

@@ -27,3 +27,11 @@ def test_regenerated_rows_are_the_committed_ones():
             "stale docs/conditions/deepseekmoe_catalog.md: regenerate with "
             f"identcheck catalog --experts --markdown --out ...\n{line}"
         )
+
+
+def test_a_row_whose_relations_are_all_unread_says_how_many_and_nothing_else():
+    # exp(e1ᵀx + e0'): two atoms sharing e1 are proportional by e^(Δe0), irrational, so no relation is read
+    # exactly: S1's 3 members and S2's 6 products (u ≤ v of 3 parameters) tie, S2's shared 1 does not
+    [row] = expert_catalog_rows(entries=[("exp(dot(e1, x) + e0)", "")])
+    assert row["deepseek-shared"]["reach"] == "9 of unknown reach"
+    assert row["deepseek-weak"]["reach"] == "3 of unknown reach"
