@@ -16,6 +16,13 @@ that ran, found in that command's argparse parser — by ``dest`` (``n_gates`` �
 parameter the command has no flag for (a positional ``phi``, an internal value) keeps the API's
 spelling, and a plain message passes unchanged.
 
+**A closed stdout** (``identcheck check z --json | head -c 10``: the reader has what it wanted and
+left) is answered as a Unix filter answers it — quietly, exit :data:`CLOSED_STDOUT_EXIT` = 141:
+:func:`closed_stdout_quiet` runs a program's ``main``; a write to the closed pipe raises
+:class:`StdoutClosed`, which is no ``Exception`` (a command's "internal error" handler lets it
+through), and what is still buffered goes to ``os.devnull``. (Not SIGPIPE's default action: that
+would end the process silently on a write to any closed pipe, a worker's included.)
+
 Imports nothing heavy: ``--help`` and a mistyped flag answer at once.
 """
 
@@ -23,12 +30,63 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import os
 import sys
 
 from .errors import IdentcheckError, InputError, Param
 from .outputs import check_output_path
 
 __all__ = ["SuggestingParser", "check_output_path", "command_parser", "flag_of", "render_error"]
+__all__ += ["CLOSED_STDOUT_EXIT", "StdoutClosed", "closed_stdout_quiet"]
+
+#: the exit code of a program whose stdout closed early: 128 + SIGPIPE (13), what the shell reports for
+#: a filter the signal ended (``yes | head``) — the output was not all delivered, so not 0 (``set -o pipefail``)
+CLOSED_STDOUT_EXIT = 141
+
+
+class StdoutClosed(BaseException):
+    """stdout's reader has gone. Not an ``Exception``: no command's handler mistakes it for a bug."""
+
+
+class _Guarded:
+    """sys.stdout, with a write or flush to a closed pipe raising :class:`StdoutClosed`."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text):
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            raise StdoutClosed from None
+
+    def flush(self):
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise StdoutClosed from None
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+def closed_stdout_quiet(main) -> int:
+    """``main()``'s exit code; :data:`CLOSED_STDOUT_EXIT`, and nothing printed, when stdout closed early."""
+    stdout = sys.stdout
+    if stdout is None:  # no stdout at all (pythonw): nothing to guard
+        return main()
+    sys.stdout = _Guarded(stdout)
+    try:
+        code = main()
+        sys.stdout.flush()  # here, not at the interpreter's exit (where Python would print the error)
+    except StdoutClosed:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stdout.fileno())  # what is still buffered is flushed at exit: into /dev/null
+        os.close(devnull)
+        code = CLOSED_STDOUT_EXIT
+    finally:
+        sys.stdout = stdout
+    return code
 
 
 class SuggestingParser(argparse.ArgumentParser):

@@ -5,7 +5,8 @@ Each subcommand is a function ``_name(args)`` (``COMMANDS``; the flags are in
 :func:`identcheck.cli_common.render_error` spells them as the command's flags (:func:`_message`).
 
 Exit codes: 0 ran, 2 bad input (one line on stderr, nothing on stdout), 1 internal error,
-130 interrupted by SIGINT (Ctrl-C), 143 by SIGTERM (workers killed at once, :mod:`identcheck.pool`).
+130 interrupted by SIGINT (Ctrl-C), 143 by SIGTERM (workers killed at once, :mod:`identcheck.pool`),
+141 stdout closed early (``| head``: nothing printed, as a filter ended by SIGPIPE).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import sys
 
 from threadpoolctl import threadpool_limits
 
-from identcheck.cli_common import command_parser, render_error
+from identcheck.cli_common import closed_stdout_quiet, command_parser, render_error
 from identcheck.environment import environment
 from identcheck.errors import InputError
 from identcheck.interrupts import Interrupted, answer_interrupt, ignore_interrupts, interrupts, signal_of
@@ -41,8 +42,9 @@ from .errors import NoFitStore, NumericError
 def program() -> int:
     """The program (``numeric``, ``python -m numeric``): :func:`main` on the process's own arguments;
     once it has answered, a late Ctrl-C is ignored (seen: a SIGINT during the exit of a finished
-    ``reproduce`` ended the process by the signal, exit −2, instead of its own code)."""
-    code = main()
+    ``reproduce`` ended the process by the signal, exit −2, instead of its own code). A stdout closed
+    early (``| head``) ends it quietly, exit 141 (:func:`identcheck.cli_common.closed_stdout_quiet`)."""
+    code = closed_stdout_quiet(main)
     ignore_interrupts()
     return code
 

@@ -7,7 +7,10 @@ printed, captured from the tree before the change (ca9afe0): one test per entry 
 """
 
 import argparse
+import os
 import pickle
+import subprocess
+import sys
 
 import pytest
 
@@ -203,3 +206,34 @@ def test_each_form_of_a_parameter_on_a_parser_of_its_own():
     ]
     for error, joined, line in cases:
         assert render_error(error, parser, joined) == line
+
+
+# --- a closed stdout (identcheck check z --json | head -c 10): quiet, exit 141 -------------------------
+
+
+def run_with_stdout_closed(program: str, argv: list, buffered: bool) -> tuple:
+    """(exit code, stderr) of ``python -m program argv`` whose stdout is a pipe nobody reads any more
+    (its read end closed before the program starts: every write fails, no race with a reader).
+    Buffered (no PYTHONUNBUFFERED), a short output fails only when flushed at the end."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"} | (
+        {} if buffered else {"PYTHONUNBUFFERED": "1"}
+    )
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        run = subprocess.run(
+            [sys.executable, "-m", program, *argv], stdout=write, stderr=subprocess.PIPE, text=True, env=env
+        )
+    finally:
+        os.close(write)
+    return run.returncode, run.stderr
+
+
+@pytest.mark.parametrize("buffered", [True, False], ids=["buffered", "unbuffered"])
+@pytest.mark.parametrize("argv", [["check", "z", "--dim", "1"], ["check", "z", "--dim", "1", "--json"]])
+def test_a_closed_stdout_ends_the_program_quietly_with_141(argv, buffered):
+    """Text (2 kB: buffered, it fails at program()'s flush) and --json (76 kB: it fails inside the
+    command's print); each unbuffered too (every print fails)."""
+    assert run_with_stdout_closed("identcheck", argv, buffered) == (141, "")
+    run = subprocess.run([sys.executable, "-m", "identcheck", *argv], capture_output=True, text=True)
+    assert (run.returncode, run.stderr, run.stdout[:1]) == (0, "", "[" if "--json" in argv else "φ")

@@ -20,6 +20,7 @@ from numeric.errors import NoFitStore
 from numeric.rates import rates_from_records
 from numeric.store import read_records
 from numeric.sweep import Grid, run_grid
+from tests.identcheck.test_cli_errors import run_with_stdout_closed
 
 
 def _rendered(command, call):
@@ -189,3 +190,12 @@ def test_identcheck_errors_read_as_flags_too(capsys):
     )
     argv = ["reproduce", "--preset", "local", "--param", "b=1", "--out", "X"]
     assert _line(argv, capsys) == "--preset local runs its own grid: --param cannot be combined with it"
+
+
+@pytest.mark.parametrize("buffered", [True, False], ids=["buffered", "unbuffered"])
+@pytest.mark.parametrize("json_flag", [[], ["--json"]], ids=["text", "json"])
+def test_a_closed_stdout_ends_the_program_quietly_with_141(json_flag, buffered):
+    """numeric fit … | head: nothing on stderr, exit 141 (identcheck.cli_common.closed_stdout_quiet);
+    buffered, the fit's short report fails only at program()'s flush."""
+    argv = ["fit", "--model", "mha", "--n", "100", *json_flag]
+    assert run_with_stdout_closed("numeric", argv, buffered) == (141, "")
