@@ -3,16 +3,24 @@
 ``identcheck catalog --markdown --out docs/catalog.md`` writes the table committed in docs/; a
 test regenerates it and fails when the committed one is stale. The table holds no floating-point
 numbers (exact relations, or the labels of a numerical one), so it is the same on every machine.
+
+Any registered condition that judges an activation φ runs over the same activations
+(``identcheck catalog --condition NAME``, repeatable; ``catalog_rows(conditions=…)``): a row holds
+one cell per condition, under its name, and the table one verdict and one witness column per
+condition. A condition on experts, or on no φ at all (mha), reads no activation: it is refused
+(the expert conditions have ``catalog --experts``, :mod:`identcheck.expert_catalog`).
 """
 
 from __future__ import annotations
 
 from .check import check
+from .conditions import CONDITIONS as REGISTRY
+from .conditions import Condition
 from .errors import IdentcheckError
 from .families import ODE
 from .pool import WorkerPool
 
-__all__ = ["CATALOG", "catalog_rows", "to_markdown"]
+__all__ = ["CATALOG", "CONDITIONS", "catalog_rows", "to_markdown"]
 
 MAX_JOBS = 64
 
@@ -67,7 +75,36 @@ def _witness(result) -> str:
     return f"{probe.name} — {family}: {text}"
 
 
+#: The conditions of the committed table (docs/catalog.md), the default.
 CONDITIONS = ("type1", "type2")
+#: The names the table gives them (any other condition is shown by its registry name).
+SHOWN = {"type1": "type-1", "type2": "type-2"}
+#: A row's own fields: no condition's cell may take their place.
+ROW_FIELDS = ("phi", "note")
+
+
+def catalog_conditions(conditions=None) -> tuple[str, ...]:
+    """``conditions`` checked (default :data:`CONDITIONS`): registered, each once, and judging φ."""
+    if conditions is None:
+        return CONDITIONS
+    if isinstance(conditions, str) or not conditions:
+        raise IdentcheckError(
+            param="conditions", value=conditions, reason="must be a non-empty list of condition names"
+        )
+    for name in conditions:
+        if not isinstance(name, str) or name not in REGISTRY:
+            raise IdentcheckError(
+                param="conditions", value=name, reason=f"unknown condition; available: {', '.join(REGISTRY)}"
+            )
+        if name in ROW_FIELDS or list(conditions).count(name) > 1:
+            raise IdentcheckError(param="conditions", value=name, reason="given twice, or a row's field name")
+        if REGISTRY[name].activation_for.__func__ is not Condition.activation_for.__func__:
+            raise IdentcheckError(
+                param="conditions",
+                value=name,
+                reason="does not judge an activation φ (an expert condition: catalog --experts; mha: no φ at all)",
+            )
+    return tuple(conditions)
 
 
 def _cell(phi: str, condition: str) -> dict:
@@ -83,47 +120,89 @@ def _cell_task(task) -> dict:
     return _cell(*task)
 
 
-def _row(entry, cells: dict) -> dict:
+def _row(entry, cells: dict, conditions) -> dict:
     """One table row: the entry and its cells, in condition order."""
     phi, note = entry
-    return {"phi": phi, "note": note, **{condition: cells[condition] for condition in CONDITIONS}}
+    return {"phi": phi, "note": note, **{condition: cells[condition] for condition in conditions}}
 
 
-def catalog_rows(progress=None, jobs: int = 1, entries=None) -> list[dict]:
-    """Check every catalog entry (or those of ``entries``, default :data:`CATALOG`) for type-1
-    and type-2, in ``jobs`` processes (order kept).
+def catalog_rows(progress=None, jobs: int = 1, entries=None, conditions=None) -> list[dict]:
+    """Check every catalog entry (or those of ``entries``, default :data:`CATALOG`) for each of
+    ``conditions`` (default type-1 and type-2, :data:`CONDITIONS`), in ``jobs`` processes (order kept).
 
     Within a process, the φ-free work (compiled terms, sample points, type-2 reductions and the
     φ-free parts of the arb evaluations) is shared by all the activations it checks. With
-    several processes, each (φ, condition) is one task and the type-2 tasks (3–5 times longer)
-    are handed out first, so the processes finish together (longest first); ``progress`` is
+    several processes, each (φ, condition) is one task and the last condition's tasks (type-2's:
+    3–5 times longer) are handed out first, so the processes finish together (longest first); ``progress`` is
     called as rows complete, in completion order."""
     if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= MAX_JOBS:
         raise IdentcheckError(param="jobs", value=jobs, reason=f"must be an integer from 1 to {MAX_JOBS}")
+    conditions = catalog_conditions(conditions)
     entries = list(CATALOG if entries is None else entries)
     if jobs == 1:
         rows = []
         for i, entry in enumerate(entries):
-            rows.append(_row(entry, {condition: _cell(entry[0], condition) for condition in CONDITIONS}))
+            rows.append(_row(entry, {condition: _cell(entry[0], condition) for condition in conditions}, conditions))
             if progress is not None:
                 progress(i + 1, len(entries), entry[0])
         return rows
     cells: list[dict] = [{} for _ in entries]
-    tasks = [(i, condition) for condition in reversed(CONDITIONS) for i in range(len(entries))]
+    tasks = [(i, condition) for condition in reversed(conditions) for i in range(len(entries))]
     with WorkerPool(jobs) as pool:  # an interrupt kills the workers at once (identcheck.pool)
         done = 0
         for k, cell in pool.imap_unordered(_cell_task, [(entries[i][0], condition) for i, condition in tasks]):
             i, condition = tasks[k]
             cells[i][condition] = cell
-            if len(cells[i]) == len(CONDITIONS):
+            if len(cells[i]) == len(conditions):
                 done += 1
                 if progress is not None:
                     progress(done, len(entries), entries[i][0])
-    return [_row(entry, cell) for entry, cell in zip(entries, cells)]
+    return [_row(entry, cell, conditions) for entry, cell in zip(entries, cells)]
 
 
-def to_markdown(rows) -> str:
+def to_markdown(rows, conditions=None) -> str:
+    """The table of ``rows`` (:func:`catalog_rows`) for ``conditions`` (default: the rows' own, in order);
+    for type-1 and type-2, the committed docs/catalog.md."""
+    if conditions is None:
+        conditions = tuple(name for name in (rows[0] if rows else CONDITIONS) if name not in ROW_FIELDS)
+    conditions = tuple(conditions)
+    lines = _head() if conditions == CONDITIONS else _generic_head(conditions)
+    shown = [SHOWN.get(c, c) for c in conditions]
+    lines += [
+        "| φ | " + " | ".join([*shown, *(f"{name} witness" for name in shown)]) + " |",
+        "| --- |" + " --- |" * (2 * len(conditions)),
+    ]
+    for row in rows:
+        name = f"`{row['phi']}`" + (f" ({row['note']})" if row["note"] else "")
+        verdicts = [f"{row[c]['verdict']} ({row[c]['evidence']})" for c in conditions]
+        witnesses = [row[c]["witness"].replace("|", "\\|") or "—" for c in conditions]
+        lines.append("| " + " | ".join([name, *verdicts, *witnesses]) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _generic_head(conditions) -> list[str]:
+    """The head of a table for other conditions: how it was made, each condition's scope."""
+    flags = " ".join(f"--condition {c}" for c in conditions)
     lines = [
+        f"# Activation catalog: {', '.join(conditions)}",
+        "",
+        f"Generated by `identcheck catalog {flags} --markdown` (d = 2, seed 0, default probes).",
+        "*identifiable* means independent on every probe — numerical evidence, not a proof. *not identifiable*",
+        "comes with a witness: the probe and the first relation found there.",
+        "",
+    ]
+    for c in conditions:
+        scope = REGISTRY[c].scope
+        lines += [
+            f"`{c}` — {scope.model}; {scope.theorem}. *identifiable*: {scope.identifiable} "
+            f"*not identifiable*: {scope.not_identifiable}",
+            "",
+        ]
+    return lines
+
+
+def _head() -> list[str]:
+    return [
         "# Activation catalog",
         "",
         "Generated by `identcheck catalog --markdown --out docs/catalog.md` (d = 2, seed 0, default",
@@ -141,18 +220,4 @@ def to_markdown(rows) -> str:
         "*not identifiable* — the sufficient condition fails; the model may still be locally identifiable",
         "(exp(z), docs/confirm.md).",
         "",
-        "| φ | type-1 | type-2 | type-1 witness | type-2 witness |",
-        "| --- | --- | --- | --- | --- |",
     ]
-    for row in rows:
-        t1, t2 = row["type1"], row["type2"]
-        name = f"`{row['phi']}`" + (f" ({row['note']})" if row["note"] else "")
-        cells = [
-            name,
-            f"{t1['verdict']} ({t1['evidence']})",
-            f"{t2['verdict']} ({t2['evidence']})",
-            t1["witness"].replace("|", "\\|") or "—",
-            t2["witness"].replace("|", "\\|") or "—",
-        ]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"

@@ -90,8 +90,8 @@ def _check(args) -> int:
     from .conditions import CONDITIONS
     from .report import check_text
 
-    choices = (*CONDITIONS, "both")
-    if args.condition not in choices:
+    if args.condition != "both" and args.condition not in CONDITIONS:  # a built-in name reads no plug-in
+        choices = (*CONDITIONS, "both")  # the list, with the installed plug-ins: asked for only here
         close = difflib.get_close_matches(args.condition, choices, n=1)
         hint = f" (did you mean {close[0]}?)" if close else ""
         raise IdentcheckError(f"--condition={args.condition!r} is unknown{hint}; available: {', '.join(choices)}")
@@ -239,11 +239,17 @@ def _options(args, condition: str, strict: bool) -> dict:
 
 
 def _catalog(args) -> int:
-    from .catalog import catalog_rows, to_markdown
+    import functools
 
+    from .catalog import catalog_conditions, catalog_rows, to_markdown
+
+    if args.experts and args.conditions:
+        raise IdentcheckError("--condition: not with --experts (its table is the three DeepSeekMoE conditions')")
     if args.experts:  # the expert conditions' table (issue 25)
         from .expert_catalog import expert_catalog_markdown as to_markdown
         from .expert_catalog import expert_catalog_rows as catalog_rows
+    else:  # any registered condition on φ, default type-1 and type-2 (docs/catalog.md)
+        catalog_rows = functools.partial(catalog_rows, conditions=catalog_conditions(args.conditions))
     if args.out is not None:
         check_output_path(args.out, "--out")  # the policy every output path follows (cli_common)
         folder = os.path.dirname(os.path.abspath(args.out))
@@ -267,6 +273,19 @@ def _catalog(args) -> int:
         if os.path.exists(temporary):
             os.remove(temporary)  # on every failure: no temporary file left behind
     return 0
+
+
+def _replay(args) -> int:
+    if (args.probe is None) == (not args.all):
+        raise IdentcheckError("replay: give one PROBE or --all (e.g. identcheck replay check.json 'random pair')")
+    from .replay import replay_file, replay_text
+
+    replays = replay_file(args.file, None if args.all else args.probe)
+    if args.json:
+        print(json.dumps(replays, indent=2, ensure_ascii=False))
+    else:
+        print(replay_text(replays))
+    return 0 if all(r["proved"] for r in replays) else 1
 
 
 def _prove_pde(args) -> int:
@@ -337,4 +356,11 @@ if __name__ == "__main__":  # pragma: no cover
 
 
 #: subcommand → its function (the parser, identcheck.cli_parser, names the subcommands)
-COMMANDS = {"check": _check, "positions": _positions, "prove-pde": _prove_pde, "scan": _scan, "catalog": _catalog}
+COMMANDS = {
+    "check": _check,
+    "positions": _positions,
+    "prove-pde": _prove_pde,
+    "scan": _scan,
+    "catalog": _catalog,
+    "replay": _replay,
+}

@@ -169,6 +169,13 @@ def build_parser() -> argparse.ArgumentParser:
     cat = sub.add_parser(
         "catalog", help="type-1 and type-2 verdicts for common activations (about 2 minutes on 2 cores)"
     )
+    cat.add_argument(
+        "--condition",
+        dest="conditions",
+        action="append",
+        metavar="NAME",
+        help="a registered condition on phi to run over the activations (repeatable; default type1 and type2)",
+    )
     cat.add_argument("--json", action="store_true", help="print the rows as JSON")
     cat.add_argument("--progress", action="store_true", help=PROGRESS_HELP)
     cat.add_argument("--markdown", action="store_true", help="print the markdown table (docs/catalog.md)")
@@ -179,6 +186,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     cat.add_argument("--out", help="write the output to this file instead of stdout (written only when complete)")
     cat.add_argument("--jobs", type=_int("--jobs"), default=2, help="worker processes (default 2)")
+    rp = sub.add_parser(
+        "replay",
+        help="re-run the interval certificates of a saved check --certify --json",
+        description="Re-run a probe's interval certificate from a saved `identcheck check --certify --json` "
+        "(the recorded minor, points and precision): exit 0 when every replay proves its minor nonsingular, "
+        "1 when one does not, 2 for bad input.",
+    )
+    rp.add_argument("file", metavar="CHECK.json", help="the saved output of check --certify --json")
+    rp.add_argument("probe", nargs="?", metavar="PROBE", help="the probe's name, e.g. 'random pair'")
+    rp.add_argument("--all", action="store_true", help="replay every probe with an interval certificate")
+    rp.add_argument("--json", action="store_true", help="print the replays as JSON")
     return parser
 
 

@@ -3,12 +3,27 @@
 Adding a condition is one module in this package and one entry here (docs/architecture.md). A
 condition's module is imported the first time the condition is read from the registry: a type-1
 check loads neither the DeepSeek modules nor the other conditions it does not ask for (issue 23 §5).
+
+A condition from outside the package is registered in the process (``CONDITIONS["toy"] = Toy``) or
+by an installed package, through the entry-point group ``identcheck.conditions``::
+
+    [project.entry-points."identcheck.conditions"]
+    toy = "toy_condition:Toy"
+
+The installed plug-ins are read (importlib.metadata) only when a name that is not built in is asked
+for, or the list of names: a check of a built-in condition never looks (``identcheck --help`` and a
+type-1 check load nothing more). A plug-in's module is imported when its condition is first read. A
+bad plug-in — a name that is a built-in condition's, a module that does not import, an object that is
+not a :class:`Condition` subclass or whose ``name`` is not its entry point's — is a one-line
+IdentcheckError naming the plug-in (its distribution and entry point) and why.
 """
 
 import importlib
+import inspect
 from collections.abc import Iterator, MutableMapping
 from typing import TYPE_CHECKING
 
+from ..errors import IdentcheckError
 from .base import Condition, ProbeMatrix
 
 if TYPE_CHECKING:  # the registered classes, for readers and type checkers; at run time imported on first use
@@ -18,21 +33,35 @@ if TYPE_CHECKING:  # the registered classes, for readers and type checkers; at r
     from .type1_full import Type1Full  # noqa: F401
     from .type2 import Type2  # noqa: F401
 
-__all__ = ["CONDITIONS", "Condition", "ProbeMatrix"]
+__all__ = ["CONDITIONS", "GROUP", "Condition", "ProbeMatrix"]
+
+
+#: The entry-point group an installed package registers its conditions in (``name = "module:Class"``).
+GROUP = "identcheck.conditions"
+#: Names a plug-in may not take besides the built-in conditions': ``identcheck check --condition both``.
+RESERVED = ("both",)
 
 
 class _Registry(MutableMapping):
     """name → Condition subclass, like a dict; an entry given as ``(module, class name)`` is
-    imported when it is first read (iterating over the names, ``in``, ``len`` import nothing)."""
+    imported when it is first read (``in`` and iteration over the built-in names import nothing).
+    The installed plug-ins (:data:`GROUP`) are read the first time a name that is not in the
+    registry is asked for, or when the iteration goes past the names already registered."""
 
     def __init__(self, entries: dict):
         self._entries = dict(entries)
+        self._builtin = frozenset(self._entries)
+        self._discovered = False
 
     def __getitem__(self, name: str) -> type[Condition]:
+        if name not in self._entries:
+            self._discover()
         entry = self._entries[name]
         if isinstance(entry, tuple):
             module, cls = entry
             entry = self._entries[name] = getattr(importlib.import_module(module, __name__), cls)
+        elif isinstance(entry, _Plugin):
+            entry = self._entries[name] = entry.load()
         return entry
 
     def __setitem__(self, name: str, cls: type[Condition]) -> None:
@@ -42,16 +71,77 @@ class _Registry(MutableMapping):
         del self._entries[name]
 
     def __contains__(self, name) -> bool:
+        if name not in self._entries:
+            self._discover()
         return name in self._entries
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._entries)
+        known = list(self._entries)
+        yield from known  # a search that stops among them (check's option defaults) reads no plug-in
+        self._discover()
+        yield from (name for name in list(self._entries) if name not in known)
 
     def __len__(self) -> int:
+        self._discover()
         return len(self._entries)
 
     def __repr__(self) -> str:
         return f"CONDITIONS({', '.join(self._entries)})"
+
+    def _discover(self) -> None:
+        """Add the installed plug-ins, once; a name registered in the process keeps its class."""
+        if self._discovered:
+            return
+        found: dict[str, _Plugin] = {}
+        for point in _entry_points():
+            plugin = _Plugin(point)
+            if point.name in self._builtin or point.name in RESERVED:
+                raise IdentcheckError(f"{plugin}: {point.name!r} is a built-in condition's name; rename the plug-in")
+            if point.name in found:
+                raise IdentcheckError(f"{plugin}: {point.name!r} is also the name of {found[point.name]}")
+            found[point.name] = plugin
+        for name, plugin in found.items():
+            self._entries.setdefault(name, plugin)
+        self._discovered = True
+
+
+def _entry_points():
+    """The entry points of :data:`GROUP` in the installed distributions."""
+    import importlib.metadata  # the standard library's; loaded only when a plug-in is looked for
+
+    return importlib.metadata.entry_points(group=GROUP)
+
+
+class _Plugin:
+    """An installed plug-in's entry point, loaded and checked when its condition is first read."""
+
+    def __init__(self, point):
+        self.point = point
+
+    def __str__(self) -> str:
+        dist = self.point.dist
+        package = f"{dist.name} {dist.version}" if dist is not None else "an unknown distribution"
+        return f"plug-in {self.point.name} = {self.point.value} ({package}, entry point group {GROUP})"
+
+    def load(self) -> type[Condition]:
+        name = self.point.name
+        if not self.point.attr:
+            self._refuse("names a module, not a class: write module:Class")
+        try:
+            cls = self.point.load()
+        except Exception as exc:  # whatever the plug-in's import raised: one line naming the plug-in
+            self._refuse(f"cannot be imported ({type(exc).__name__}: {' '.join(str(exc).split())})")
+        if not (isinstance(cls, type) and issubclass(cls, Condition)):
+            what = f"the class {cls.__module__}.{cls.__qualname__}" if isinstance(cls, type) else type(cls).__name__
+            self._refuse(f"is not a Condition subclass: {self.point.attr} is {what}")
+        if inspect.isabstract(cls):
+            self._refuse(f"does not implement {', '.join(sorted(cls.__abstractmethods__))}")
+        if getattr(cls, "name", None) != name:
+            self._refuse(f"its class's name is {getattr(cls, 'name', None)!r}, not {name!r} (a result records it)")
+        return cls
+
+    def _refuse(self, why: str):
+        raise IdentcheckError(param="condition", value=self.point.name, reason=f"{self}: {why}")
 
 
 #: type1: Setting I (gate after the value projection); type2: Setting II (after the SDPA output);

@@ -2,6 +2,9 @@
 
 Regenerate with: identcheck catalog --markdown --out docs/catalog.md
 
+Any registered condition on φ runs over the same activations (``--condition NAME``): the toy
+condition of test_plugin.py, whose verdicts are derived by hand there.
+
 The default suite regenerates four rows of different kinds (a proved exact family on both
 conditions, a proved symmetry on both, identifiable on both, identifiable beside an
 unrecognised numerical relation) and compares them, and the table's head, with the committed
@@ -12,7 +15,12 @@ from pathlib import Path
 
 import pytest
 
+from identcheck import CONDITIONS
 from identcheck.catalog import CATALOG, catalog_rows, to_markdown
+from identcheck.cli import main
+from identcheck.errors import IdentcheckError
+
+from .toy_condition import EULER, Toy
 
 COMMITTED = Path(__file__).resolve().parents[2] / "docs" / "catalog.md"
 
@@ -62,3 +70,56 @@ def test_committed_catalog_is_current():
     assert fresh == COMMITTED.read_text(encoding="utf-8"), (
         "docs/catalog.md is stale: run `identcheck catalog --markdown --out docs/catalog.md`"
     )
+
+
+@pytest.fixture
+def toy(monkeypatch):
+    monkeypatch.setitem(CONDITIONS, "toy", Toy)
+    return "toy"
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_any_registered_condition_runs_over_the_catalog(toy, jobs):
+    """By hand (tests/identcheck/toy_condition.py): φ = z, z³ are homogeneous, zφ' = cφ, so on one vector
+    c·φ(aᵀx) − Σ a_j ∂φ/∂a_j = 0 — Euler's relation for c = 1, a raw one for c = 3; tanh(z) passes."""
+    entries = [("z", "identity"), ("tanh(z)", ""), ("z**3", "")]
+    rows = catalog_rows(jobs=jobs, entries=entries, conditions=[toy, "type1"])
+    assert [list(row) for row in rows] == [["phi", "note", "toy", "type1"]] * 3
+    assert [row["toy"]["verdict"] for row in rows] == ["not identifiable", "identifiable", "not identifiable"]
+    assert rows[0]["toy"]["witness"].startswith(f"single — {EULER}: φ(aᵀx) − ")
+    assert rows[2]["toy"]["witness"].startswith("single — unrecognised: ")  # 3φ − Σ a_j ∂φ/∂a_j, not Euler's
+    assert rows[1]["type1"]["verdict"] == "not identifiable"  # type-1's sign symmetry (docs/catalog.md)
+    table = to_markdown(rows).splitlines()
+    assert table[0] == "# Activation catalog: toy, type1"
+    assert "| φ | toy | type-1 | toy witness | type-1 witness |" in table
+    assert "| `tanh(z)` | identifiable (numeric) | not identifiable (proof) | — | " in "\n".join(table)
+
+
+@pytest.mark.parametrize(
+    "conditions, reason",
+    [
+        (["mha"], "does not judge an activation φ"),
+        (["deepseek-routed"], "does not judge an activation φ"),
+        (["type9"], "unknown condition"),
+        (["type1", "type1"], "given twice"),
+        ("type1", "must be a non-empty list"),
+        ([], "must be a non-empty list"),
+    ],
+)
+def test_a_condition_that_cannot_run_over_the_catalog_is_refused(conditions, reason):
+    with pytest.raises(IdentcheckError, match=reason):
+        catalog_rows(entries=[("z", "")], conditions=conditions)
+
+
+@pytest.mark.parametrize(
+    "argv, reason",
+    [
+        (["catalog", "--condition", "mha"], "--condition 'mha': does not judge an activation φ"),
+        (["catalog", "--condition", "type9"], "--condition 'type9': unknown condition; available: type1, "),
+        (["catalog", "--experts", "--condition", "type1"], "--condition: not with --experts"),
+    ],
+)
+def test_the_catalog_command_refuses_them_in_one_line(capsys, argv, reason):
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.splitlines()) == 1 and reason in err, err

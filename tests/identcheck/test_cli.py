@@ -1,5 +1,6 @@
 """The CLI is a thin shell: same answers as the API, clear errors, meaningful exit codes."""
 
+import contextlib
 import json
 import os
 import subprocess
@@ -141,3 +142,106 @@ def test_the_header_shows_a_param_as_written_and_the_json_keeps_it_exact(capsys)
     api = check("sigmoid(z*b)", dim=1, params={"b": "1e-3"})
     assert api.phi == "sigmoid(z*b) [b=1/1000]" and "b=1e-3" in api.to_text().splitlines()[0]
     assert "sigmoid(z*b) [b=1e-3]" in api._repr_markdown_().splitlines()[0]
+
+
+# --- identcheck replay CHECK.json PROBE | --all -------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def certified(tmp_path_factory):
+    """A saved `check z 'sigmoid(z + 1)' --dim 1 --certify --json`: z fails by Euler on every probe (its
+    certificates are exact proofs), sigmoid(z + 1) passes (one interval certificate per counted probe)."""
+    out = tmp_path_factory.mktemp("replay") / "check.json"
+    with open(out, "w", encoding="utf-8") as handle, contextlib.redirect_stdout(handle):
+        assert main(["check", "z", "sigmoid(z + 1)", "--dim", "1", "--certify", "--json"]) == 0
+    return out
+
+
+def _run(capsys, argv):
+    code = main(list(map(str, argv)))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_replay_repeats_a_saved_certificate(capsys, certified):
+    code, out, err = _run(capsys, ["replay", certified, "random pair"])
+    # z's 'random pair' is dependent (a proof): only sigmoid(z + 1)'s interval certificate is replayed
+    assert code == 0 and err == "" and len(out.splitlines()) == 2 and out.endswith("\n1 of 1 replayed\n")
+    assert out.startswith("sigmoid(z + 1) [type1] probe 'random pair': replays — ‖I − R·S‖_F ≤ ")
+    code, out, _ = _run(capsys, ["replay", certified, "--all", "--json"])
+    saved = json.loads(certified.read_text(encoding="utf-8"))
+    recorded = {
+        (r["phi"], p["name"]): p["certificate"]["detail"]["residual_bound"]
+        for r in saved
+        for p in r["probes"]
+        if (p["certificate"] or {}).get("kind") == "interval"
+    }
+    assert [r["phi"] for r in saved] == ["z", "sigmoid(z + 1)"]
+    assert code == 0 and {(r["phi"], r["probe"]): r["residual_bound"] for r in json.loads(out)} == recorded
+    assert all(phi == "sigmoid(z + 1)" for phi, _ in recorded) and len(recorded) >= 3
+
+
+def test_replay_of_a_tampered_record_does_not_replay(capsys, certified, tmp_path):
+    """Two equal rows make the recorded minor singular: no bound ‖I − R·S‖ < 1 exists for it (it would
+    make R·S, hence S, invertible), so the replay fails, exit 1."""
+    saved = json.loads(certified.read_text(encoding="utf-8"))
+    probe = next(p for p in saved[1]["probes"] if p["name"] == "random pair")
+    points = probe["certificate"]["detail"]["points"]
+    points[1] = points[0]
+    tampered = tmp_path / "tampered.json"
+    tampered.write_text(json.dumps(saved), encoding="utf-8")
+    code, out, err = _run(capsys, ["replay", tampered, "random pair"])
+    assert code == 1 and err == "" and "'random pair': does NOT replay" in out and out.endswith("0 of 1 replayed\n")
+
+
+def _altered(tmp_path, certified, change) -> str:
+    saved = json.loads(certified.read_text(encoding="utf-8"))
+    path = tmp_path / "altered.json"
+    path.write_text(change(saved) if callable(change) else change, encoding="utf-8")
+    return path
+
+
+def _rename_condition(saved):
+    saved[1]["condition"] = "type9"
+    return json.dumps(saved)
+
+
+def _uncertified(saved):
+    for result in saved:
+        for probe in result["probes"]:
+            probe["certificate"] = None
+    return json.dumps(saved)
+
+
+@pytest.mark.parametrize(
+    "argv, change, reason",
+    [
+        (["replay", "{missing}", "random pair"], None, "cannot read (No such file or directory)"),
+        (["replay", "{altered}", "random pair"], "[{", "not JSON (Expecting"),
+        (["replay", "{altered}", "random pair"], '{"verdict": "identifiable"}', "not a check result"),
+        (["replay", "{altered}", "random pair"], "[]", "not a check result"),
+        (["replay", "{certified}", "random pari"], None, "probe='random pari': not in 'CERTIFIED' (did you mean"),
+        (["replay", "{altered}", "random pair"], _uncertified, "it was not certified: run check with --certify"),
+        (["replay", "{altered}", "--all"], _uncertified, "no probe has an interval certificate"),
+        (["replay", "{altered}", "random pair"], _rename_condition, "condition='type9': not a registered condition"),
+        (["replay", "{certified}"], None, "give one PROBE or --all"),
+        (["replay", "{certified}", "random pair", "--all"], None, "give one PROBE or --all"),
+    ],
+)
+def test_replay_refuses_bad_input_in_one_line(capsys, tmp_path, certified, argv, change, reason):
+    where = {"missing": tmp_path / "nope.json", "certified": certified}
+    if change is not None:
+        where["altered"] = _altered(tmp_path, certified, change)
+    code, out, err = _run(capsys, [a.format(**where) for a in argv])
+    reason = reason.replace("CERTIFIED", str(certified))
+    assert code == 2 and out == "" and len(err.splitlines()) == 1 and reason in err, err
+    if "did you mean" in reason:
+        assert "(did you mean 'random pair'?)" in err
+
+
+def test_replay_of_a_dependent_probe_says_its_certificate_is_a_proof(capsys, tmp_path, certified):
+    saved = json.loads(certified.read_text(encoding="utf-8"))
+    path = tmp_path / "z.json"
+    path.write_text(json.dumps(saved[:1]), encoding="utf-8")  # z alone: dependent everywhere
+    code, out, err = _run(capsys, ["replay", path, "random pair"])
+    assert code == 2 and "it is dependent: its certificate is an exact proof by sympy" in err

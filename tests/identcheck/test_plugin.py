@@ -6,11 +6,22 @@ Expected values by hand. For φ = z every column is linear in x — φ(aᵀx) = 
 so k vectors give k(d + 1) columns spanning the d functions x_1..x_d: nullity k(d + 1) − d, and
 on one vector the null space is Euler's relation φ(aᵀx) − Σ_j a_j ∂φ/∂a_j = 0 (zφ' = φ). For
 φ = z³, zφ' = 3φ: the relation 3φ(aᵀx) − Σ_j a_j ∂φ/∂a_j = 0, outside the toy's one family.
+
+The second half installs the toy as a package would (a ``toy_plugin-0.1.dist-info`` with an entry
+point ``toy = toy_condition:Toy`` in the group ``identcheck.conditions``, on PYTHONPATH) and runs
+the ``identcheck`` program in a subprocess: every command a user has — check (text, --json,
+--certify), replay, scan, catalog — reaches it with no registration in the process; a bad plug-in is
+one line naming it, exit 2; a check of a built-in condition never reads the plug-ins.
 """
 
 import contextlib
 import io
 import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import sympy as sp
@@ -101,3 +112,142 @@ def test_the_command_line_reaches_a_condition_registered_in_its_process(toy):
     data = json.loads(text)
     assert code == 0 and [g["verdict"] for g in data["grid"]] == ["identifiable", "not identifiable", "identifiable"]
     assert [(e["values"], e["family"]) for e in data["exceptional"]] == [({"b": "0"}, EULER)]
+
+
+# --- the installed plug-in: the program in a subprocess, the toy found through its entry point ----------------
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+
+
+def _install(folder: Path, dist: str, entry: str, module: bool = True) -> Path:
+    """A distribution as pip leaves it: ``DIST-0.1.dist-info`` (METADATA, entry_points.txt) beside its module."""
+    info = folder / f"{dist.replace('-', '_')}-0.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 0.1\n", encoding="utf-8")
+    (info / "entry_points.txt").write_text(f"[identcheck.conditions]\n{entry}\n", encoding="utf-8")
+    if module:
+        shutil.copy(HERE / "toy_condition.py", folder / "toy_condition.py")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> Path:
+    return _install(tmp_path_factory.mktemp("site"), "toy-plugin", "toy = toy_condition:Toy")
+
+
+def _program(site: Path, *argv, cwd=None) -> subprocess.CompletedProcess:
+    env = os.environ | {"PYTHONPATH": os.pathsep.join([str(site), str(ROOT)])}
+    command = [sys.executable, "-m", "identcheck", *map(str, argv)]
+    return subprocess.run(command, cwd=cwd or site, env=env, capture_output=True, text=True, timeout=300)
+
+
+def test_an_installed_plugin_is_checked_by_the_program(installed):
+    """φ = z, d = 2: every probe dependent with nullity k(d + 1) − d; on one vector Euler's relation
+    φ(aᵀx) − Σ a_j ∂φ/∂a_j = 0, checked against the columns written out by hand."""
+    run = _program(installed, "check", "z", "--condition", "toy", "--json")
+    assert run.returncode == 0 and run.stderr == "", run.stderr
+    (data,) = json.loads(run.stdout)
+    assert (data["condition"], data["verdict"], data["evidence"]) == ("toy", "not identifiable", "proof")
+    assert [(p["name"], p["nullity"]) for p in data["probes"]] == [("single", 1), ("pair", 4), ("triple", 7)]
+    single = data["probes"][0]
+    a = [sp.Rational(v) for v in single["components"][0]["a"]]
+    (relation,) = single["relations"]
+    expected = {"φ(aᵀx)": 1} | {f"∂φ/∂a{j + 1}": -v for j, v in enumerate(a) if v != 0}
+    assert relation["family"] == EULER and relation["proved"]
+    assert {label: sp.Rational(value) for label, value in relation["exact"]} == expected
+    x1, x2 = sp.symbols("x1 x2")
+    column = {"φ(aᵀx)": a[0] * x1 + a[1] * x2, "∂φ/∂a1": x1, "∂φ/∂a2": x2}
+    assert sp.expand(sum(c * column[label] for label, c in expected.items())) == 0
+    text = _program(installed, "check", "z", "--condition", "toy")
+    assert text.returncode == 0 and "NOT IDENTIFIABLE" in text.stdout and EULER in text.stdout
+
+
+def test_an_installed_plugin_certifies_and_its_certificates_replay(installed, tmp_path):
+    """tanh passes with an interval certificate per probe; ``identcheck replay`` repeats them. A
+    tampered record — the pair's second point made equal to its first — gives a minor with two equal
+    rows: singular, so no bound ‖I − R·S‖ < 1 can exist (it would make R·S, hence S, invertible)."""
+    run = _program(installed, "check", "tanh(z)", "--condition", "toy", "--certify", "--json")
+    assert run.returncode == 0, run.stderr
+    (data,) = json.loads(run.stdout)
+    assert (data["verdict"], data["evidence"]) == ("identifiable", "proof")
+    assert [p["certificate"]["kind"] for p in data["probes"]] == ["interval"] * 3
+    saved = tmp_path / "check.json"
+    saved.write_text(run.stdout, encoding="utf-8")
+    one = _program(installed, "replay", saved, "pair")
+    assert one.returncode == 0 and one.stdout.startswith("tanh(z) [toy] probe 'pair': replays"), one.stderr
+    every = _program(installed, "replay", saved, "--all", "--json")
+    assert every.returncode == 0, every.stderr
+    recorded = {p["name"]: p["certificate"]["detail"]["residual_bound"] for p in data["probes"]}
+    assert {r["probe"]: (r["proved"], r["residual_bound"]) for r in json.loads(every.stdout)} == {
+        name: (True, bound) for name, bound in recorded.items()
+    }
+    points = data["probes"][1]["certificate"]["detail"]["points"]
+    points[1] = points[0]
+    tampered = tmp_path / "tampered.json"
+    tampered.write_text(json.dumps([data]), encoding="utf-8")
+    again = _program(installed, "replay", tampered, "pair")
+    assert again.returncode == 1 and "'pair': does NOT replay" in again.stdout, again.stderr
+
+
+def test_an_installed_plugin_scans(installed):
+    """φ = z + b·tanh(z): exactly at b = 0, φ = z fails through Euler's relation."""
+    run = _program(installed, "scan", "z + b*tanh(z)", "--condition", "toy", "--param", "b=-1:1:3", "--json")
+    assert run.returncode == 0, run.stderr
+    data = json.loads(run.stdout)
+    assert [g["verdict"] for g in data["grid"]] == ["identifiable", "not identifiable", "identifiable"]
+    assert [(e["values"], e["family"]) for e in data["exceptional"]] == [({"b": "0"}, EULER)]
+
+
+def test_an_installed_plugin_runs_over_the_catalog(installed):
+    """By hand: z, z², z³ are homogeneous (zφ' = cφ), so Σ a_j ∂φ/∂a_j = c·φ on one vector: dependent —
+    Euler's relation for c = 1; tanh(z) passes (its certificates above)."""
+    run = _program(installed, "catalog", "--condition", "toy", "--json", "--jobs", "2")
+    assert run.returncode == 0, run.stderr
+    rows = {row["phi"]: row for row in json.loads(run.stdout)}
+    assert all(set(row) == {"phi", "note", "toy"} for row in rows.values())
+    assert [rows[phi]["toy"]["verdict"] for phi in ("z", "z**2", "z**3", "tanh(z)")] == [
+        "not identifiable",
+        "not identifiable",
+        "not identifiable",
+        "identifiable",
+    ]
+    assert rows["z"]["toy"]["witness"].startswith(f"single — {EULER}: ") and rows["tanh(z)"]["toy"]["witness"] == ""
+    table = _program(installed, "catalog", "--condition", "toy", "--markdown", "--jobs", "2").stdout.splitlines()
+    assert "| φ | toy | toy witness |" in table and "| `tanh(z)` | identifiable (numeric) | — |" in table
+
+
+@pytest.mark.parametrize(
+    "dist, entry, module, why",
+    [
+        ("broken-import", "toy = no_such_module:Toy", False, "cannot be imported (ModuleNotFoundError"),
+        ("not-a-condition", "toy = json:JSONDecoder", False, "is not a Condition subclass"),
+        ("renamed", "ridge = toy_condition:Toy", True, "its class's name is 'toy', not 'ridge'"),
+        ("takes-type1", "type1 = toy_condition:Toy", True, "'type1' is a built-in condition's name"),
+    ],
+)
+def test_a_bad_plugin_is_one_line_naming_it(tmp_path, dist, entry, module, why):
+    site = _install(tmp_path, dist, entry, module)
+    name = entry.split(" = ")[0]
+    run = _program(site, "check", "z", "--condition", "ridge" if name == "ridge" else "toy")
+    (line,) = run.stderr.splitlines()
+    assert run.returncode == 2 and run.stdout == ""
+    assert f"plug-in {entry} ({dist} 0.1, entry point group identcheck.conditions)" in line and why in line, line
+
+
+def test_a_builtin_condition_never_reads_the_plugins(tmp_path):
+    """A broken plug-in installed (it takes a built-in's name) does not touch a type-1 check, text or
+    --json; nor does the list of names load before a name outside it is asked for."""
+    site = _install(tmp_path, "takes-type1", "type1 = toy_condition:Toy")
+    run = _program(site, "check", "z", "--dim", "1", "--json")
+    assert run.returncode == 0 and json.loads(run.stdout)[0]["verdict"] == "not identifiable", run.stderr
+    code = (
+        "import importlib.metadata, contextlib, io\nfrom identcheck.cli import main\n"
+        "def boom(**kw):\n    raise SystemExit('entry points read')\n"
+        "importlib.metadata.entry_points = boom\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n    assert main(['check', 'z', '--dim', '1']) == 0\n"
+        "    assert main(['scan', 'sigmoid(z + b)', '--param', 'b=0:1:2', '--dim', '1', '--jobs', '1']) == 0\n"
+        "print('ok')"
+    )
+    fresh = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert fresh.stdout.strip() == "ok", fresh.stderr
