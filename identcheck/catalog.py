@@ -20,7 +20,7 @@ from .errors import IdentcheckError
 from .families import ODE
 from .pool import WorkerPool
 
-__all__ = ["CATALOG", "CONDITIONS", "catalog_rows", "to_markdown"]
+__all__ = ["CATALOG", "CONDITIONS", "catalog_conditions", "catalog_rows", "to_markdown"]
 
 MAX_JOBS = 64
 

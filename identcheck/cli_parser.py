@@ -46,7 +46,9 @@ def build_parser() -> argparse.ArgumentParser:
         default="type1",
         help="type1 (Setting I), type2 (Setting II), both (a flag applies to the condition that takes it: "
         "--include-zero to type1, --gates/--channels/--mixed-products to type2), mha (no gate: the linear expert; "
-        "takes no PHI but z, the expert itself), or type1-full (Theorem 2's full decomposition). Default type1",
+        "takes no PHI but z, the expert itself), type1-full (Theorem 2's full decomposition), deepseek-shared/-routed/"
+        "-weak (an expert: --expert), or a plug-in's (an installed package's entry point in the group "
+        "identcheck.conditions). Default type1",
     )
     c.add_argument(
         "--expert",
