@@ -27,11 +27,12 @@ import numpy as np
 from scipy.special import expit
 
 from identcheck import IdentcheckError, parse_activation, parse_param
+from identcheck.errors import InputError
 
 from .choices import MODELS
 from .params import HMoEParams, NumericError
 
-__all__ = ["MODELS", "Model", "get_model", "CHUNK"]
+__all__ = ["MODELS", "Model", "as_numeric_error", "get_model", "CHUNK"]
 
 #: Samples per block in :meth:`Model.value` and :meth:`Model.normal_equations`: memory is bounded by
 #: the block (a 65536 × 46 Jacobian block is 24 MB), not by n.
@@ -57,9 +58,20 @@ def _phi_functions(phi: str, params: tuple = ()):
     try:
         act = parse_activation(phi, exact_constants(params))
     except IdentcheckError as exc:
-        raise NumericError(str(exc)) from None
+        raise as_numeric_error(exc) from None
     derivative = act.numpy_derivative(1)
     return act.numpy_derivative(0), lambda z, value=None: derivative(z)
+
+
+def as_numeric_error(exc: InputError, note: str = "") -> NumericError:
+    """identcheck's error as numeric's, its parameter, value and reason kept (the command line reads
+    them as the flag: ``--phi 'foo(z)': unknown function 'foo'; …``); ``note`` ends the reason."""
+    reason = exc.parts + ((note,) if note else ())
+    subject = exc.subject
+    if subject is None:
+        return NumericError(reason=reason)
+    where = {"key": subject.key, "index": subject.index, "shown": subject.shown}
+    return NumericError(param=subject.name, value=subject.value, reason=reason, **where)
 
 
 class Model:

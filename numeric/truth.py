@@ -23,8 +23,9 @@ from pathlib import Path
 import numpy as np
 
 from identcheck import IdentcheckError, parse_activation
+from identcheck.errors import InputError
 
-from .models import Model, exact_constants
+from .models import Model, as_numeric_error, exact_constants
 from .params import HMoEParams, NumericError
 
 __all__ = ["Truth", "load_truth", "DEFAULT_TRUTH", "TRUTHS", "MIN_SIGNAL_TO_NOISE", "MAX_TRUTH_BYTES"]
@@ -57,7 +58,7 @@ class Truth:
     def with_phi(self, phi: str, params: dict | None = None) -> "Truth":
         """The same parameters with another φ (and its constants), checked as a truth file's φ is:
         parsed, then real and C² on the range of aᵀx (the domain check every command shares)."""
-        check_phi(phi, params or {}, "phi")
+        check_phi(phi, params or {})
         check_phi_range(phi, tuple(sorted((k, str(v)) for k, v in (params or {}).items())), phi_bound(self.params))
         return dataclasses.replace(self, phi=phi, phi_params=dict(params or {}), name=f"{self.name}")
 
@@ -97,18 +98,24 @@ def check_phi_range(phi: str, params: tuple, bound: float) -> None:
     """φ, φ', φ'' real and finite on [−bound, bound] (the range of aᵀx); params as sorted (name, value) pairs."""
     try:
         parse_activation(phi, exact_constants(params)).check_domain(bound)
-    except IdentcheckError as exc:
-        raise NumericError(f"{exc} (|a.x| reaches {bound:g} on the data)") from None
+    except IdentcheckError as exc:  # its param, value and reason kept: the command line reads --phi
+        raise as_numeric_error(exc, f" (|a.x| reaches {bound:g} on the data)") from None
 
 
-def check_phi(phi, params: dict, what: str) -> None:
-    """φ must parse (identcheck's whitelist parser) with its constants; errors name ``what``."""
+def check_phi(phi, params: dict, source: str | None = None) -> None:
+    """φ must parse (identcheck's whitelist parser) with its constants. Errors keep identcheck's
+    param, value and reason (``phi='foo(z)': unknown function …``, read as ``--phi`` by the command
+    line); φ read from a file (``source``, e.g. ``truth 'x.json'``) is named by the file instead."""
     if not isinstance(phi, str):
-        raise NumericError(f"{what}: phi must be a string such as 'sigmoid(z)'")
+        if source is not None:
+            raise NumericError(f"{source}: phi must be a string such as 'sigmoid(z)'")
+        raise NumericError(param="phi", value=phi, reason="must be a string such as 'sigmoid(z)'")
     try:
         parse_activation(phi, exact_constants(params))
-    except IdentcheckError as exc:
-        raise NumericError(f"{what}: {exc}") from None
+    except InputError as exc:
+        if source is not None:  # no flag of the command line holds it: the file's words, as text
+            raise NumericError(f"{source}: {exc}") from None
+        raise as_numeric_error(exc) from None
 
 
 def load_truth(path: str | Path | None = None) -> Truth:

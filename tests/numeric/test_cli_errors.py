@@ -11,12 +11,14 @@ import json
 
 import pytest
 
+from identcheck import IdentcheckError, parse_activation
 from identcheck.cli_common import command_parser, render_error
 from numeric import NumericError, fit, load_truth
 from numeric.cli import main
 from numeric.cli_parser import JOINED, build_parser
 from numeric.confirm import confirm
 from numeric.errors import NoFitStore
+from numeric.models import Model
 from numeric.rates import rates_from_records
 from numeric.store import read_records
 from numeric.sweep import Grid, run_grid
@@ -190,6 +192,43 @@ def test_identcheck_errors_read_as_flags_too(capsys):
     )
     argv = ["reproduce", "--preset", "local", "--param", "b=1", "--out", "X"]
     assert _line(argv, capsys) == "--preset local runs its own grid: --param cannot be combined with it"
+
+
+@pytest.mark.parametrize(
+    "phi, line",
+    [
+        ("foo(z)", "--phi 'foo(z)': unknown function 'foo'; known: "),
+        ("sigmoid(z+b)", "--phi 'sigmoid(z+b)': 'b' has no value: set --param b=VALUE (the variable is z)"),
+        ("1/z", "--phi '1/z': phi is not continuous and real on the probed domain z in [-3, 3] (it fails for z = 0)"),
+    ],
+)
+def test_identcheck_errors_about_phi_keep_their_parameter_through_numeric(phi, line, capsys):
+    """truth.check_phi / check_phi_range and models re-raise identcheck's error with its param, value
+    and reason (was plain text: 'phi: phi='foo(z)': …', which the command line could not read as --phi)."""
+    assert _line(["fit", "--model", "gated1", "--n", "100", "--phi", phi], capsys).startswith(line)
+    with pytest.raises(IdentcheckError) as inner:
+        parse_activation(phi).check_domain(3)
+    with pytest.raises(NumericError) as outer:
+        fit("gated1", 3, 100, truth=load_truth().with_phi(phi))
+    assert (outer.value.param, outer.value.value) == (inner.value.param, inner.value.value) == ("phi", phi)
+    assert outer.value.reason.startswith(inner.value.reason)
+
+
+@pytest.mark.parametrize("phi", ["foo(z)", "sigmoid(z+b)"])
+def test_the_models_phi_error_keeps_its_parameter(phi):
+    with pytest.raises(IdentcheckError) as inner:
+        parse_activation(phi)
+    with pytest.raises(NumericError) as outer:
+        Model("gated1", phi)
+    assert (outer.value.param, outer.value.value, outer.value.parts) == ("phi", phi, inner.value.parts)
+
+
+def test_a_truth_files_phi_is_named_by_the_file(tmp_path, capsys):
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(load_truth().to_dict() | {"phi": "foo(z)"}))
+    assert _line(["fit", "--model", "gated1", "--truth", str(path)], capsys).startswith(
+        f"truth {str(path)!r}: phi='foo(z)': unknown function 'foo'"
+    )
 
 
 @pytest.mark.parametrize("buffered", [True, False], ids=["buffered", "unbuffered"])
