@@ -270,3 +270,12 @@ def test_the_registry_lists_a_plugin_and_imports_it_when_read(installed):
     )
     run = subprocess.run([sys.executable, "-c", mine], cwd=installed, env=env, capture_output=True, text=True)
     assert run.stdout.strip() == "Type1", run.stderr
+
+
+@pytest.mark.parametrize("command", ["check", "scan"])
+def test_a_mistyped_name_is_answered_from_the_registry_with_its_plugins(installed, command):
+    argv = [command, "z + b*tanh(z)", "--condition", "tyo"] + (["--param", "b=0:1:2"] if command == "scan" else [])
+    run = _program(installed, *argv)
+    (line,) = run.stderr.splitlines()
+    assert run.returncode == 2 and run.stdout == "" and "(did you mean toy?)" in line, line
+    assert "available: type1, type2, " in line and "deepseek-weak, toy" in line
