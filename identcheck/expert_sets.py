@@ -16,6 +16,11 @@ A probe is k atoms with exact dyadic parameters k/8 (exact in float64, arb and s
 across atoms (the paper's sets are for distinct atoms): random atoms (k = 1, 2, 3), a sign pair
 θ₂ = −θ₁, a sign pair of the vector parameters (scalars drawn afresh), and for each parameter two
 atoms sharing it.
+
+A member's structural key (:attr:`Member.key`; a relation's column is ``(atom, key)``, the JSON's
+``keys``) names its parameters typed, as type-1's keys do (``("a", 0)``; :mod:`identcheck.param_ids`):
+``("e1", 0)`` for component 0 of the vector parameter e1 (0-based; the symbol e1_1, label e1⁽¹⁾),
+``("e0",)`` for a scalar — ``("d", (("e1", 0),))`` is ∂h/∂e1⁽¹⁾, ``("x", 2, (("e0",),))`` is x2·∂h/∂e0.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from .compile import CompiledTerms, arb_precision
 from .errors import IdentcheckError
 from .expert import ORDER_WORDS, Expert
 from .grammar import lambdify_modules
+from .param_ids import parameter_ids, symbol_name
 from .probes import Probe, exact
 
 __all__ = ["SETS", "Atom", "Member", "MemberSet", "SetEvaluator", "expert_probes", "member_set"]
@@ -51,21 +57,20 @@ class Member:
     """One member of a set, per atom: its label, its structural key, how to build it from h."""
 
     label: str
-    key: tuple  # ("d", (u,)), ("dd", (u, v)), ("prod", (u, v)), ("x", w, (v,)); u, v: parameter symbol names
+    key: tuple  # ("d", (u,)), ("dd", (u, v)), ("prod", (u, v)), ("x", w, (v,)); u, v: parameter ids
 
     def build(self, h: sp.Expr, params: tuple, x: tuple) -> sp.Expr:
-        """The member for the expert (or template) ``h``."""
-        names = {p.name: p for p in params}
-        kind = self.key[0]
+        """The member for the expert (or template) ``h`` (``params``: its symbols)."""
+        symbols = {p.name: p for p in params}
+        kind, *rest = self.key
+        u = [symbols[symbol_name(pid)] for pid in rest[-1]]
         if kind == "d":
-            return sp.diff(h, names[self.key[1][0]])
+            return sp.diff(h, u[0])
         if kind == "dd":
-            u, v = self.key[1]
-            return sp.diff(h, names[u], names[v])
+            return sp.diff(h, u[0], u[1])
         if kind == "prod":
-            u, v = self.key[1]
-            return sp.diff(h, names[u]) * sp.diff(h, names[v])
-        return x[self.key[1] - 1] * sp.diff(h, names[self.key[2][0]])
+            return sp.diff(h, u[0]) * sp.diff(h, u[1])
+        return x[rest[0] - 1] * sp.diff(h, u[0])
 
 
 @dataclass(frozen=True)
@@ -91,9 +96,11 @@ class MemberSet:
 
 def member_set(expert: Expert, name: str, h: str = "h") -> MemberSet:
     """The members of set ``name`` ("S1", "S2", "S3", "D2") for ``expert``; ``h``: its name in labels."""
-    symbols, labels = expert.params, expert.labels
+    symbols, labels, ids = expert.params, expert.labels, parameter_ids(expert.names, expert.vectors, expert.dim)
+    if [symbol_name(pid) for pid in ids] != [s.name for s in symbols]:  # pragma: no cover - expert.py's naming
+        raise AssertionError(f"parameter ids {ids} do not name the symbols {symbols}")
     n = len(symbols)
-    d1 = [Member(f"∂{h}/∂{labels[u]}", ("d", (symbols[u].name,))) for u in range(n)]
+    d1 = [Member(f"∂{h}/∂{labels[u]}", ("d", (ids[u],))) for u in range(n)]
     members: list = []
     if name in ("S1", "D2"):
         members = d1
@@ -101,15 +108,15 @@ def member_set(expert: Expert, name: str, h: str = "h") -> MemberSet:
         for u in range(n):
             for v in range(u, n):
                 text = f"(∂{h}/∂{labels[u]})²" if u == v else f"∂{h}/∂{labels[u]}·∂{h}/∂{labels[v]}"
-                members.append(Member(text, ("prod", (symbols[u].name, symbols[v].name))))
+                members.append(Member(text, ("prod", (ids[u], ids[v]))))
     elif name == "S3":
         members = list(d1)
         for u in range(n):
             for v in range(u, n):
                 text = f"∂²{h}/∂{labels[u]}²" if u == v else f"∂²{h}/∂{labels[u]}∂{labels[v]}"
-                members.append(Member(text, ("dd", (symbols[u].name, symbols[v].name))))
+                members.append(Member(text, ("dd", (ids[u], ids[v]))))
         for w in range(1, expert.dim + 1):
-            members.extend(Member(f"x{w}·∂{h}/∂{labels[v]}", ("x", w, (symbols[v].name,))) for v in range(n))
+            members.extend(Member(f"x{w}·∂{h}/∂{labels[v]}", ("x", w, (ids[v],))) for v in range(n))
     else:
         raise ValueError(f"set {name!r}: unknown")
     exprs = tuple(m.build(expert.h, symbols, expert.x) for m in members)

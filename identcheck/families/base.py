@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from ..param_ids import symbol_name
+
 __all__ = ["Builder", "Family", "Member", "Template", "m_name", "match_output", "structure", "weight"]
 
 SAME_OUTPUT = 1e-12  # |w − ±f^k| ≤ SAME_OUTPUT·(1 + |f^k|) at a rational point: a candidate for w = ±f^k
@@ -119,10 +121,8 @@ def structure(keys, values) -> list[Member]:
             out.append(Member(None, "1", (), None, value))
             continue
         atom, member = key
-        if member[0] == "x":
-            out.append(Member(atom, "x", tuple(member[2]), member[1], value))
-        else:
-            out.append(Member(atom, member[0], tuple(member[1]), None, value))
+        names = tuple(symbol_name(pid) for pid in member[-1])  # typed ids → the expert's symbol names
+        out.append(Member(atom, member[0], names, member[1] if member[0] == "x" else None, value))
     return out
 
 

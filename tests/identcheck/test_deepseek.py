@@ -9,7 +9,10 @@ import sympy as sp
 from identcheck.check import check
 from identcheck.cli import main
 from identcheck.errors import IdentcheckError
+from identcheck.expert import parse_expert
+from identcheck.expert_sets import member_set
 from identcheck.families.reach import REACH_EXPERT, REACH_TEMPLATE
+from identcheck.results import key_from_json
 
 x1, x2 = sp.symbols("x1 x2", real=True)
 F = sp.Function("F")
@@ -203,3 +206,27 @@ def test_softplus_sign_pair_relation_is_proved_through_its_gradient():
     z = sp.Symbol("z", real=True)  # behind it: softplus(z) − softplus(−z) = z, checked here at 40 digits
     identity = sp.log(1 + sp.exp(z)) - sp.log(1 + sp.exp(-z)) - z
     assert all(abs(identity.subs(z, v).evalf(40)) < 1e-35 for v in (sp.Rational(-7, 3), sp.Rational(1, 5), 3))
+
+
+def test_relation_keys_name_the_parameters_typed():
+    """("e1", 0) for component 0 of the vector e1, ("e0",) for a scalar — as type-1's ("a", 0); by hand
+    from the relation's text ∂h2/∂e1⁽¹⁾ − x1·∂h2/∂e0 = 0, in the JSON as lists, and read back."""
+    result = check("dot(e1, x) + e0", condition="deepseek-routed")
+    relation = result.witness_probe.relation
+    assert str(relation) == "∂h2/∂e1⁽¹⁾ − x1·∂h2/∂e0 = 0"
+    assert relation.keys == ((0, ("d", (("e1", 0),))), (0, ("x", 1, (("e0",),))))
+    data = result.to_dict()
+    witness = next(p for p in data["probes"] if p["name"] == result.witness_probe.name)
+    assert witness["relations"][0]["keys"] == [[0, ["d", [["e1", 0]]]], [0, ["x", 1, [["e0"]]]]]
+    assert tuple(key_from_json(k) for k in witness["relations"][0]["keys"]) == relation.keys
+    # a member built from a typed key is the derivative by that symbol (expert.py names e1's entries e1_1, e1_2)
+    expert = parse_expert("e2*tanh(dot(e1, x)) + e0", 2)
+    s3 = member_set(expert, "S3")
+    e2, e11, e12 = sp.symbols("e2 e1_1 e1_2", real=True)
+    by_key = {m.key: m.build(expert.h, expert.params, expert.x) for m in s3.members}
+    assert sp.simplify(by_key[("d", (("e1", 1),))] - e2 * x2 * (1 - sp.tanh(e11 * x1 + e12 * x2) ** 2)) == 0
+    assert sp.simplify(by_key[("dd", (("e2",), ("e1", 0)))] - x1 * (1 - sp.tanh(e11 * x1 + e12 * x2) ** 2)) == 0
+    assert by_key[("x", 2, (("e0",),))] == x2
+    assert [m.key for m in member_set(expert, "D2").members] == [
+        ("d", (p,)) for p in [("e2",), ("e1", 0), ("e1", 1), ("e0",)]
+    ]

@@ -13,6 +13,7 @@ import sympy as sp
 
 from identcheck.check import check
 from identcheck.families.reach import REACH_EXPERT, REACH_TEMPLATE
+from identcheck.param_ids import symbol_name
 
 x1, x2 = sp.symbols("x1 x2", real=True)
 z = sp.Symbol("z", real=True)
@@ -48,7 +49,12 @@ def _symbol(label: str) -> str:
 
 def coefficients(relation) -> dict:
     assert relation.exact is not None, f"{relation} has no exact coefficients"
-    return {key: sp.Rational(v) for key, (_, v) in zip(relation.keys, relation.exact)}
+    return {_named(key): sp.Rational(v) for key, (_, v) in zip(relation.keys, relation.exact)}
+
+
+def _named(key):
+    """A relation's key with its typed parameter ids (``("e1", 0)``) written as the symbols below (e1_1)."""
+    return key if key == ("1",) else (key[0], (*key[1][:-1], tuple(symbol_name(p) for p in key[1][-1])))
 
 
 def same_span(relations, expected) -> bool:

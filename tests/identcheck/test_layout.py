@@ -59,7 +59,9 @@ LAYER_OF = {
     **dict.fromkeys(
         ("errors", "limits", "lazy", "budget", "evidence", "environment", "scope", "written", "results"), "parse"
     ),
-    **dict.fromkeys(("interrupts", "progress", "echelon", "merge", "grammar", "activation", "expert"), "parse"),
+    **dict.fromkeys(
+        ("interrupts", "progress", "echelon", "merge", "grammar", "activation", "expert", "param_ids"), "parse"
+    ),
     **dict.fromkeys(("terms", "type2", "compile", "probes", "expert_sets"), "terms"),
     **dict.fromkeys(("families", "relations", "certify"), "families"),
     **dict.fromkeys(("interval", "rank", "reduce", "certificates"), "rank"),
