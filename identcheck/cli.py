@@ -19,7 +19,7 @@ import re
 import sys
 import tempfile
 
-from .cli_common import check_output_path, command_parser, render_error
+from .cli_common import check_output_path, closed_stdout_quiet, command_parser, render_error
 from .cli_parser import JOINED, build_parser
 from .errors import IdentcheckError
 from .interrupts import Interrupted, answer_interrupt, ignore_interrupts, interrupts, signal_of
@@ -45,8 +45,10 @@ def program() -> int:
     loaded (sympy's objects: about 0.2 s of CPU per run, as much as the check of ``sigmoid(z + 1)``
     itself; docs/performance.md). Nothing depends on it: the output is written and flushed by the
     interpreter's exit as before, the commands close their files, worker processes are joined.
-    ``main`` itself, which tests call in one process, leaves the collector alone."""
-    code = main()
+    ``main`` itself, which tests call in one process, leaves the collector alone. A stdout closed
+    early (``identcheck check z --json | head -c 10``) ends it quietly with exit 141, as a Unix filter
+    ended by SIGPIPE (:func:`~identcheck.cli_common.closed_stdout_quiet`)."""
+    code = closed_stdout_quiet(main)
     ignore_interrupts()  # the command has answered: a late Ctrl-C must not turn its exit into a signal's
     gc.freeze()  # the objects alive now are never collected again: the process ends
     return code
