@@ -77,8 +77,10 @@ def closed_stdout_quiet(main) -> int:
         return main()
     sys.stdout = _Guarded(stdout)
     try:
-        code = main()
-        sys.stdout.flush()  # here, not at the interpreter's exit (where Python would print the error)
+        try:
+            code = main()
+        finally:  # here, not at the interpreter's exit (where Python would print the error): --help's SystemExit too
+            sys.stdout.flush()
     except StdoutClosed:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, stdout.fileno())  # what is still buffered is flushed at exit: into /dev/null

@@ -235,5 +235,6 @@ def test_a_closed_stdout_ends_the_program_quietly_with_141(argv, buffered):
     """Text (2 kB: buffered, it fails at program()'s flush) and --json (76 kB: it fails inside the
     command's print); each unbuffered too (every print fails)."""
     assert run_with_stdout_closed("identcheck", argv, buffered) == (141, "")
+    assert run_with_stdout_closed("identcheck", [argv[0], "--help"], buffered) == (141, "")  # argparse's SystemExit
     run = subprocess.run([sys.executable, "-m", "identcheck", *argv], capture_output=True, text=True)
     assert (run.returncode, run.stderr, run.stdout[:1]) == (0, "", "[" if "--json" in argv else "φ")

@@ -238,3 +238,4 @@ def test_a_closed_stdout_ends_the_program_quietly_with_141(json_flag, buffered):
     buffered, the fit's short report fails only at program()'s flush."""
     argv = ["fit", "--model", "mha", "--n", "100", *json_flag]
     assert run_with_stdout_closed("numeric", argv, buffered) == (141, "")
+    assert run_with_stdout_closed("numeric", ["fit", "--help"], buffered) == (141, "")  # argparse's SystemExit
