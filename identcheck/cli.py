@@ -6,7 +6,9 @@ Each subcommand is a function ``_name(args)`` (``COMMANDS``; the flags are in
 
 Exit codes: 0 the checks ran (whatever the verdicts), 2 bad input (one line on stderr, nothing
 on stdout), 1 internal error, 130 interrupted by SIGINT (Ctrl-C), 143 by SIGTERM: the worker
-processes are killed at once (:mod:`identcheck.pool`) and one line says what was written.
+processes are killed at once (:mod:`identcheck.pool`) and one line says what was written; 141
+when stdout was closed early (``identcheck check z --json | head -c 10``: quietly, as a filter ended
+by SIGPIPE, :func:`~identcheck.cli_common.closed_stdout_quiet`).
 """
 
 from __future__ import annotations
@@ -19,10 +21,11 @@ import re
 import sys
 import tempfile
 
-from .cli_common import check_output_path, closed_stdout_quiet, command_parser, render_error
+from .cli_common import closed_stdout_quiet, command_parser, render_error
 from .cli_parser import JOINED, build_parser
 from .errors import IdentcheckError
 from .interrupts import Interrupted, answer_interrupt, ignore_interrupts, interrupts, signal_of
+from .outputs import check_output_path
 from .progress import StatusLine
 
 # Each command imports what it needs when it runs (below, in its function): sympy, numpy, scipy and
@@ -253,7 +256,7 @@ def _catalog(args) -> int:
     else:  # any registered condition on φ, default type-1 and type-2 (docs/catalog.md)
         catalog_rows = functools.partial(catalog_rows, conditions=catalog_conditions(args.conditions))
     if args.out is not None:
-        check_output_path(args.out, "--out")  # the policy every output path follows (cli_common)
+        check_output_path(args.out, "--out")  # the policy every output path follows (outputs.py)
         folder = os.path.dirname(os.path.abspath(args.out))
     with StatusLine.for_command(asked=args.progress, json=args.json) as status:
         rows = catalog_rows(lambda done, total, phi: status.show(f"catalog {done}/{total}: {phi}"), jobs=args.jobs)

@@ -1,9 +1,7 @@
 """What both command lines (``identcheck``, ``numeric``) share: a parser that suggests the flag or
-command the user meant, the rendering of errors as flags, and (re-exported) the output-path policy.
-
-**Output paths**: the one policy for every flag that names where to write is
-:func:`identcheck.outputs.check_output_path` (a module of its own, below the tools that write
-figures too); it is re-exported here for the command lines.
+command the user meant, the rendering of errors as flags, and a quiet end on a closed stdout. (The
+output-path policy every flag that names where to write follows is :mod:`identcheck.outputs`, a
+module of its own below the tools that write figures too.)
 
 **Flags**: :class:`SuggestingParser` raises the command line's one exception type on every argparse
 error, and refuses an unknown flag or command with the closest known one (``difflib``), as every
@@ -34,9 +32,8 @@ import os
 import sys
 
 from .errors import IdentcheckError, InputError, Param
-from .outputs import check_output_path
 
-__all__ = ["SuggestingParser", "check_output_path", "command_parser", "flag_of", "render_error"]
+__all__ = ["SuggestingParser", "command_parser", "flag_of", "render_error"]
 __all__ += ["CLOSED_STDOUT_EXIT", "StdoutClosed", "closed_stdout_quiet"]
 
 #: the exit code of a program whose stdout closed early: 128 + SIGPIPE (13), what the shell reports for

@@ -13,7 +13,7 @@ A missing parent is a one-line error (exit 2): a typo in a path never creates a 
 A command's own *default* folder (``out/reproduce``, ``confirm-out/<phi>-<condition>``) is not a
 path the user typed, and its parents are created (``default=True``).
 
-Shared by both command lines (:mod:`identcheck.cli_common` re-exports it) and the figure writers
+Shared by both command lines (they import it from here) and the figure writers
 (:mod:`identcheck.scan.plot`); it imports nothing but the error type, so it sits below all of them.
 """
 

@@ -161,14 +161,43 @@ MODEL_NOTE_SHORT = {
 }
 
 
-def _rates(
-    model_kind, phi, truths, out_path, sizes, reps, jobs, seed, progress, phi_params, spare, expected, started, budget
-):
+@dataclasses.dataclass(frozen=True)
+class _RateGrid:
+    """What every rates grid of one confirm shares; :meth:`rows` fits one grid (``sizes`` × ``reps``)."""
+
+    model_kind: str
+    phi: str
+    truths: list  # [(label, params, snr, ν)]
+    out: Path
+    jobs: int
+    seed: int
+    progress: object
+    phi_params: dict
+    spare: int  # channels beyond K* (rate_rows' spare)
+
+    def rows(self, sizes, reps):
+        """:func:`~numeric.confirm.rates.rate_rows` on this grid at ``sizes`` × ``reps``."""
+        return rate_rows(
+            self.model_kind,
+            self.phi,
+            self.truths,
+            self.out,
+            sizes,
+            reps,
+            self.jobs,
+            self.seed,
+            self.progress,
+            self.phi_params,
+            spare=self.spare,
+        )
+
+
+def _rates(grid: _RateGrid, sizes, reps, expected, started, budget):
     """The rate rows and their :class:`RateSeparation`: the first grid, then grown (:func:`numeric.confirm.rates.grow`)
     while the intervals do not separate and the predicted time of the next round's new fits fits in ``budget``."""
     round_index, stop = 1, ""
     while True:
-        rows = rate_rows(model_kind, phi, truths, out_path, sizes, reps, jobs, seed, progress, phi_params, spare=spare)
+        rows = grid.rows(sizes, reps)
         separated, reason = separation(rows, expected)
         if separated:
             break
@@ -176,10 +205,10 @@ def _rates(
         if len(next_sizes) > MAX_SIZES:
             stop = f"; the grid reached its largest size (n = {max(sizes)})"
             break
-        per_n = fit_cost(out_path)
-        fits_per_point = len(truths) * (2 if spare else 1)
+        per_n = fit_cost(grid.out)
+        fits_per_point = len(grid.truths) * (2 if grid.spare else 1)
         new_units = fits_per_point * (sum(next_sizes) * next_reps - sum(sizes) * reps)
-        predicted = (per_n or 0.0) * new_units / jobs
+        predicted = (per_n or 0.0) * new_units / grid.jobs
         elapsed = time.perf_counter() - started
         if elapsed + GROWTH_SAFETY * predicted > budget:
             stop = (
@@ -315,28 +344,14 @@ def confirm(
                     skipped.append(("witness rates", str(exc)))
             truths.append(("generic", generic_params, generic_snr, generic.noise_std))
             rates_started = time.perf_counter()
+            grid = _RateGrid(model_kind, phi, truths, out_path, jobs, seed, progress, phi_params, K - generic.params.K)
             if paths_outcome in ("consistent", "identifiable-beyond-condition"):  # the rates can confirm or contradict
                 expected = (
                     "witness slower"
                     if check.verdict == "not identifiable" and paths_outcome == "consistent"
                     else "rates at both truths"
                 )
-                rows, separation_result = _rates(
-                    model_kind,
-                    phi,
-                    truths,
-                    out_path,
-                    sizes,
-                    reps,
-                    jobs,
-                    seed,
-                    progress,
-                    phi_params,
-                    K - generic.params.K,
-                    expected,
-                    started,
-                    budget,
-                )
+                rows, separation_result = _rates(grid, sizes, reps, expected, started, budget)
                 if not separation_result.separated:
                     outcome = "rates-not-separated"
                     line = (
@@ -345,19 +360,7 @@ def confirm(
                         f"do not separate after {separation_result.rounds} grid round(s): {separation_result.reason}"
                     )
             else:  # inconsistent or not resolved: the first grid is reported, it cannot change the outcome
-                rows = rate_rows(
-                    model_kind,
-                    phi,
-                    truths,
-                    out_path,
-                    sizes,
-                    reps,
-                    jobs,
-                    seed,
-                    progress,
-                    phi_params,
-                    spare=K - generic.params.K,
-                )
+                rows = grid.rows(sizes, reps)
             rates_seconds = time.perf_counter() - rates_started
         if figure:
             figure_path = ratio_figure(

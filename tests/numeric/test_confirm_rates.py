@@ -43,15 +43,18 @@ def test_grow_alternates_a_larger_size_and_doubled_repetitions():
 def test_the_grid_grows_until_the_rates_separate_and_stops_at_the_budget(monkeypatch, tmp_path):
     calls = []
 
-    def fake_rows(model_kind, phi, truths, out, sizes, reps, *args, **kwargs):
+    def fake_rows(model_kind, phi, truths, out, sizes, reps, jobs, seed, progress, phi_params, spare):
         calls.append((tuple(sizes), reps))
+        # every grid passes the confirm's own settings, each to its parameter (one call site: _RateGrid.rows)
+        assert (model_kind, phi, truths, out, jobs, seed, progress, phi_params, spare) == setup
         # the interval narrows with the grid: separates once the repetitions reach 6
         half = 0.3 if reps < 6 else 0.1
         return (_row("generic", 2, -0.2, -0.2 - half, -0.2 + half),)
 
     monkeypatch.setattr(confirm_module, "rate_rows", fake_rows)
     monkeypatch.setattr(confirm_module, "fit_cost", lambda out: 1e-6)  # 1 s per 10^6 units of n
-    args = ("gated1", "phi", [("generic",)], tmp_path, (1000, 2000), 3, 1, 0, False, {}, 0, "rates at both truths")
+    setup = ("gated1", "phi", [("generic",)], tmp_path, 1, 7, False, {"b": 1}, 0)
+    args = (confirm_module._RateGrid(*setup), (1000, 2000), 3, "rates at both truths")
     import time
 
     rows, sep = confirm_module._rates(*args, time.perf_counter(), 1000.0)
