@@ -4,7 +4,8 @@
   matrix, enclosed in arb balls, is proved nonsingular by ‖I − R·S‖_F < 1. Kind ``"interval"``;
   the detail holds the sample points of the minor (float64 hex, exact), the column scaling, the
   working precision and the bounds — enough to replay it (:func:`identcheck.replay.replay`, which finds
-  the condition by name; :func:`replay_interval` here, given the condition, repeats the test).
+  the condition by name; :func:`replay_interval` here, given the condition, checks the record against
+  the probe's claim, :func:`claim_mismatch`, and repeats the test).
 - **dependent** → exact relations: the numerical null space is turned into rational relations
   (:func:`~certify.recover_relations`) and each is proved identically zero in x by sympy
   (:func:`~certify.is_exact_zero`). One proved relation proves the dependence: kind ``"proof"``.
@@ -18,10 +19,12 @@ A certified probe proves a statement at *its* parameter values only; the verdict
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Callable
 
 import flint
 import numpy as np
+from sympy import Rational
 
 from .budget import Outcome
 from .certify import recover_relations
@@ -31,7 +34,15 @@ from .interval import IntervalCertificate, approximate_inverse_test, certify_ful
 from .relations import tied_components
 from .results import Relation
 
-__all__ = ["IntervalDetail", "RelationsDetail", "certify_probe", "hex_points", "interval_record", "replay_interval"]
+__all__ = [
+    "IntervalDetail",
+    "RelationsDetail",
+    "certify_probe",
+    "claim_mismatch",
+    "hex_points",
+    "interval_record",
+    "replay_interval",
+]
 
 RECOVERED = "rational relation recovered from a 120-digit null space, proved identically zero by sympy"
 
@@ -213,16 +224,30 @@ def _columns(arb, columns):
     return flint.arb_mat([[arb[i, j] for j in columns] for i in range(arb.nrows())])
 
 
-def interval_record(result: dict, probe_name: str) -> tuple[dict, IntervalDetail]:
-    """(the probe's JSON, its interval record) from a check's JSON, checked for shape: the part of
-    a replay that needs no condition (:func:`identcheck.replay.replay` rebuilds the condition)."""
+def interval_record(result: dict, probe_name: str) -> tuple[dict, IntervalDetail, list | None]:
+    """(the probe's JSON, its interval record, the recorded relations) from a check's JSON, checked for
+    shape: the part of a replay that needs no condition (:func:`identcheck.replay.replay` rebuilds it).
+
+    An independent probe's record is its ``interval`` certificate (relations None); a dependent
+    probe's is the ``rest_certificate`` of its ``proof`` (the columns left after one pivot per
+    proved relation), with its relations (their JSON) — present only when every basis relation was proved.
+    """
     probe = next((p for p in result.get("probes", []) if p["name"] == probe_name), None)
     if probe is None:
         raise IdentcheckError(param="probe", value=probe_name, reason="not in this result")
     cert = probe.get("certificate") or {}
-    if cert.get("kind") != CertificateKind.INTERVAL:
+    relations = None
+    if cert.get("kind") == CertificateKind.INTERVAL:
+        record = cert.get("detail")
+    elif cert.get("kind") == CertificateKind.PROOF and isinstance(
+        (cert.get("detail") or {}).get("rest_certificate"), dict
+    ):
+        record, relations = cert["detail"]["rest_certificate"], cert["detail"].get("relations")
+        if not isinstance(relations, list) or not all(_relation_shape(r) for r in relations):
+            raise IdentcheckError(param="probe", value=probe_name, reason="malformed relations in its proof")
+    else:
         raise IdentcheckError(param="probe", value=probe_name, reason="has no interval certificate")
-    detail = IntervalDetail.from_dict(cert.get("detail"))
+    detail = IntervalDetail.from_dict(record)
     test = detail.test
     if not len(detail.points) == len(detail.columns) == len(test.column_exponents) == len(test.rows) or test.digits < 1:
         raise IdentcheckError(
@@ -231,28 +256,137 @@ def interval_record(result: dict, probe_name: str) -> tuple[dict, IntervalDetail
             reason=f"malformed interval record ({len(detail.points)} points, {len(detail.columns)} columns, "
             f"{len(test.column_exponents)} exponents, {len(test.rows)} rows, {test.digits} digits)",
         )
-    return probe, detail
+    return probe, detail, relations
 
 
-def replay_interval(condition, probe: dict, detail: IntervalDetail) -> dict:
-    """Re-run the interval test of ``probe`` (its JSON, with its record ``detail``) for ``condition``.
+def _relation_shape(relation) -> bool:
+    return (
+        isinstance(relation, dict)
+        and isinstance(relation.get("keys"), list)
+        and isinstance(relation.get("exact"), list)
+        and len(relation["keys"]) == len(relation["exact"]) > 0
+        and all(isinstance(e, list) and len(e) == 2 and isinstance(e[1], str) for e in relation["exact"])
+    )
+
+
+def replay_interval(condition, probe: dict, detail: IntervalDetail, relations: list | None = None) -> dict:
+    """Re-run the interval test of ``probe`` (its JSON, with its record ``detail``) for ``condition``,
+    after checking that the record is the one its probe's claim needs (:func:`claim_mismatch`).
 
     The condition rebuilds the probe (``condition.probe_from_json``: its component type reads the
     parameters exactly) and its full column list at the recorded points (``full_matrix``, points
     read back exactly from hex); the recorded minor is evaluated in arb at the recorded precision
-    and the approximate-inverse test repeated with the recorded column scaling. Returns the new bounds.
+    and the approximate-inverse test repeated with the recorded column scaling. Returns the new bounds
+    and ``reason`` (None when proved): a record that does not fit the claim is not replayed at all
+    (bounds ∞ and 0). A record that cannot be read against its probe is a one-line IdentcheckError.
     """
     test = detail.test
     try:
         points = np.array([[float.fromhex(v) for v in row] for row in detail.points])
         rebuilt = condition.probe_from_json(probe["name"], probe["components"])
-        arb = condition.full_matrix(rebuilt, points).arb(test.digits)
-        arb = _columns(arb, detail.columns)
+        full = condition.full_matrix(rebuilt, points)
+        if points.shape[1] != condition.dim or not all(0 <= c < len(full.labels) for c in detail.columns):
+            raise IndexError(f"{points.shape[1]}-dimensional points, columns {list(detail.columns)}")
+        arb = _columns(full.arb(test.digits), detail.columns)
     except (KeyError, ValueError, IndexError, TypeError) as exc:
         raise IdentcheckError(
             param="probe",
             value=probe["name"],
             reason=f"the interval record does not fit its probe ({type(exc).__name__}: {exc})",
         ) from None
+    reason = claim_mismatch(condition, probe, rebuilt, detail, relations)
+    if reason is not None:
+        return {"proved": False, "residual_bound": float("inf"), "sigma_min_lower_bound": 0.0, "reason": reason}
     bound, sigma = approximate_inverse_test(arb, list(test.column_exponents), test.digits)
-    return {"proved": bound < 1, "residual_bound": bound, "sigma_min_lower_bound": sigma}
+    why = None if bound < 1 else f"‖I − R·S‖_F ≤ {bound:.3g}, not < 1 at {test.digits} digits (recorded "
+    why = why and f"{why}{test.residual_bound:.3g}): the record does not prove its minor nonsingular"
+    return {"proved": bound < 1, "residual_bound": bound, "sigma_min_lower_bound": sigma, "reason": why}
+
+
+def claim_mismatch(
+    condition, probe: dict, rebuilt, detail: IntervalDetail, relations: list | None = None
+) -> str | None:
+    """Why ``detail`` is not the interval record the claim of ``probe`` (its JSON) needs, or None.
+
+    What the claim needs is rebuilt from the condition, never read from the record: the condition's
+    own probe of that name (``condition.probes()``: its components must be the recorded ones),
+    its matrix (``condition.matrix``: the columns the rank decision judged and the sample points).
+    An independent probe (``dependent: false``, nullity 0; ``relations`` None) needs a minor on
+    exactly all of its columns. A dependent probe of nullity k (``relations``: its k recorded
+    relations) needs k relations, each proved again here by the condition's prover, each with its
+    own pivot (its first column) that no other relation uses — so they are linearly independent —
+    and a minor on exactly the columns that are not pivots: then the nullity is exactly k. The
+    minor's rows must be distinct sample points of the probe (as many as its columns, inside the
+    sampled domain).
+    """
+    name = probe["name"]
+    own = next(((i, p) for i, p in enumerate(condition.probes()) if p.name == name), None)
+    if own is None:
+        return f"the condition {condition.name!r} has no probe {name!r} (seed {condition.seed})"
+    index, expected = own
+    if tuple(rebuilt.components) != tuple(expected.components):
+        return f"its components are not those of the condition's probe {name!r}: the record is about other parameters"
+    k = 0 if relations is None else len(relations)
+    if probe.get("dependent") is not (k > 0) or probe.get("nullity") != k:
+        return f"the probe is recorded dependent={probe.get('dependent')!r}, nullity={probe.get('nullity')!r}: " + (
+            "an interval certificate proves an independent probe" if relations is None else f"{k} relations proved"
+        )
+    matrix = condition.matrix(expected, index)
+    want = list(matrix.columns)
+    if relations is not None:
+        pivots, why = _proved_pivots(condition.prover(expected, matrix), matrix, relations)
+        if why is not None:
+            return why
+        want = [c for j, c in enumerate(want) if j not in pivots]
+    return _minor_mismatch(want, matrix.points, detail, "the probe's" if relations is None else "the rest's")
+
+
+def _proved_pivots(prove, matrix, relations: list) -> tuple[set, str | None]:
+    """(the relations' pivots, None) when each relation is proved again and its pivot is its own;
+    else (…, why not)."""
+    where = {_tuples(key): j for j, key in enumerate(matrix.keys)}
+    found = []
+    for i, relation in enumerate(relations, 1):
+        columns = [where.get(_tuples(key)) for key in relation["keys"]]
+        if None in columns or len(set(columns)) != len(columns):
+            return set(), f"relation {i} names columns that are not the probe's (or one twice)"
+        try:
+            values = [Fraction(text) for _, text in relation["exact"]]
+        except (ValueError, ZeroDivisionError):
+            return set(), f"relation {i}: a coefficient is not an exact rational"
+        if values[0] == 0:
+            return set(), f"relation {i}: its pivot (first column) has coefficient 0"
+        found.append(list(zip(columns, values)))
+    pivots = [c[0][0] for c in found]
+    if any(p in {j for j, v in c[1:] if v} for p in pivots for c in found) or len(set(pivots)) != len(pivots):
+        return set(), "the relations' pivots (first columns) are not each in one relation only: not independent"
+    for i, coefficients in enumerate(found, 1):
+        if not prove([(j, Rational(v.numerator, v.denominator)) for j, v in coefficients]):
+            return set(), f"relation {i} is not proved identically zero again by sympy"
+    return set(pivots), None
+
+
+def _tuples(key):
+    return tuple(map(_tuples, key)) if isinstance(key, (list, tuple)) else key
+
+
+def _minor_mismatch(want: list, points: np.ndarray, detail: IntervalDetail, whose: str) -> str | None:
+    got = list(detail.columns)
+    if sorted(got) != sorted(want):
+        missing = sorted(set(want) - set(got))
+        extra = sorted(set(got) - set(want)) + sorted({c for c in got if got.count(c) > 1})
+        return (
+            f"the minor has {len(got)} columns, {whose} claim needs all {len(want)} of its columns"
+            + (f"; missing {_few(missing)}" if missing else "")
+            + (f"; not in the claim, or twice: {_few(extra)}" if extra else "")
+        )
+    rows = list(detail.test.rows)
+    if len(set(rows)) != len(rows) or not all(0 <= r < len(points) for r in rows):
+        return f"the minor's rows {_few(rows)} are not distinct rows of the {len(points)} sample points"
+    if tuple(map(tuple, hex_points(points[rows]))) != tuple(detail.points):
+        return "its points are not the probe's sample points at the recorded rows"
+    return None
+
+
+def _few(values: list) -> str:
+    return ", ".join(map(str, values[:8])) + (f", … ({len(values)})" if len(values) > 8 else "")

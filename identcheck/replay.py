@@ -4,20 +4,46 @@ them and knows none).
 
 >>> from identcheck.replay import replay
 >>> replay(result, "random pair")                  # doctest: +SKIP
-{'proved': True, 'residual_bound': 5.2e-29, 'sigma_min_lower_bound': ...}
+{'proved': True, 'residual_bound': 5.2e-29, 'sigma_min_lower_bound': ..., 'reason': None}
 
-The condition is rebuilt from the JSON (``Condition.from_json``: φ or the expert, d, the seed, its
-options), the probe through the condition (``Condition.probe_from_json``: its component type reads
-the parameters exactly), then the recorded interval test is repeated
-(:func:`~identcheck.certificates.replay_interval`). A condition registered at run time
+The condition is rebuilt from the JSON (``Condition.from_json``: φ — its ``expression`` — or the
+expert, d, the seed, its options), the probe through the condition (``Condition.probe_from_json``:
+its component type reads the parameters exactly). Before any arithmetic the record is checked
+against what the probe *claims*, rebuilt from the condition and never read from the record
+(:func:`~identcheck.certificates.claim_mismatch`): the condition must have a probe of that name
+with exactly the recorded components; an independent probe (``dependent: false``, nullity 0)
+needs a minor on exactly all the columns its rank decision judged (``condition.matrix``), a
+dependent one of nullity k its k recorded relations — each proved identically zero again by the
+condition's sympy prover, each with a pivot (its first column) no other relation uses — and a
+minor on exactly the other columns (the ``rest_certificate``); the minor's rows must be distinct
+sample points of the probe, the recorded points exactly those. Only then is the interval test
+repeated (:func:`~identcheck.certificates.replay_interval`). A record that fits no claim is not
+replayed (``proved`` False, ``reason`` why; exit 1 from the command); one that cannot be read
+against its probe is malformed (an IdentcheckError, exit 2). A condition registered at run time
 (``CONDITIONS["toy"] = Toy``) replays the same way.
+
+**What a replay that passes proves**, for the recorded condition, φ (``expression``), d, seed and
+options: for an independent probe, that the functions of all its judged columns, at the probe's
+exact parameters, are linearly independent on [−1, 1]^d (a nonsingular square minor at sample
+points); for a dependent probe, that its nullity is exactly k (k independent relations proved,
+the other columns independent). **What it does not prove:** anything at parameter values not
+probed; that the probes were judged on the right columns (a condition's φ-free reduction, e.g.
+type-2's "2 removed by relations that hold for every φ", is the condition's, rebuilt, not
+re-proved); that ``phi`` — how the user wrote φ — is the expression replayed (the text shows the
+expression when ``phi`` does not read as it); the verdict, except with ``--all`` (below); for a
+dependent probe whose relations were not all proved (no rest certificate), nothing: its proof by
+sympy is not repeated, so a ``not identifiable`` verdict is replayed only through a witness with
+a rest certificate; nor the other fields of the result (summary, tolerances, timings).
 
 ``identcheck replay CHECK.json PROBE`` (or ``--all``) is :func:`replay_file`: the saved output of
 ``check --certify --json`` (a JSON array, one result per (φ, condition), or one result object);
-PROBE is replayed in every result that has it with an interval certificate, ``--all`` replays every
-probe that has one. Bad input — a file that cannot be read, not JSON, not a check result, a probe in
-no result (with its close match), a probe without an interval certificate — is a one-line
-IdentcheckError (exit 2 from the command).
+PROBE is replayed in every result that has it with a certificate to replay, ``--all`` replays every
+probe that has one and checks each ``identifiable`` verdict with evidence ``proof``: every probe of
+the condition that the check counts (``counts``, admissible unless ``include_inadmissible``) must
+be in the result with an interval certificate (a missing one is a failed record, kind
+``verdict``). Each record carries ``"schema": "identcheck.replay/1"``. Bad input — a file that
+cannot be read, not JSON, not a check result, a probe in no result (with its close match), a probe
+without a certificate to replay — is a one-line IdentcheckError (exit 2 from the command).
 """
 
 from __future__ import annotations
@@ -26,35 +52,44 @@ import difflib
 import json
 import math
 
+from .activation import parse_activation
 from .certificates import interval_record, replay_interval
 from .conditions import CONDITIONS
 from .errors import IdentcheckError
 
-__all__ = ["load_results", "replay", "replay_file", "replay_text"]
+__all__ = ["REPLAY_SCHEMA", "condition_of", "load_results", "replay", "replay_file", "replay_text"]
 
 #: The schema a check's JSON carries (``identcheck.check/3``), without its version.
 SCHEMA = "identcheck.check/"
+#: The schema of each record :func:`replay_file` returns (``identcheck replay --json``).
+REPLAY_SCHEMA = "identcheck.replay/1"
 
 
 def replay(result: dict, probe_name: str) -> dict:
-    """Re-run the interval test of one probe from a check's JSON: ``{"proved", "residual_bound",
-    "sigma_min_lower_bound"}``. A result whose condition is not registered, a probe not in it or
-    without an interval certificate, a malformed record: a one-line IdentcheckError."""
-    probe, detail = interval_record(result, probe_name)
+    """Re-run the interval test of one probe from a check's JSON, after checking that its record is
+    the one the probe's claim needs (module docstring): ``{"proved", "residual_bound",
+    "sigma_min_lower_bound", "reason"}`` (``reason`` None when proved). A result whose condition is
+    not registered, a probe not in it or without an interval certificate, a malformed record: a
+    one-line IdentcheckError."""
+    probe, detail, relations = interval_record(result, probe_name)
+    return replay_interval(condition_of(result), probe, detail, relations)
+
+
+def condition_of(result: dict):
+    """The condition a check's JSON was computed with (``Condition.from_json``), by its registered name."""
     name = result.get("condition")
     if not isinstance(name, str) or name not in CONDITIONS:
         raise IdentcheckError(
             param="condition", value=name, reason=f"not a registered condition ({', '.join(CONDITIONS)})"
         )
     try:
-        condition = CONDITIONS[name].from_json(result)
+        return CONDITIONS[name].from_json(result)
     except IdentcheckError:
         raise
     except (KeyError, TypeError, ValueError) as exc:
         raise IdentcheckError(
             param="condition", value=name, reason=f"this result does not set it up ({type(exc).__name__}: {exc})"
         ) from None
-    return replay_interval(condition, probe, detail)
 
 
 def load_results(path: str) -> list[dict]:
@@ -91,54 +126,110 @@ def _kind(probe: dict):
     return certificate.get("kind") if isinstance(certificate, dict) else None
 
 
+def _replayable(probe: dict) -> bool:
+    """An interval certificate, or a proof of the whole null space with its rest certified."""
+    certificate = probe.get("certificate")
+    if _kind(probe) == "proof":
+        return isinstance((certificate.get("detail") or {}).get("rest_certificate"), dict)
+    return _kind(probe) == "interval"
+
+
 def replay_file(path: str, probe: str | None = None) -> list[dict]:
     """Replay ``probe`` (None: every probe with an interval certificate) of the results in ``path``:
-    one record per replay — the result's expression and condition, the probe, ``proved``, the new
-    bounds and the recorded one."""
+    one record per replay — the result's φ (as written and as replayed) and condition, the probe,
+    ``proved``, ``reason`` (None when proved), the new bounds and the recorded one. With ``probe``
+    None a result whose verdict is ``identifiable`` with ``proof`` also gets one failed record per
+    counted probe of its condition that has no interval certificate (the verdict needs them all)."""
     results = load_results(path)
     if probe is None:
-        chosen = [(r, p) for r in results for p in r["probes"] if _kind(p) == "interval"]
+        chosen = [(r, p) for r in results for p in r["probes"] if _replayable(p)]
         if not chosen:
             raise IdentcheckError(
-                f"CHECK.json {path!r}: no probe has an interval certificate (run check with --certify; only an "
-                "independent probe has one, a dependence is proved exactly)"
+                f"CHECK.json {path!r}: no probe has an interval certificate (run check with --certify; an "
+                "independent probe has one, a dependent one when every relation of its null space was proved)"
             )
-    else:
-        having = [(r, p) for r in results for p in r["probes"] if p["name"] == probe]
-        if not having:
-            names = list(dict.fromkeys(p["name"] for r in results for p in r["probes"]))
-            close = difflib.get_close_matches(probe, names, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise IdentcheckError(
-                param="probe", value=probe, reason=f"not in {path!r}{hint}; its probes: {', '.join(names) or 'none'}"
-            )
-        chosen = [(r, p) for r, p in having if _kind(p) == "interval"]
-        if not chosen:
-            why = {
-                None: "it was not certified: run check with --certify",
-                "proof": "it is dependent: its certificate is an exact proof by sympy, not an interval test",
-            }
-            kinds = dict.fromkeys(_kind(p) for _, p in having)
-            reason = "; ".join(why.get(k, f"its certificate is {k!r}") for k in kinds)
-            raise IdentcheckError(
-                param="probe", value=probe, reason=f"has no interval certificate in {path!r} ({reason})"
-            )
+        return [_replay(result, p) for result, p in chosen] + [m for r in results for m in _verdict_gaps(r)]
+    having = [(r, p) for r in results for p in r["probes"] if p["name"] == probe]
+    if not having:
+        names = list(dict.fromkeys(p["name"] for r in results for p in r["probes"]))
+        close = difflib.get_close_matches(probe, names, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise IdentcheckError(
+            param="probe", value=probe, reason=f"not in {path!r}{hint}; its probes: {', '.join(names) or 'none'}"
+        )
+    chosen = [(r, p) for r, p in having if _replayable(p)]
+    if not chosen:
+        why = {
+            None: "it was not certified: run check with --certify",
+            "proof": "it is dependent and not every relation of its null space was proved: its certificate is "
+            "an exact proof by sympy, not an interval test",
+        }
+        kinds = dict.fromkeys(_kind(p) for _, p in having)
+        reason = "; ".join(why.get(k, f"its certificate is {k!r}") for k in kinds)
+        raise IdentcheckError(param="probe", value=probe, reason=f"has no interval certificate in {path!r} ({reason})")
     return [_replay(result, p) for result, p in chosen]
+
+
+def _head(result: dict, probe: str) -> dict:
+    return {
+        "schema": REPLAY_SCHEMA,
+        "phi": result.get("phi") or result.get("expression"),  # as the user wrote it
+        "expression": result.get("expression"),  # what was replayed
+        "phi_is_expression": _same_phi(result.get("phi"), result.get("expression")),
+        "condition": result.get("condition"),
+        "probe": probe,
+    }
 
 
 def _replay(result: dict, probe: dict) -> dict:
     again = replay(result, probe["name"])
-    detail = probe["certificate"]["detail"]  # read by replay: digits and bound are numbers
-    return {
-        "phi": result.get("phi") or result.get("expression"),  # as the user wrote it
-        "condition": result.get("condition"),
-        "probe": probe["name"],
+    detail = probe["certificate"]["detail"]
+    kind = "interval" if _kind(probe) == "interval" else "nullity"
+    record = detail if kind == "interval" else detail["rest_certificate"]  # read by replay: numbers
+    return _head(result, probe["name"]) | {
+        "kind": kind,  # nullity: the relations proved again and the other columns independent
+        "nullity": 0 if kind == "interval" else int(probe["nullity"]),
         "proved": bool(again["proved"]),
-        "residual_bound": _finite(again["residual_bound"]),  # None: not finite (the minor's entries were not)
+        "reason": again["reason"],
+        "residual_bound": _finite(again["residual_bound"]),  # None: not finite (not replayed, or entries not finite)
         "sigma_min_lower_bound": _finite(again["sigma_min_lower_bound"]),
-        "digits": int(detail["digits"]),
-        "recorded_residual_bound": float(detail["residual_bound"]),
+        "digits": int(record["digits"]),
+        "recorded_residual_bound": float(record["residual_bound"]),
     }
+
+
+def _same_phi(phi, expression) -> bool:
+    """Whether the φ shown (``sigmoid(z*b) [b=1/1000]``) reads as the expression replayed (the project's
+    parser; False when either does not read: then the text names the expression too)."""
+    if not isinstance(phi, str) or not isinstance(expression, str):
+        return False
+    text, _, bracket = phi.partition(" [")
+    try:
+        params = dict(item.split("=", 1) for item in bracket.removesuffix("]").split(", ")) if bracket else None
+        return parse_activation(text, params).expr == parse_activation(expression).expr
+    except (IdentcheckError, ValueError):
+        return False
+
+
+def _verdict_gaps(result: dict) -> list[dict]:
+    """Failed records for the counted probes an ``identifiable``/``proof`` verdict needs certified
+    but that have no interval certificate (or are missing): the condition's own probes, counted as
+    the check counts them (``counts``, admissible unless ``include_inadmissible``)."""
+    if result.get("verdict") != "identifiable" or result.get("evidence") != "proof":
+        return []
+    condition, inadmissible = condition_of(result), result.get("include_inadmissible") is True
+    recorded = {p["name"]: p for p in result["probes"]}
+    gaps = []
+    for p in condition.probes():
+        if p.counts and (p.admissible or inadmissible) and _kind(recorded.get(p.name, {})) != "interval":
+            what = "is missing" if p.name not in recorded else "has no interval certificate"
+            reason = f"the verdict 'identifiable' (proof) needs this counted probe certified independent; it {what}"
+            gaps.append(
+                _head(result, p.name)
+                | {"kind": "verdict", "nullity": None, "proved": False, "reason": reason}
+                | dict.fromkeys(("residual_bound", "sigma_min_lower_bound", "digits", "recorded_residual_bound"))
+            )
+    return gaps
 
 
 def _finite(value: float):
@@ -146,22 +237,26 @@ def _finite(value: float):
 
 
 def replay_text(replays: list[dict]) -> str:
-    """One line per replay: whether the record still proves its minor nonsingular, and the bounds."""
+    """One line per replay: whether the record still proves its claim, and the bounds or why not."""
     lines = []
     for r in replays:
+        shown = r["phi"] if r["phi_is_expression"] else f"{r['phi']} (replayed as {r['expression']})"
+        head = f"{shown} [{r['condition']}] probe {r['probe']!r}"
+        if not r["proved"]:
+            lines.append(f"{head}: does NOT replay — {r['reason']}")
+            continue
         bound = "∞" if r["residual_bound"] is None else f"{r['residual_bound']:.3g}"
-        head = f"{r['phi']} [{r['condition']}] probe {r['probe']!r}"
         recorded = f"(recorded {r['recorded_residual_bound']:.3g})"
-        if r["proved"]:
-            lines.append(
-                f"{head}: replays — ‖I − R·S‖_F ≤ {bound} < 1 {recorded}, σ_min ≥ "
-                f"{r['sigma_min_lower_bound']:.3g} at {r['digits']} digits: the minor is nonsingular"
-            )
-        else:
-            lines.append(
-                f"{head}: does NOT replay — ‖I − R·S‖_F ≤ {bound}, not < 1 {recorded} at {r['digits']} digits: "
-                "the record does not prove its minor nonsingular"
-            )
+        claim = (
+            "the minor is nonsingular"
+            if r["kind"] == "interval"
+            else f"its {r['nullity']} relations proved again, the other columns independent: nullity exactly "
+            f"{r['nullity']}"
+        )
+        lines.append(
+            f"{head}: replays — ‖I − R·S‖_F ≤ {bound} < 1 {recorded}, σ_min ≥ "
+            f"{r['sigma_min_lower_bound']:.3g} at {r['digits']} digits: {claim}"
+        )
     proved = sum(r["proved"] for r in replays)
     lines.append(f"{proved} of {len(replays)} replayed")
     return "\n".join(lines)

@@ -56,9 +56,16 @@ def test_sigmoid_with_bias_is_certified_on_every_probe_and_replays():
 
 
 def test_replay_refuses_a_probe_without_interval_certificate():
+    """z is dependent on every probe: its proof replays when every basis relation was proved (a
+    rest certificate, tests/identcheck/test_replay.py); without one, or uncertified, nothing replays."""
     data = checked("z", certify=True).to_dict()
-    with pytest.raises(IdentcheckError, match="no interval certificate"):
-        replay(data, data["probes"][0]["name"])
+    first, second = data["probes"][:2]
+    assert first["certificate"]["kind"] == "proof" and replay(data, first["name"])["proved"]
+    del first["certificate"]["detail"]["rest_certificate"]  # as when not every relation was proved
+    second["certificate"] = None
+    for probe in (first, second):
+        with pytest.raises(IdentcheckError, match="no interval certificate"):
+            replay(data, probe["name"])
 
 
 def test_without_certify_nothing_is_claimed():
@@ -72,7 +79,14 @@ def test_a_tampered_certificate_does_not_replay():
     probe = data["probes"][0]
     detail = probe["certificate"]["detail"]
     detail["points"][0] = detail["points"][1]  # two equal rows: the minor is singular
-    assert not replay(data, probe["name"])["proved"]
+    again = replay(data, probe["name"])
+    assert not again["proved"] and "its points are not the probe's sample points" in again["reason"]
+    # the record's own minor at 1 digit, on the probe that needed the most: too low for the test
+    probe = max(data["probes"], key=lambda p: p["certificate"]["detail"]["digits"])
+    assert probe["certificate"]["detail"]["digits"] == 60
+    probe["certificate"]["detail"]["digits"] = 1
+    again = replay(data, probe["name"])
+    assert not again["proved"] and again["residual_bound"] >= 1 and "not < 1 at 1 digits" in again["reason"]
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,7 @@
 """The CLI is a thin shell: same answers as the API, clear errors, meaningful exit codes."""
 
 import contextlib
+import copy
 import json
 import os
 import subprocess
@@ -165,9 +166,13 @@ def _run(capsys, argv):
 
 def test_replay_repeats_a_saved_certificate(capsys, certified):
     code, out, err = _run(capsys, ["replay", certified, "random pair"])
-    # z's 'random pair' is dependent (a proof): only sigmoid(z + 1)'s interval certificate is replayed
-    assert code == 0 and err == "" and len(out.splitlines()) == 2 and out.endswith("\n1 of 1 replayed\n")
-    assert out.startswith("sigmoid(z + 1) [type1] probe 'random pair': replays — ‖I − R·S‖_F ≤ ")
+    # z's 'random pair' is dependent, every relation proved: its rest certificate is replayed, and
+    # sigmoid(z + 1)'s interval certificate
+    assert code == 0 and err == "" and len(out.splitlines()) == 3 and out.endswith("\n2 of 2 replayed\n")
+    z, sigmoid = out.splitlines()[:2]
+    assert z.startswith("z [type1] probe 'random pair': replays — ‖I − R·S‖_F ≤ ") and "nullity exactly" in z
+    assert sigmoid.startswith("sigmoid(z + 1) [type1] probe 'random pair': replays — ‖I − R·S‖_F ≤ ")
+    assert sigmoid.endswith("the minor is nonsingular")
     code, out, _ = _run(capsys, ["replay", certified, "--all", "--json"])
     saved = json.loads(certified.read_text(encoding="utf-8"))
     recorded = {
@@ -177,21 +182,31 @@ def test_replay_repeats_a_saved_certificate(capsys, certified):
         if (p["certificate"] or {}).get("kind") == "interval"
     }
     assert [r["phi"] for r in saved] == ["z", "sigmoid(z + 1)"]
-    assert code == 0 and {(r["phi"], r["probe"]): r["residual_bound"] for r in json.loads(out)} == recorded
+    replays = json.loads(out)
+    assert code == 0 and all(r["schema"] == "identcheck.replay/1" and r["proved"] for r in replays)
+    assert {(r["phi"], r["probe"]): r["residual_bound"] for r in replays if r["kind"] == "interval"} == recorded
     assert all(phi == "sigmoid(z + 1)" for phi, _ in recorded) and len(recorded) >= 3
+    assert {r["phi"] for r in replays if r["kind"] == "nullity"} == {"z"}  # every probe of z
 
 
 def test_replay_of_a_tampered_record_does_not_replay(capsys, certified, tmp_path):
-    """Two equal rows make the recorded minor singular: no bound ‖I − R·S‖ < 1 exists for it (it would
-    make R·S, hence S, invertible), so the replay fails, exit 1."""
-    saved = json.loads(certified.read_text(encoding="utf-8"))
-    probe = next(p for p in saved[1]["probes"] if p["name"] == "random pair")
-    points = probe["certificate"]["detail"]["points"]
-    points[1] = points[0]
+    """Two equal rows make the recorded minor singular (and are not the probe's sample points): not
+    replayed, exit 1. The honest minor at 1 digit: the bound ‖I − R·S‖ < 1 is not reached, exit 1."""
+    saved = json.loads(certified.read_text(encoding="utf-8"))[1:]  # sigmoid(z + 1)
+    detail = next(p for p in saved[0]["probes"] if p["name"] == "random pair")["certificate"]["detail"]
     tampered = tmp_path / "tampered.json"
-    tampered.write_text(json.dumps(saved), encoding="utf-8")
-    code, out, err = _run(capsys, ["replay", tampered, "random pair"])
-    assert code == 1 and err == "" and "'random pair': does NOT replay" in out and out.endswith("0 of 1 replayed\n")
+    for change, why in [
+        (lambda: detail["points"].__setitem__(1, detail["points"][0]), "its points are not the probe's sample points"),
+        (lambda: detail.update(digits=1), "not < 1 at 1 digits"),
+    ]:
+        honest = copy.deepcopy(detail)
+        change()
+        tampered.write_text(json.dumps(saved), encoding="utf-8")
+        code, out, err = _run(capsys, ["replay", tampered, "random pair"])
+        assert code == 1 and err == "" and "'random pair': does NOT replay — " in out and why in out
+        assert out.endswith("0 of 1 replayed\n")
+        detail.clear()
+        detail.update(honest)
 
 
 def _altered(tmp_path, certified, change) -> str:
@@ -240,8 +255,10 @@ def test_replay_refuses_bad_input_in_one_line(capsys, tmp_path, certified, argv,
 
 
 def test_replay_of_a_dependent_probe_says_its_certificate_is_a_proof(capsys, tmp_path, certified):
-    saved = json.loads(certified.read_text(encoding="utf-8"))
+    saved = json.loads(certified.read_text(encoding="utf-8"))[:1]  # z alone: dependent everywhere
+    probe = next(p for p in saved[0]["probes"] if p["name"] == "random pair")
+    del probe["certificate"]["detail"]["rest_certificate"]  # as when not every relation was proved
     path = tmp_path / "z.json"
-    path.write_text(json.dumps(saved[:1]), encoding="utf-8")  # z alone: dependent everywhere
+    path.write_text(json.dumps(saved), encoding="utf-8")
     code, out, err = _run(capsys, ["replay", path, "random pair"])
-    assert code == 2 and "it is dependent: its certificate is an exact proof by sympy" in err
+    assert code == 2 and "it is dependent and not every relation of its null space was proved" in err
