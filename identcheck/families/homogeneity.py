@@ -12,9 +12,17 @@ differentiated in any parameter. Where the conditions offer its structure:
   the linear expert's ∂u/∂M_jl, linear in a: Σ_m a_m ∂²u/∂M_jl∂a_m = ∂u/∂M_jl (degree 1).
 - **an expert** h(x; θ) (the DeepSeekMoE sets): a relation Σ_u w_u θ_u ∂h/∂θ⁽ᵘ⁾ = 0 among one
   atom's first derivatives, w_u small integers, is the rescaling θ_u → t^{w_u}·θ_u leaving h
-  unchanged (ReLU's positive homogeneity is w = (−1, 1, …, 1)); and h = c·f(x; θ), homogeneous of
-  degree 1 in c (c·∂h/∂c = h), differentiated in θ: ∂²h/∂c∂θ = ∂h/∂θ / c (:func:`expert_name`).
-  Each name is given only when sympy proves the hypothesis for h's general parameters.
+  unchanged (ReLU's positive homogeneity is w = (−1, 1, …, 1)); and the scale relation
+  ∂²h/∂c∂θ = ∂h/∂θ / c where θ enters h only through a part homogeneous of degree 1 in c:
+  h = c·f(x; θ, …) + g with g free of θ — all of h (e2*tanh(e1ᵀx)) or one unit of a sum (an MLP's
+  c1·tanh(w1ᵀx + b1), a skip connection's c·tanh(vᵀx + b)) — i.e. ∂(c·∂h/∂c − h)/∂θ ≡ 0
+  (:func:`expert_name`). Each name is given only when sympy proves the hypothesis for h's general
+  parameters.
+
+A hypothesis is decided once per (h, family, parameters) and cached (:func:`_identity`): refuted
+first by a value at rational points (30 digits), then proved by ``expand``, then by ``simplify``
+under the budget (:data:`~identcheck.budget.SIMPLIFY_SECONDS`, inside the check's pool); what the
+budget leaves undecided is not named (and not cached, so a later check with time left decides it).
 
 The names in the JSON stay those each condition has always shown (:data:`EULER`, :data:`LINEAR_EXPERT`,
 :data:`EXPERT_EULER`, :data:`SCALE`).
@@ -43,6 +51,8 @@ __all__ = [
     "euler_relation",
     "expert_name",
     "rescaled",
+    "rescaling_holds",
+    "scale_holds",
     "type1_templates",
 ]
 
@@ -123,8 +133,8 @@ def expert_name(expert, atoms, members) -> str | None:
     symbol = {p.name: p for p in expert.params}
     if len(members) >= 3 and all(m.kind == "d" for m in members):
         weights = _weights([m.coefficient / value[m.names[0]] for m in members])
-        if weights is not None and _zero(
-            sum(w * symbol[m.names[0]] * sp.diff(expert.h, symbol[m.names[0]]) for w, m in zip(weights, members))
+        if weights is not None and rescaling_holds(
+            expert.h, tuple(sorted(((symbol[m.names[0]], w) for w, m in zip(weights, members)), key=str))
         ):
             return EXPERT_EULER
     if all(m.kind == "prod" for m in members):  # S2: the Euler relation times a combination of members
@@ -137,9 +147,7 @@ def expert_name(expert, atoms, members) -> str | None:
         d, dd = sorted(members, key=lambda m: m.kind)
         if d.names[0] in dd.names and dd.names[0] != dd.names[1]:
             c = dd.names[1] if dd.names[0] == d.names[0] else dd.names[0]
-            if dd.coefficient == -d.coefficient * value[c] and _zero(
-                symbol[c] * sp.diff(expert.h, symbol[c]) - expert.h
-            ):
+            if dd.coefficient == -d.coefficient * value[c] and scale_holds(expert.h, symbol[c], symbol[d.names[0]]):
                 return SCALE
     return None
 
@@ -169,7 +177,7 @@ def euler_weights(h, params: tuple, x: tuple) -> tuple | None:
     if any(abs(float(r) - v.real) > 1e-8 or abs(v.imag) > 1e-8 for r, v in zip(ratios, direction)):
         return None
     weights = _weights([sp.Rational(r.numerator, r.denominator) for r in ratios])
-    if weights is None or not _zero(sum(w * c for w, c in zip(weights, columns))):
+    if weights is None or not rescaling_holds(h, tuple(zip(params, weights))):
         return None
     return tuple(weights)
 
@@ -200,9 +208,59 @@ def _weights(ratios) -> list | None:
     return None
 
 
-def _zero(expr) -> bool:
-    """expr ≡ 0, proved by ``expand`` (then ``simplify`` under the budget); False when not proved."""
+def scale_holds(h, c, theta) -> bool:
+    """θ enters h only through a part homogeneous of degree 1 in c, h = c·f(x; θ, …) + g with g free
+    of θ: ∂(c·∂h/∂c − h)/∂θ ≡ 0 — the scale relation ∂h/∂θ = c·∂²h/∂c∂θ for every x and θ. Proved
+    once per (h, c, θ) (:func:`_identity`)."""
+    return _identity(("scale", h, c, theta), lambda: sp.diff(c * sp.diff(h, c) - h, theta))
+
+
+def rescaling_holds(h, weighted: tuple) -> bool:
+    """Σ_u w_u θ_u ∂h/∂θ_u ≡ 0 for ``weighted`` = ((θ_u, w_u), …): the rescaling θ_u → t^{w_u}·θ_u
+    leaves h unchanged. Proved once per (h, weights) (:func:`_identity`)."""
+    return _identity(("rescaling", h, weighted), lambda: sum(w * p * sp.diff(h, p) for p, w in weighted))
+
+
+_PROVED: dict = {}  # (family, h, parameters…) → bool: decided hypotheses (a budget's timeout is not kept)
+ZERO_POINTS = 2  # rational points at which a hypothesis is evaluated before sympy tries to prove it
+NONZERO = 1e-15  # |value| at 30 digits above this (relative to its terms' size) refutes an identity
+
+
+def _identity(key, build) -> bool:
+    """Whether ``build()`` ≡ 0, decided once per ``key`` (h with the family's parameters) and cached."""
+    if key in _PROVED:
+        return _PROVED[key]
+    proved, timed_out = _zero(build())
+    if not timed_out:
+        _PROVED[key] = proved
+    return proved
+
+
+def _zero(expr) -> tuple[bool, bool]:
+    """(expr ≡ 0, timed out): refuted by a nonzero value at a rational point (:func:`_nonzero_at_a_point`),
+    else proved by ``expand``, else by ``simplify`` under the budget; False when not proved."""
+    if _nonzero_at_a_point(expr):
+        return False, False
     if sp.expand(expr) == 0:
-        return True
-    value, _ = run(sp.simplify, expr, seconds=SIMPLIFY_SECONDS)
-    return value == 0
+        return True, False
+    value, timed_out = run(sp.simplify, expr, seconds=SIMPLIFY_SECONDS)
+    return value == 0, timed_out
+
+
+def _nonzero_at_a_point(expr) -> bool:
+    """expr has a nonzero value (30 digits, relative to its terms' size) at one of :data:`ZERO_POINTS`
+    rational points of its free symbols; a point where it is undefined says nothing."""
+    symbols = sorted(expr.free_symbols, key=str)
+    rng = np.random.default_rng(len(symbols))
+    terms = sp.Add.make_args(expr)
+    for _ in range(ZERO_POINTS):
+        signs = rng.choice((-1, 1), len(symbols))
+        at = {v: sp.Rational(int(s * k), 16) for v, s, k in zip(symbols, signs, rng.integers(3, 16, len(symbols)))}
+        try:
+            value = complex(expr.xreplace(at).evalf(30))
+            scale = max([abs(complex(t.xreplace(at).evalf(30))) for t in terms] + [1.0])
+        except (TypeError, ValueError, ZeroDivisionError):
+            continue
+        if np.isfinite(value) and np.isfinite(scale) and abs(value) > NONZERO * scale:
+            return True
+    return False

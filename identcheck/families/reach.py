@@ -85,6 +85,7 @@ _T = sp.Dummy("t")
 _GENERIC = sp.Lambda(_T, sp.exp(_T / 3) + sp.sin(2 * _T + 1) / 2 + _T**3 / 5)
 _REFUTE_POINTS = ((sp.Rational(3, 7), sp.Rational(-5, 11)), (sp.Rational(-2, 9), sp.Rational(7, 13)))
 REFUTED_VALUE = 1e-15  # |value| at 30 digits above this (relative to the terms' size) refutes a relation
+REFUTED_SUM = 1e-12  # a float64 sum of columns exact to 30 digits above this (relative to its largest term) refutes
 
 
 PROVED, REFUTED, UNDECIDED = "proved", "refuted", "undecided"
@@ -99,23 +100,36 @@ def _decide(expr, x) -> str:
     expr = sp.expand(expr)
     if expr == 0:
         return PROVED
-    concrete = expr
-    undefined = {f.func for f in expr.atoms(sp.core.function.AppliedUndef)}
-    if undefined:
-        concrete = expr.subs({f: _GENERIC for f in undefined}).doit()
+    concrete = _concrete(expr)
     for point in _REFUTE_POINTS:
-        at = {xi: point[i % len(point)] * (1 + i) / (1 + len(x)) for i, xi in enumerate(x)}
+        at = _at(point, x)
         value = concrete.xreplace(at).evalf(30)
         scale = max([abs(t.xreplace(at).evalf(30)) for t in sp.Add.make_args(concrete)] + [1])
         if not value.is_number or value.has(sp.nan, sp.zoo):
             break
         if abs(complex(value)) > REFUTED_VALUE * float(scale):
             return REFUTED
+    return _settle(expr, x)
+
+
+def _settle(expr, x) -> str:
+    """The last steps of :func:`_decide` on an expanded, unrefuted ``expr``."""
     if _quotient_zero(expr):
         return PROVED
     if expr.has(sp.log) and _gradient_zero(expr, x):
         return PROVED
     return PROVED if sp.simplify(expr) == 0 else UNDECIDED
+
+
+def _concrete(expr):
+    """expr with its arbitrary functions replaced by :data:`_GENERIC` (one of them)."""
+    undefined = {f.func for f in expr.atoms(sp.core.function.AppliedUndef)}
+    return expr.subs({f: _GENERIC for f in undefined}).doit() if undefined else expr
+
+
+def _at(point, x) -> dict:
+    """x at one of :data:`_REFUTE_POINTS`."""
+    return {xi: point[i % len(point)] * (1 + i) / (1 + len(x)) for i, xi in enumerate(x)}
 
 
 def _quotient_zero(expr) -> bool:
@@ -164,10 +178,10 @@ class ProbeAlgebra:
             if which < 0:
                 expr = self.set.exprs[c % self.per_atom]
             else:
-                key = (self.set.name, c % self.per_atom, which)
-                if key not in self._symbolic:
-                    self._symbolic[key] = member.build(self.templates[which][1], self.expert.params, self.expert.x)
-                expr = self._symbolic[key]
+                shared = (self.set.name, c % self.per_atom, which)
+                if shared not in self._symbolic:
+                    self._symbolic[shared] = member.build(self.templates[which][1], self.expert.params, self.expert.x)
+                expr = self._symbolic[shared]
             values = atom.subs(self.expert.params)
             # subs, not xreplace, for a template: ∂F1(a)/∂a at a = 1/8 must become a Subs, not ∂/∂(1/8)
             self._cache[key] = expr.xreplace(values) if which < 0 else expr.subs(values)
@@ -176,8 +190,45 @@ class ProbeAlgebra:
     def decide(self, coefficients, which: int = -1) -> tuple[str, bool]:
         """(:data:`PROVED`, :data:`REFUTED` or :data:`UNDECIDED`, timed out) for Σ λ_c column_c ≡ 0
         (in x), for h or template ``which``."""
+        return run(self._decide, coefficients, which, seconds=PROOF_SECONDS, default=UNDECIDED)
+
+    def _decide(self, coefficients, which: int) -> str:
+        """:func:`_decide`, but a template's relation not proved by ``expand`` is refuted from its
+        columns' values at the refuting points (each column evaluated once per probe, :meth:`at_point`)
+        rather than from the whole sum's."""
         total = sp.Add(*(sp.Rational(v) * self.column(c, which) for c, v in coefficients))
-        return run(_decide, total, self.expert.x, seconds=PROOF_SECONDS, default=UNDECIDED)
+        if which < 0:
+            return _decide(total, self.expert.x)
+        total = sp.expand(total)
+        if total == 0:
+            return PROVED
+        return REFUTED if self.refuted(coefficients, which) else _settle(total, self.expert.x)
+
+    def refuted(self, coefficients, which: int) -> bool:
+        """Σ λ_c column_c is nonzero at one of :data:`_REFUTE_POINTS` (arbitrary functions replaced
+        by :data:`_GENERIC`): each column's value is exact to 30 digits (evalf's relative accuracy),
+        so a float64 sum above :data:`REFUTED_SUM` times its largest term is no rounding."""
+        for i in range(len(_REFUTE_POINTS)):
+            terms = [complex(v) * self.at_point(c, which, i) for c, v in coefficients]
+            if not all(np.isfinite(t) for t in terms):
+                return False
+            if abs(sum(terms)) > REFUTED_SUM * max(abs(t) for t in terms):
+                return True
+        return False
+
+    def at_point(self, c: int, which: int, i: int) -> complex:
+        """Column ``c`` of template ``which`` (arbitrary functions replaced by :data:`_GENERIC`) at
+        refuting point ``i``, to 30 digits (nan where it has no finite value); cached per probe."""
+        key, concrete = ("point", c, which, i), ("concrete", c, which)
+        if key not in self._cache:
+            if concrete not in self._cache:
+                self._cache[concrete] = _concrete(self.column(c, which))
+            try:
+                value = complex(self._cache[concrete].xreplace(_at(_REFUTE_POINTS[i], self.expert.x)).evalf(30))
+            except (TypeError, ValueError, ZeroDivisionError):
+                value = complex("nan")
+            self._cache[key] = value
+        return self._cache[key]
 
     def prove(self, coefficients, which: int = -1) -> Outcome:
         """Whether Σ λ_c column_c ≡ 0 (in x) for h or template ``which``, proved by sympy."""

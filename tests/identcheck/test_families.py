@@ -6,7 +6,12 @@ import sympy as sp
 from identcheck import default_probes, parse_activation
 from identcheck.activation import Z
 from identcheck.certify import prove_relation
+from identcheck.check import check
+from identcheck.expert import parse_expert
+from identcheck.expert_sets import member_set
 from identcheck.families import at_zero, gaussian, heat, phi_properties, polynomial, templates_for, zero_second
+from identcheck.families.base import structure
+from identcheck.families.reach import REACH_EXPERT, REACH_TEMPLATE, ProbeAlgebra
 from identcheck.terms import type1_term_set
 
 A2 = type1_term_set(2).a_symbols()
@@ -137,3 +142,44 @@ def test_the_polynomial_family_is_a_terminating_taylor_expansion():
     quadratic = lambda z: z**2 + z  # noqa: E731
     assert added and all(type1_residual(quadratic, 2, pair, parts) == 0 for _, _, parts in added)
     assert any(type1_residual(lambda z: z**3, 2, pair, parts) != 0 for _, _, parts in added)
+
+
+def test_a_relations_reach_agrees_with_its_template_evaluated_by_hand():
+    """reach.py refutes a relation for the template from its columns' values at two points (each column
+    once per probe): every relation it calls shared by the template vanishes for c·F1(−s·F2(x1 − m1))
+    with two functions other than the code's at another point, every one it calls specific does not —
+    and the columns' values alone refute exactly the specific ones (the shared ones are all proved by
+    expand before the values are read, so they are asked here directly)."""
+    result = check("c*exp(-s*(x1 - m1)**2)", condition="deepseek-routed", dim=1)
+    expert = parse_expert("c*exp(-s*(x1 - m1)**2)", 1)
+    s3 = member_set(expert, "S3")
+    columns = [m.key for m in s3.members]
+    x1, c, s, m1 = sp.symbols("x1 c s m1", real=True)
+    F1, F2, t = sp.Function("F1"), sp.Function("F2"), sp.Dummy("t")
+    template = c * F1(-s * F2(x1 - m1))  # the expert's calls exp and **2 made arbitrary, by hand
+    concrete = {F1: sp.Lambda(t, sp.cos(t) + t**2 / 7), F2: sp.Lambda(t, sp.exp(-t / 5) + t**3 / 3)}
+    symbols = {"c": c, "s": s, "m1": m1}
+    seen = {REACH_TEMPLATE: 0, REACH_EXPERT: 0}
+    for probe in result.probes:
+        for relation in probe.relations:
+            if relation.reach is None:
+                continue
+            value = 0
+            for m in structure(relation.keys, [sp.Rational(v) for _, v in relation.exact]):
+                member = sp.diff(template, *(symbols[n] for n in m.names))
+                if m.kind == "prod":
+                    member = sp.diff(template, symbols[m.names[0]]) * sp.diff(template, symbols[m.names[1]])
+                elif m.kind == "x":
+                    member = x1 * sp.diff(template, symbols[m.names[0]])
+                values = dict(zip((c, s, m1), probe.components[m.atom].values))
+                value += m.coefficient * member.subs(concrete).doit().subs(values)
+            size = abs(complex(value.subs(x1, sp.Rational(5, 9)).evalf(30)))
+            assert (size < 1e-20) == (relation.reach == REACH_TEMPLATE), (str(relation), size)
+            coefficients = [
+                (a * len(columns) + columns.index(k), sp.Rational(v))
+                for (a, k), (_, v) in zip(relation.keys, relation.exact)
+            ]
+            algebra = ProbeAlgebra(expert, s3, probe)
+            assert algebra.refuted(coefficients, 0) == (relation.reach == REACH_EXPERT), str(relation)
+            seen[relation.reach] += 1
+    assert seen[REACH_TEMPLATE] >= 10 and seen[REACH_EXPERT] >= 10

@@ -113,3 +113,93 @@ def test_a_product_relation_that_is_the_rescaling_times_a_member_is_euler():
     assert expert_residual(h, [atom], wrong, x) != 0 and homogeneity.expert_name(expert, [atom], wrong) is None
     gelu = parse_expert("e2*gelu(dot(e1, x))", 2)
     assert homogeneity.euler_weights(gelu.h, tuple(gelu.params), tuple(gelu.x)) is None
+
+
+def _scale_pairs_by_hand(h, expert_text, dim, scalars, values):
+    """For every (c, θ) of an expert written by hand (h, with symbols named like the expert's): the
+    name expected for ∂h/∂θ − c·∂²h/∂c∂θ = 0 at the atom ``values`` — SCALE exactly when sympy says
+    the relation holds for every x and θ (θ inside c's part of h), else None — and the name given."""
+    expert = parse_expert(expert_text, dim)
+    atom = Atom(expert, **values)
+    symbols = {s.name: s for s in h.free_symbols}
+    out = []
+    for c in scalars:
+        for theta in atom.by_name:
+            if theta == c:
+                continue
+            relation_holds = sp.simplify(
+                sp.diff(h, symbols[theta]) - symbols[c] * sp.diff(h, symbols[c], symbols[theta])
+            )
+            expected = homogeneity.SCALE if relation_holds == 0 else None
+            relation = [member(0, "d", [theta], 1), member(0, "dd", [c, theta], -atom.by_name[c])]
+            out.append((c, theta, expected, homogeneity.expert_name(expert, [atom], relation)))
+    return out
+
+
+def test_the_scale_of_one_unit_of_an_mlp_is_named_for_its_own_parameters_only():
+    """h = c1·tanh(w1ᵀx + b1) + c2·tanh(w2ᵀx + b2) is not c1·f (c1·∂h/∂c1 ≠ h), yet for θ in unit 1
+    ∂h/∂θ = c1·∂²h/∂c1∂θ: the scale relation (was named 'coinciding members')."""
+    x = sp.symbols("x1 x2", real=True)
+    c1, w11, w12, b1, c2, w21, w22, b2 = sp.symbols("c1 w1_1 w1_2 b1 c2 w2_1 w2_2 b2", real=True)
+    h = c1 * sp.tanh(w11 * x[0] + w12 * x[1] + b1) + c2 * sp.tanh(w21 * x[0] + w22 * x[1] + b2)
+    assert sp.simplify(c1 * sp.diff(h, c1) - h) != 0  # not homogeneous in c1
+    values = dict(c1="1/8", w1_1="-7/8", w1_2="-1/2", b1="7/8", c2="7/8", w2_1="1/2", w2_2="7/8", b2="1")
+    pairs = _scale_pairs_by_hand(h, "c1*tanh(dot(w1, x) + b1) + c2*tanh(dot(w2, x) + b2)", 2, ["c1", "c2"], values)
+    named = {(c, theta) for c, theta, expected, _ in pairs if expected}
+    assert named == {("c1", "w1_1"), ("c1", "w1_2"), ("c1", "b1"), ("c2", "w2_1"), ("c2", "w2_2"), ("c2", "b2")}
+    assert all(given == expected for _, _, expected, given in pairs)
+
+
+def test_the_scale_of_a_skip_connections_branch_is_named_and_the_skip_is_not():
+    x = sp.symbols("x1 x2", real=True)
+    w1, w2, c, v1, v2, b = sp.symbols("w_1 w_2 c v_1 v_2 b", real=True)
+    h = w1 * x[0] + w2 * x[1] + c * sp.tanh(v1 * x[0] + v2 * x[1] + b)
+    assert sp.simplify(c * sp.diff(h, c) - h) != 0
+    values = dict(w_1="3/8", w_2="-5/8", c="-1/2", v_1="1/4", v_2="7/8", b="-3/8")
+    pairs = _scale_pairs_by_hand(h, "dot(w, x) + c*tanh(dot(v, x) + b)", 2, ["c", "b"], values)
+    named = {(c_, theta) for c_, theta, expected, _ in pairs if expected}
+    assert named == {("c", "v_1"), ("c", "v_2"), ("c", "b")}  # w is outside c's part: ∂h/∂w ≠ 0 = c·∂²h/∂c∂w
+    assert all(given == expected for _, _, expected, given in pairs)
+
+
+def test_the_scale_of_a_routed_sine_is_named():
+    x = sp.symbols("x1 x2", real=True)
+    e2, a, b = sp.symbols("e2 e1_1 e1_2", real=True)
+    h = e2 * sp.sin(a * x[0] + b * x[1])
+    pairs = _scale_pairs_by_hand(h, "e2*sin(dot(e1, x))", 2, ["e2"], dict(e2="1/8", e1_1="3/8", e1_2="-1/4"))
+    assert [(c, theta, expected) for c, theta, expected, _ in pairs] == [
+        ("e2", "e1_1", homogeneity.SCALE),
+        ("e2", "e1_2", homogeneity.SCALE),
+    ]
+    assert all(given == expected for _, _, expected, given in pairs)
+
+
+def test_a_skip_connections_scale_relation_is_named_by_the_condition():
+    result = check("dot(w, x) + c*tanh(dot(v, x) + b)", condition="deepseek-routed", dim=1)
+    relations = [r for p in result.probes for r in p.relations if len(r.keys) == 2]
+    scale = [r for r in relations if r.family == homogeneity.SCALE]
+    assert scale and all(r.proved for r in scale)
+    assert not [r for r in relations if r.family == "coinciding members" and "∂c∂" in str(r)]
+
+
+def test_a_hypothesis_is_refuted_at_a_point_before_sympy_simplifies_and_is_decided_once(monkeypatch):
+    z, w, b = sp.symbols("z w b", real=True)
+    calls = []
+    real = sp.simplify
+    monkeypatch.setattr(sp, "simplify", lambda e, *a, **k: calls.append(e) or real(e, *a, **k))
+    # sin² + cos² − 1 ≡ 0 needs simplify (expand leaves it): not refuted at any point, then proved
+    identity = sp.sin(w * z + b) ** 2 + sp.cos(w * z + b) ** 2 - 1
+    assert sp.expand(identity) != 0 and real(identity) == 0
+    assert homogeneity._zero(identity) == (True, False) and len(calls) == 1
+    # sin² − cos² is not: its value at a rational point refutes it, no simplify
+    assert homogeneity._zero(sp.sin(w * z + b) ** 2 - sp.cos(w * z + b) ** 2) == (False, False)
+    assert len(calls) == 1
+    # the scale hypothesis of one (h, c, θ) is decided once
+    decided = []
+    real_zero = homogeneity._zero
+    monkeypatch.setattr(homogeneity, "_zero", lambda e: decided.append(e) or real_zero(e))
+    c = sp.Symbol("c_once", real=True)
+    h = c * sp.sin(w * z + b) ** 2 + c * sp.cos(w * z + b) ** 2 + w * z
+    assert homogeneity.scale_holds(h, c, b) and homogeneity.scale_holds(h, c, b)
+    assert not homogeneity.scale_holds(h, c, w) and not homogeneity.scale_holds(h, c, w)  # ∂(c·∂h/∂c − h)/∂w = −z
+    assert len(decided) == 2 and len(calls) == 1  # b's by expand, w's at a point
