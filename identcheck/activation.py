@@ -108,7 +108,7 @@ class Activation:
         with np.errstate(all="ignore"):
             slope = np.asarray(self._numpy[1](grid), dtype=float)
         if np.all(slope == 0):
-            raise IdentcheckError(f"phi={self.text!r} is constant on the probed domain")
+            raise IdentcheckError(param="phi", value=self.text, reason="constant on the probed domain")
 
 
 def set_text(where: sp.Set) -> str:
@@ -180,7 +180,7 @@ def parse_activation(phi, params: Mapping[str, object] | None = None) -> Activat
         return phi
     if isinstance(phi, str):
         text = phi.strip()
-        expr = parse_text(text, params)
+        expr = parse_text(text, params, written)
         numbers = written_numbers(text) + tuple(
             (params[k], written[k]) for k in params if not params[k].is_Integer and written[k] != str(params[k])
         )
@@ -213,9 +213,9 @@ def _exact(name: str, value) -> sp.Rational:
     if isinstance(value, str):
         return parse_param(f"{name}={value}")[1]
     if isinstance(value, bool) or not isinstance(value, (int, float, Fraction, sp.Basic)):
-        raise IdentcheckError(f"param {name}={value!r}: expected a number")
+        raise IdentcheckError(param="params", key=name, value=value, reason="expected a number")
     if isinstance(value, float) and not math.isfinite(value):
-        raise IdentcheckError(f"param {name}={value!r}: not a finite number")
+        raise IdentcheckError(param="params", key=name, value=value, reason="not a finite number")
     return sp.nsimplify(value, rational=True) if not isinstance(value, int) else sp.Integer(value)
 
 
@@ -224,7 +224,7 @@ def _from_sympy(expr: sp.Basic, params: Mapping[str, sp.Rational]):
     unused = [k for k in params if k not in symbols]
     if unused:
         raise IdentcheckError(
-            param="params", key=unused[0], shown="VALUE", reason=f"phi={expr} does not use {unused[0]!r}"
+            param="params", key=unused[0], shown=str(params[unused[0]]), reason=f"phi={expr} does not use {unused[0]!r}"
         )
     subs = {symbols[k]: v for k, v in params.items() if k in symbols}
     rest = [s for s in expr.free_symbols if s.name not in params]
@@ -241,7 +241,7 @@ def _from_sympy(expr: sp.Basic, params: Mapping[str, sp.Rational]):
 def _validated(shown: str, expr: sp.Expr, as_written: str | None = None) -> Activation:
     expr = sp.sympify(expr)
     if expr.has(sp.zoo, sp.oo, -sp.oo, sp.nan):
-        raise IdentcheckError(f"phi={shown!r} is not finite (it contains an infinity or 0/0)")
+        raise IdentcheckError(param="phi", value=shown, reason="not finite (it contains an infinity or 0/0)")
     extra = expr.free_symbols - {Z}
     if extra:
         names = ", ".join(sorted(s.name for s in extra))
@@ -253,18 +253,20 @@ def _validated(shown: str, expr: sp.Expr, as_written: str | None = None) -> Acti
     bad = [type(a).__name__ for a in expr.atoms(*_NON_SMOOTH_ATOMS)]
     if bad:
         raise IdentcheckError(
-            f"phi={shown!r} contains {bad[0]}, which is not twice differentiable everywhere; "
-            "the condition needs a real, C² phi"
+            param="phi",
+            value=shown,
+            reason=f"contains {bad[0]}, which is not twice differentiable everywhere; "
+            "the condition needs a real, C² phi",
         )
     if expr.has(sp.I):
-        raise IdentcheckError(f"phi={shown!r} is complex-valued; the condition needs a real phi")
+        raise IdentcheckError(param="phi", value=shown, reason="complex-valued; the condition needs a real phi")
     if not expr.has(Z):
-        raise IdentcheckError(f"phi={shown!r} is constant; the condition needs a phi that depends on z")
+        raise IdentcheckError(param="phi", value=shown, reason="constant; the condition needs a phi that depends on z")
     first = sp.diff(expr, Z)
     derivatives = (expr, first, sp.diff(first, Z))
     numpy_functions = tuple(_numpy_function(d) for d in derivatives)
     if derivatives[1] == 0 or _simplifies_to_zero(derivatives[1], numpy_functions[1]):
-        raise IdentcheckError(f"phi={shown!r} is constant; the condition needs a phi that depends on z")
+        raise IdentcheckError(param="phi", value=shown, reason="constant; the condition needs a phi that depends on z")
     return Activation(text=shown, expr=expr, derivatives=derivatives, _numpy=numpy_functions, as_written=as_written)
 
 

@@ -7,15 +7,16 @@ numbers (exact relations, or the labels of a numerical one), so it is the same o
 Any registered condition that judges an activation φ runs over the same activations
 (``identcheck catalog --condition NAME``, repeatable; ``catalog_rows(conditions=…)``): a row holds
 one cell per condition, under its name, and the table one verdict and one witness column per
-condition. A condition on experts, or on no φ at all (mha), reads no activation: it is refused
-(the expert conditions have ``catalog --experts``, :mod:`identcheck.expert_catalog`).
+condition. A condition whose :attr:`~identcheck.conditions.base.Condition.subject` is not φ — one on
+experts, or one that takes no input (mha) — reads no activation: it is refused (the expert conditions
+have ``catalog --experts``, :mod:`identcheck.expert_catalog`).
 """
 
 from __future__ import annotations
 
 from .check import check
 from .conditions import CONDITIONS as REGISTRY
-from .conditions import Condition
+from .conditions import unknown_condition
 from .errors import IdentcheckError
 from .families import ODE
 from .pool import WorkerPool
@@ -93,17 +94,13 @@ def catalog_conditions(conditions=None) -> tuple[str, ...]:
         )
     for name in conditions:
         if not isinstance(name, str) or name not in REGISTRY:
-            raise IdentcheckError(
-                param="conditions", value=name, reason=f"unknown condition; available: {', '.join(REGISTRY)}"
-            )
+            raise unknown_condition(name, param="conditions")
         if name in ROW_FIELDS or list(conditions).count(name) > 1:
             raise IdentcheckError(param="conditions", value=name, reason="given twice, or a row's field name")
-        if REGISTRY[name].activation_for.__func__ is not Condition.activation_for.__func__:
-            raise IdentcheckError(
-                param="conditions",
-                value=name,
-                reason="does not judge an activation φ (an expert condition: catalog --experts; mha: no φ at all)",
-            )
+        subject = REGISTRY[name].subject  # what the condition reads (Condition.subject); the rows are φ's
+        if subject != "phi":
+            why = "it judges an expert: catalog --experts" if subject == "expert" else "it takes no input"
+            raise IdentcheckError(param="conditions", value=name, reason=f"does not judge an activation φ ({why})")
     return tuple(conditions)
 
 

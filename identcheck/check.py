@@ -21,7 +21,7 @@ from threadpoolctl import threadpool_limits
 
 from .budget import CERTIFY_POOL_SECONDS, POOL_SECONDS, pool
 from .certificates import certify_probe
-from .conditions import CONDITIONS, Condition
+from .conditions import CONDITIONS, Condition, unknown_condition
 from .environment import environment
 from .errors import IdentcheckError
 from .evidence import Certificate, CertificateKind, Evidence, Verdict
@@ -116,7 +116,7 @@ def make_condition(
 ) -> Condition:
     """Validate the arguments of :func:`check` and set the condition up (parse φ, build its terms)."""
     if condition not in CONDITIONS:
-        raise IdentcheckError(param="condition", value=condition, reason=f"unknown; available: {', '.join(CONDITIONS)}")
+        raise unknown_condition(condition)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise IdentcheckError(param="seed", value=seed, reason="must be a non-negative integer")
     if isinstance(points_per_term, bool) or not isinstance(points_per_term, int) or not 2 <= points_per_term <= 100:

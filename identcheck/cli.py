@@ -2,7 +2,12 @@
 
 Each subcommand is a function ``_name(args)`` (``COMMANDS``; the flags are in
 :mod:`identcheck.cli_parser`). Library errors name the API's parameters;
-:func:`~identcheck.cli_common.render_error` spells them as the command's flags.
+:func:`~identcheck.cli_common.render_error` spells them as the command's flags, one way:
+``--flag VALUE: reason``. No command names a condition: what the user's text is to a condition —
+PHI, ``--expert EXPR``, or nothing (mha) — is its class's ``subject``
+(:attr:`~identcheck.conditions.base.Condition.subject`), so a plug-in on experts gets ``--expert``.
+``check --condition both`` is the command line's name for type1 and type2 in one run (not a
+condition: the registry reserves the name).
 
 Exit codes: 0 the checks ran (whatever the verdicts), 2 bad input (one line on stderr, nothing
 on stdout), 1 internal error, 130 interrupted by SIGINT (Ctrl-C), 143 by SIGTERM: the worker
@@ -13,7 +18,6 @@ by SIGPIPE, :func:`~identcheck.cli_common.closed_stdout_quiet`).
 
 from __future__ import annotations
 
-import difflib
 import gc
 import json
 import os
@@ -22,7 +26,7 @@ import sys
 import tempfile
 
 from .cli_common import closed_stdout_quiet, command_parser, render_error
-from .cli_parser import JOINED, build_parser
+from .cli_parser import build_parser
 from .errors import IdentcheckError
 from .interrupts import Interrupted, answer_interrupt, ignore_interrupts, interrupts, signal_of
 from .outputs import check_output_path
@@ -81,7 +85,7 @@ def _run(argv) -> int:
     try:
         return command(args)
     except IdentcheckError as exc:  # the library names its parameters; the user typed flags
-        raise IdentcheckError(render_error(exc, command_parser(parser, args.command), JOINED)) from None
+        raise IdentcheckError(render_error(exc, command_parser(parser, args.command))) from None
     except KeyboardInterrupt as exc:
         ignore_interrupts()
         raise Interrupted(
@@ -92,38 +96,22 @@ def _run(argv) -> int:
 def _check(args) -> int:
     from .activation import parse_param
     from .check import check, make_condition
-    from .conditions import CONDITIONS
+    from .conditions import CONDITIONS, unknown_condition
     from .report import check_text
 
     if args.condition != "both" and args.condition not in CONDITIONS:  # a built-in name reads no plug-in
-        choices = (*CONDITIONS, "both")  # the list, with the installed plug-ins: asked for only here
-        close = difflib.get_close_matches(args.condition, choices, n=1)
-        hint = f" (did you mean {close[0]}?)" if close else ""
-        raise IdentcheckError(f"--condition={args.condition!r} is unknown{hint}; available: {', '.join(choices)}")
-    conditions = ("type1", "type2") if args.condition == "both" else (args.condition,)
+        raise unknown_condition(args.condition, extra=("both",))  # the list, with the installed plug-ins
+    conditions = ("type1", "type2") if args.condition == "both" else (args.condition,)  # both: the two on φ
+    subject = CONDITIONS[conditions[0]].subject  # what the user's text is to it (Condition.subject)
     params = {
         parse_param(p)[0]: p.partition("=")[2].strip() for p in args.params
     }  # as written: check() reads them exactly, shows them so
-    phis = (args.phi or [None]) if args.condition == "mha" else (args.phi or PAPER_EXAMPLES)
-    if args.condition == "mha":
-        _mha_takes_nothing(args.phi, params)
-    experts = args.condition.startswith("deepseek-")  # conditions on an expert h(x; θ), not on φ
-    if args.expert and not experts:
-        raise IdentcheckError(
-            f"--expert: condition {args.condition!r} takes PHI, not an expert; "
-            "--expert goes with deepseek-shared, deepseek-routed or deepseek-weak"
-        )
-    if experts:
-        if args.phi or not args.expert:
-            raise IdentcheckError(
-                f"--condition {args.condition}: give the expert as --expert EXPR "
-                "(e.g. --expert 'e2*gelu(dot(e1, x))'), not as PHI"
-            )
-        phis = args.expert
+    phis = _inputs(args, conditions[0], subject)
     jobs = []
     for phi in phis:  # validate every input before any output: the library's checks, its errors
         for condition in conditions:
-            used = {k: v for k, v in params.items() if condition == "mha" or _mentions(phi, k)}
+            # a condition that takes no text gets every --param, to refuse them in its own words
+            used = {k: v for k, v in params.items() if subject is None or _mentions(phi, k)}
             arguments = {"condition": condition, "dim": args.dim, "params": used, "seed": args.seed}
             arguments |= {
                 "points_per_term": args.points_per_term,
@@ -132,8 +120,11 @@ def _check(args) -> int:
             make_condition(phi, **arguments)
             jobs.append((phi, arguments))
     unused = [name for name in params if not any(phi is not None and _mentions(phi, name) for phi in phis)]
-    if unused and args.condition != "mha":  # (mha refused them above)
-        raise IdentcheckError(f"--param {unused[0]}: no phi uses {unused[0]!r}")
+    if unused:
+        name = unused[0]
+        raise IdentcheckError(
+            param="params", key=name, shown=params[name], reason=f"no {subject or 'phi'} uses {name!r}"
+        )
     results = []
     with StatusLine.for_command(asked=args.progress, json=args.json) as status:
         for i, (phi, arguments) in enumerate(jobs):
@@ -162,9 +153,9 @@ def _check(args) -> int:
 
 
 def _scan(args) -> int:
-    from .conditions import CONDITIONS
+    from .conditions import CONDITIONS, unknown_condition
+    from .scan.params import parse_scan_param
     from .scan.plot import check_plot_path, plot_scan
-    from .scan.report import parse_scan_param
     from .scan.run import scan
 
     params = {}
@@ -173,18 +164,11 @@ def _scan(args) -> int:
         if name in params:
             raise IdentcheckError(f"--param {name}: given twice ({text!r}); scan it (LO:HI:COUNT) or fix it, once")
         params[name] = value
-    if args.condition == "mha":
-        _mha_takes_nothing([args.phi], params)
     if args.condition not in CONDITIONS:  # any registered condition scans (identcheck/scan/family.py)
-        close = difflib.get_close_matches(args.condition, list(CONDITIONS), n=1)
-        raise IdentcheckError(
-            f"--condition={args.condition!r}: unknown; available: {', '.join(CONDITIONS)}"
-            + (f" (did you mean {close[0]}?)" if close else "")
-        )
+        raise unknown_condition(args.condition)
     width = None if args.width is None else _width(args.width)
     if args.plot is not None:
         check_plot_path(args.plot)
-    options = {"include_zero": False} if args.condition == "type1" else {}
     with StatusLine.for_command(asked=args.progress, json=args.json) as status:
         result = scan(
             args.phi,
@@ -197,7 +181,6 @@ def _scan(args) -> int:
             certify=args.certify,
             jobs=args.jobs,
             progress=lambda done, total, stage: status.show(f"scan {stage}: {done}/{total}"),
-            **options,
         )
     if args.plot is not None:
         plot_scan(result, args.plot)
@@ -205,17 +188,31 @@ def _scan(args) -> int:
     return 0
 
 
-def _mha_takes_nothing(phis, params) -> None:
-    """--condition mha is the linear expert: no PHI (but z, the expert itself), no constants."""
-    if params:
-        raise IdentcheckError(
-            f"--param {next(iter(params))}=VALUE: --condition mha takes no PHI and no constants: the expert is linear"
-        )
-    for phi in phis:
-        if phi.strip() != "z":
+def _inputs(args, condition: str, subject) -> list:
+    """What ``condition`` judges, from PHI or --expert as its ``subject`` says (:attr:`Condition.subject`):
+    φ's (default: the paper's examples), the experts of --expert, or — a condition that takes no text — PHI
+    as given (None when absent), for the condition to refuse in its own words."""
+    from .conditions import judging
+
+    if subject == "expert":
+        if args.phi or not args.expert:
             raise IdentcheckError(
-                f"phi={phi!r}: --condition mha takes no PHI: the expert is linear (that is the point of the contrast)"
+                param="condition",
+                value=condition,
+                reason="give the expert as --expert EXPR (e.g. --expert 'e2*gelu(dot(e1, x))'), not as PHI",
             )
+        return args.expert
+    if args.expert:
+        takes = "PHI" if subject == "phi" else "no input"
+        raise IdentcheckError(
+            param="expert",
+            value=args.expert[0],
+            reason=f"condition {condition!r} takes {takes}, not an expert; "
+            f"--expert goes with a condition on experts ({', '.join(judging('expert'))})",
+        )
+    if subject is None:
+        return args.phi or [None]
+    return args.phi or PAPER_EXAMPLES
 
 
 def _width(text: str):
@@ -324,7 +321,7 @@ def _positions(args) -> int:
 
     params = dict(parse_param(p) for p in args.params)
     if args.seed < 0:
-        raise IdentcheckError(f"--seed={args.seed}: must be >= 0")
+        raise IdentcheckError(f"--seed {args.seed}: must be >= 0")
     parse_activation(args.phi, params)
     rows = positions(args.phi, params, seed=args.seed)
     verdicts = {}

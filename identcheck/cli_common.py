@@ -99,6 +99,11 @@ class SuggestingParser(argparse.ArgumentParser):
     error_type: type[ValueError] = IdentcheckError
 
     def error(self, message):
+        # argparse prefixes a converter's message with "argument --dim: "; one that names its flag
+        # itself (``--dim 'x': not an integer``) reads as every other error, without the prefix
+        flag, _, rest = message.removeprefix("argument ").partition(": ")
+        if message.startswith("argument ") and rest.startswith(flag.split("/")[-1] + " "):
+            message = rest
         raise self.error_type(message)
 
     def parse_known_args(self, args=None, namespace=None):

@@ -14,12 +14,11 @@ from .cli_common import SuggestingParser
 from .errors import IdentcheckError
 from .limits import MAX_COUNT, MAX_DIM
 
-__all__ = ["JOINED", "PROGRESS_HELP", "build_parser"]
+__all__ = ["PROGRESS_HELP", "build_parser"]
 
-#: The flags whose errors read ``--flag=VALUE`` (as they always have); every other reads ``--flag VALUE``.
-#: A flag's ``dest`` is the API's parameter it sets (``--gates`` → ``n_gates``, ``--param`` → ``params``),
-#: so that an error naming the parameter is spelled as the flag (:func:`~identcheck.cli_common.render_error`).
-JOINED = frozenset({"jobs", "width"})
+# A flag's ``dest`` is the API's parameter it sets (``--gates`` → ``n_gates``, ``--param`` → ``params``), so
+# that an error naming the parameter is spelled as the flag, one way for every flag: ``--flag VALUE: reason``
+# (:func:`~identcheck.cli_common.render_error`; ``--jobs 0: must be …``, ``--condition 'typ1': unknown …``).
 
 
 class _Parser(SuggestingParser):  # every error one line, exit 2; an unknown flag or command gets its close match
@@ -44,7 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument(
         "--condition",
         default="type1",
-        help="type1 (Setting I), type2 (Setting II), both (a flag applies to the condition that takes it: "
+        help="type1 (Setting I), type2 (Setting II), both (not a condition: this command's name for type1 and "
+        "type2 in one run; a flag applies to the condition that takes it: "
         "--include-zero to type1, --gates/--channels/--mixed-products to type2), mha (no gate: the linear expert; "
         "takes no PHI but z, the expert itself), type1-full (Theorem 2's full decomposition), deepseek-shared/-routed/"
         "-weak (an expert: --expert), or a plug-in's (an installed package's entry point in the group "
@@ -55,8 +55,9 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="EXPR",
-        help="deepseek-shared/-routed/-weak: an expert h in x (x1..xd) and parameters, dot(p, x) for a vector p, "
-        "e.g. 'e2*gelu(dot(e1, x))' (repeatable; --param fixes a scalar parameter)",
+        help="for a condition on experts (deepseek-shared/-routed/-weak, or a plug-in's whose subject is 'expert'): "
+        "an expert h in x (x1..xd) and parameters, dot(p, x) for a vector p, e.g. 'e2*gelu(dot(e1, x))' "
+        "(repeatable; --param fixes a scalar parameter)",
     )
     c.add_argument("--dim", type=_int("--dim"), default=2, help=f"input dimension d, 1..{MAX_DIM} (default 2)")
     c.add_argument(
@@ -150,7 +151,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME=LO:HI:COUNT|NAME=VALUE",
         help=f"a scanned parameter (one or two; COUNT 2..{MAX_COUNT}) or a fixed value (repeatable)",
     )
-    sc.add_argument("--condition", default="type1", help="any condition of check --condition but mha (default type1)")
+    sc.add_argument(
+        "--condition",
+        default="type1",
+        help="any condition of check --condition that reads an expression (a phi or an expert; not mha, which "
+        "takes none), default type1",
+    )
     sc.add_argument("--dim", type=_int("--dim"), default=2, help="input dimension d (default 2)")
     sc.add_argument("--seed", type=_int("--seed"), default=0, help="seed for probes and sample points (default 0)")
     sc.add_argument(
@@ -207,6 +213,6 @@ def _int(flag):
         try:
             return int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{flag}={text!r} is not an integer") from None
+            raise argparse.ArgumentTypeError(f"{flag} {text!r}: not an integer") from None
 
     return convert

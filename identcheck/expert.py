@@ -156,7 +156,7 @@ def parse_expert(text, dim: int = 2, params: Mapping[str, object] | None = None,
         raise IdentcheckError(
             param="params",
             key=unused[0],
-            shown="VALUE",
+            shown=str(params[unused[0]]).strip(),  # as given: --param c=1e-3 reads back as typed
             reason=(Param("expert", text), f" does not use {unused[0]!r}"),
         )
     _validate(text, expr, order)

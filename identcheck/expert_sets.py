@@ -293,9 +293,10 @@ def check_members_finite(
             values = evaluator.float64(points, [c.values for c in probe.components])
         except ComplexWarning:
             raise IdentcheckError(
-                f"expert={expert.text!r} is not real on the probed domain x in [-1, 1]^{expert.dim} "
-                f"(probe {probe.name!r}, {params}); "
-                "the condition needs a real expert"
+                param="expert",
+                value=expert.text,
+                reason=f"not real on the probed domain x in [-1, 1]^{expert.dim} (probe {probe.name!r}, {params}); "
+                "the condition needs a real expert",
             ) from None
     bad = ~np.isfinite(values)
     if bad.any():

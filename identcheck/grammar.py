@@ -181,8 +181,9 @@ def written_numbers(text: str) -> tuple[tuple[sp.Rational, str], ...]:
     return tuple(found.items())
 
 
-def parse_text(text: str, params: Mapping[str, sp.Rational]) -> sp.Expr:
-    """The sympy expression ``text`` spells, with ``params`` substituted (each must be used)."""
+def parse_text(text: str, params: Mapping[str, sp.Rational], written: Mapping[str, str] | None = None) -> sp.Expr:
+    """The sympy expression ``text`` spells, with ``params`` substituted (each must be used; an unused one
+    is named with its value as ``written``, the user's text, else the exact value)."""
     if not text:
         raise IdentcheckError(param="phi", value="", reason="empty expression")
     if len(text) > MAX_TEXT_LENGTH:
@@ -197,7 +198,7 @@ def parse_text(text: str, params: Mapping[str, sp.Rational]) -> sp.Expr:
     try:
         tree = ast.parse(text, mode="eval")
     except SyntaxError as exc:
-        raise IdentcheckError(f"phi={text!r} is not a valid expression ({exc.msg})") from None
+        raise IdentcheckError(param="phi", value=text, reason=f"not a valid expression ({exc.msg})") from None
     nodes = sum(1 for _ in ast.walk(tree))
     if nodes > MAX_NODES:
         raise IdentcheckError(param="phi", value=text, reason=f"too large ({nodes} syntax nodes, at most {MAX_NODES})")
@@ -205,9 +206,9 @@ def parse_text(text: str, params: Mapping[str, sp.Rational]) -> sp.Expr:
     expr = builder.build(tree.body)
     unused = [name for name in params if name not in builder.used]
     if unused:
-        raise IdentcheckError(
-            param="params", key=unused[0], shown="VALUE", reason=f"phi={text!r} does not use {unused[0]!r}"
-        )
+        name = unused[0]
+        shown = (written or {}).get(name) or str(params[name])
+        raise IdentcheckError(param="params", key=name, shown=shown, reason=f"phi={text!r} does not use {name!r}")
     return expr
 
 

@@ -18,13 +18,14 @@ not a :class:`Condition` subclass or whose ``name`` is not its entry point's —
 IdentcheckError naming the plug-in (its distribution and entry point) and why.
 """
 
+import difflib
 import importlib
 import inspect
 from collections.abc import Iterator, MutableMapping
 from typing import TYPE_CHECKING
 
 from ..errors import IdentcheckError
-from .base import Condition, ProbeMatrix
+from .base import SUBJECTS, Condition, ProbeMatrix
 
 if TYPE_CHECKING:  # the registered classes, for readers and type checkers; at run time imported on first use
     from .deepseek import DeepSeekRouted, DeepSeekShared, DeepSeekWeak  # noqa: F401
@@ -33,12 +34,13 @@ if TYPE_CHECKING:  # the registered classes, for readers and type checkers; at r
     from .type1_full import Type1Full  # noqa: F401
     from .type2 import Type2  # noqa: F401
 
-__all__ = ["CONDITIONS", "GROUP", "Condition", "ProbeMatrix"]
+__all__ = ["CONDITIONS", "GROUP", "SUBJECTS", "Condition", "ProbeMatrix", "judging", "unknown_condition"]
 
 
 #: The entry-point group an installed package registers its conditions in (``name = "module:Class"``).
 GROUP = "identcheck.conditions"
-#: Names a plug-in may not take besides the built-in conditions': ``identcheck check --condition both``.
+#: Names a plug-in may not take besides the built-in conditions': ``identcheck check --condition both``
+#: (the command line's name for type1 and type2 in one run; not a condition).
 RESERVED = ("both",)
 
 
@@ -159,3 +161,19 @@ CONDITIONS: MutableMapping[str, type[Condition]] = _Registry(
         "deepseek-weak": (".deepseek", "DeepSeekWeak"),
     }
 )
+
+
+def unknown_condition(name, param: str = "condition", extra=()) -> IdentcheckError:
+    """The one refusal of a condition ``name`` that is not registered: its close match, then every name
+    (the installed plug-ins' too; ``extra``: names a command adds, ``both``). ``param`` names the input."""
+    choices = [*CONDITIONS, *extra]
+    close = difflib.get_close_matches(name, choices, n=1) if isinstance(name, str) else []
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    return IdentcheckError(param=param, value=name, reason=f"unknown condition{hint}; available: {', '.join(choices)}")
+
+
+def judging(subject) -> list[str]:
+    """The registered conditions whose :attr:`~Condition.subject` is ``subject`` (reads every class: for messages)."""
+    if subject not in SUBJECTS:
+        raise ValueError(f"subject={subject!r}: one of {SUBJECTS}")
+    return [name for name in CONDITIONS if CONDITIONS[name].subject == subject]

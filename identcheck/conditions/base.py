@@ -28,7 +28,10 @@ from ..probes import Component, Probe
 from ..rank import DEFAULT_LADDER, raw_gram, unresolved_columns
 from ..scope import Scope
 
-__all__ = ["Condition", "ProbeMatrix", "UNRESOLVED"]
+__all__ = ["Condition", "ProbeMatrix", "SUBJECTS", "UNRESOLVED"]
+
+#: The values of :attr:`Condition.subject`: what a condition reads from the user's text.
+SUBJECTS = ("phi", "expert", None)
 
 #: How a probe's note starts when columns stayed below the precision of the arb evaluation.
 UNRESOLVED = "not settled: column(s) too small for the precision"
@@ -116,7 +119,8 @@ class Condition(ABC):
     Subclasses set ``name`` (the registry key), ``scope`` (what each verdict implies for the
     model, :class:`~identcheck.scope.Scope`), ``component`` (the type of their probes'
     components, :class:`~identcheck.probes.Component` unless they say otherwise), ``options`` (the
-    keyword arguments they take beyond the common ones, with their defaults) and ``stream`` (seeds their sample points),
+    keyword arguments they take beyond the common ones, with their defaults), ``stream`` (seeds their sample points)
+    and ``subject`` (what the user's text is: φ by default, an expert, or nothing),
     build ``self.term_set`` in ``__init__``, and implement the abstract methods.
     """
 
@@ -128,6 +132,11 @@ class Condition(ABC):
     stream: ClassVar[int] = 1
     #: what the text report calls the object checked (``φ(z) = sigmoid(z)``); an expert condition: ``h(x; θ)``
     object_name: ClassVar[str] = "φ(z)"
+    #: what the user's text is to this condition (:data:`SUBJECTS`): ``"phi"``, an activation φ(z) — the
+    #: command line's PHI; ``"expert"``, an expert h(x; θ) — ``--expert EXPR``; None, nothing: the condition
+    #: fixes what it judges (mha, the linear expert) and takes no PHI, no --expert and no --param. The command
+    #: line, scan and catalog decide from it, never from a condition's name.
+    subject: ClassVar[str | None] = "phi"
 
     def describe_inputs(self, bound: float) -> str:
         """Where the probes sample, for the report: x in the cube and, for a gate, the range of z = aᵀx."""

@@ -51,6 +51,7 @@ class _Expert(Condition):
     (derivatives needed), ``h`` (the expert's name in labels)."""
 
     component = Atom
+    subject = "expert"  # the user's text is an expert h(x; θ): --expert EXPR on the command line
     sets: tuple = ()
     order = 2
     h = "h"
@@ -142,12 +143,21 @@ class _Expert(Condition):
         params = ", ".join(self.expert.labels)
         return f"h = {self.expert.text}, θ = ({params}); " + "; ".join(parts)
 
+    def counts(self) -> dict:
+        """The result's term counts, true of the matrices: ``n_terms`` (the JSON's ``n_terms_per_component``)
+        is the members one atom brings over the condition's sets — a probe of set s has k·members(s) +
+        constants(s) columns on k atoms — and ``details`` has them per set."""
+        members = {name: len(s.members) for name, s in self.member_sets.items()}
+        constants = {name: s.constants for name, s in self.member_sets.items()}
+        details = {"members_per_atom": members, "constants_per_probe": constants}
+        return {"n_terms": sum(members.values()), "details": details}
+
     def finish(self, results):
         dependent = [p for p in results if p.counts_for_verdict and p.dependent]
         relations = [r for p in dependent for r in p.relations]
         suffix = unresolved_summary(results)
         if not relations:
-            return suffix, {}
+            return suffix, self.counts()
         template = [r for r in relations if getattr(r, "reach", None) == REACH_TEMPLATE]
         specific = [r for r in relations if getattr(r, "reach", None) == REACH_EXPERT]
         unknown = len(relations) - len(template) - len(specific)
@@ -167,7 +177,7 @@ class _Expert(Condition):
             reach += f"; {len(template)} shared by its template" if template else ""
             reach += f"; {unknown} of unknown reach (not proved, or undecided for the template)" if unknown else ""
             reach += f" — counted over the {len(relations)} relation(s) read (a basis of each probe's null space)"
-        return reach + suffix, {}
+        return reach + suffix, self.counts()
 
 
 @dataclass(frozen=True)

@@ -22,22 +22,23 @@ class MHA(Type1):
     name = "mha"
     scope = LINEAR_EXPERT
     base = "u"
+    subject = None  # it judges the linear expert itself: no PHI (but z, the expert), no --expert, no --param
 
     @classmethod
     def activation_for(cls, phi=None, params=None):
         """The linear expert; a φ other than z (or None), or params, are refused: there is no gate."""
         if params:
-            name = next(iter(params))
+            name, value = next(iter(params.items()))
             raise IdentcheckError(
                 param="params",
                 key=name,
-                shown="VALUE",
-                reason="condition 'mha' takes no phi and no constants: the expert is linear",
+                shown=str(value).strip(),  # as given: --param b=1e-3 reads back as typed
+                reason=f"condition {cls.name!r} takes no phi and no constants: the expert is linear",
             )
         if phi is not None and not (isinstance(phi, str) and phi.strip() in ("z", TEXT)):
             raise IdentcheckError(
                 param="phi",
                 value=phi,
-                reason="condition 'mha' takes no phi: the expert is linear (that is the point of the contrast)",
+                reason=f"condition {cls.name!r} takes no phi: the expert is linear (that is the point of the contrast)",
             )
         return dataclasses.replace(parse_activation("z"), text=TEXT)

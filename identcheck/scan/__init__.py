@@ -8,6 +8,7 @@ One module per concept:
   each grid value, evaluated, bisected, checked exactly;
 - :mod:`~identcheck.scan.phi` — a condition on φ made fast (built once), and φ's "for all p";
 - :mod:`~identcheck.scan.expert` — an expert's "for all p": the witness relation proved with p symbolic;
+- :mod:`~identcheck.scan.params` — the parameters as given (``NAME=LO:HI:COUNT``), validated into axes;
 - :mod:`~identcheck.scan.report` — :class:`ScanResult` and its parts, their JSON, text and markdown;
 - :mod:`~identcheck.scan.summary` — the one-paragraph summary;
 - :mod:`~identcheck.scan.plot` — the figure (matplotlib), written atomically.
@@ -21,13 +22,15 @@ from typing import TYPE_CHECKING
 from ..lazy import lazy_package
 
 if TYPE_CHECKING:  # the public API, for readers and type checkers; at run time __getattr__ imports it on first use
+    from .params import parse_scan_param
     from .plot import check_plot_path, plot_scan
-    from .report import MAX_COUNT, MAX_VALUES, ScanResult, parse_scan_param
+    from .report import MAX_COUNT, MAX_VALUES, ScanResult
     from .run import MAX_BRACKETS, scan
 
 _API = {
     **dict.fromkeys(("check_plot_path", "plot_scan"), ".plot"),
-    **dict.fromkeys(("MAX_COUNT", "MAX_VALUES", "ScanResult", "parse_scan_param"), ".report"),
+    **dict.fromkeys(("MAX_COUNT", "MAX_VALUES", "ScanResult"), ".report"),
+    "parse_scan_param": ".params",
     **dict.fromkeys(("MAX_BRACKETS", "scan"), ".run"),
 }
 lazy_package(__name__, _API)

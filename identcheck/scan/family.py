@@ -23,17 +23,16 @@ with the scanned constants left symbolic:
 
 from __future__ import annotations
 
-import re
-
 import sympy as sp
 
 from ..check import decide_probe, make_condition, run, verdict_of
-from ..conditions import CONDITIONS, Condition
+from ..conditions import CONDITIONS, Condition, unknown_condition
 from ..errors import IdentcheckError
 from ..evidence import Evidence, Verdict
 from ..rank import DEFAULT_LADDER
 from .expert import symbolic_witness
-from .report import Bracket, ExceptionalPoint, GridValue, ProbeMargin, split_params
+from .params import split_params
+from .report import Bracket, ExceptionalPoint, GridValue, ProbeMargin
 
 __all__ = ["SIMPLE", "Family", "reads_phi", "with_value"]
 
@@ -45,28 +44,35 @@ _SIMPLE_SET = frozenset(SIMPLE)
 
 
 def reads_phi(condition: str) -> bool:
-    """Whether ``condition`` judges the user's text as an activation φ (it keeps
-    :meth:`Condition.activation_for`): its term set and probes do not depend on φ's constants."""
-    return CONDITIONS[condition].activation_for.__func__ is Condition.activation_for.__func__
+    """Whether ``condition`` judges the user's text as an activation φ (its ``subject`` is ``"phi"``) read
+    as :meth:`Condition.activation_for` reads it: its term set and probes do not depend on φ's constants."""
+    cls = CONDITIONS[condition]
+    return cls.subject == "phi" and cls.activation_for.__func__ is Condition.activation_for.__func__
 
 
 class Family:
     """The text with its scanned constants, a condition per grid value; evaluates, bisects, checks exactly."""
 
-    subject = "the expert"  # what the text is, in the summary ("where the expert is defined")
-
     def __init__(self, text, params, condition, dim, seed, points_per_term, options):
+        if condition not in CONDITIONS:
+            raise unknown_condition(condition)
+        #: what the text is to the condition (Condition.subject): "phi" or "expert", the parameter errors name
+        self.subject = CONDITIONS[condition].subject
+        if self.subject is None:  # it fixes what it judges (mha): no expression, no constant to scan
+            raise IdentcheckError(
+                param="condition",
+                value=condition,
+                reason="takes no expression (it judges a fixed one): nothing to scan",
+            )
+        #: what the text is, in the summary ("where phi is defined", "where the expert is defined")
+        self.noun = "phi" if self.subject == "phi" else "the expert"
         if not isinstance(text, str):
             raise IdentcheckError(
-                param="phi", value=text, reason="a scan takes the expression as text, e.g. 'sigmoid(z + b)'"
-            )
-        if condition not in CONDITIONS:
-            raise IdentcheckError(
-                param="condition", value=condition, reason=f"unknown; available: {', '.join(CONDITIONS)}"
+                param=self.subject, value=text, reason="a scan takes the expression as text, e.g. 'sigmoid(z + b)'"
             )
         self.text, self.condition_name, self.options = text.strip(), condition, options
         self.dim, self.seed, self.points_per_term = dim, seed, points_per_term
-        axes, fixed = split_params(self.text, params)
+        axes, fixed = split_params(self.text, params, self.subject)
         self.axes, self.fixed = tuple(axes), tuple(fixed)
         self._built: dict = {}  # conditions built during the set-up, used once by evaluate
         self.condition = self._first_condition()
@@ -101,13 +107,15 @@ class Family:
                 break
         if not built:
             raise IdentcheckError(
-                param="phi", value=self.text, reason=f"no grid value gives a valid expression (first: {error})"
+                param=self.subject, value=self.text, reason=f"no grid value gives a valid expression (first: {error})"
             )
         if len(built) == 2 and built[0][1].activation.text == built[1][1].activation.text:
             names = ", ".join(a.name for a in self.axes)
             raise IdentcheckError(
-                f"condition={self.condition_name!r} does not read the scanned constant(s) {names} of "
-                f"{self.text!r}: every value would give the same verdict"
+                param="condition",
+                value=self.condition_name,
+                reason=f"does not read the scanned constant(s) {names} of {self.text!r}: "
+                "every value would give the same verdict",
             )
         self._built = dict(built)
         return built[0][1]
@@ -140,7 +148,7 @@ class Family:
         except IdentcheckError as exc:
             if not _about_expression(exc):
                 raise
-            return GridValue(tuple(values), None, (), _reason(str(exc)))
+            return GridValue(tuple(values), None, (), _reason(exc))
         return GridValue(tuple(values), verdict_of(m.dependent for m in margins if m.counts), tuple(margins))
 
     def bisect(self, axis, base, lo, hi, lo_verdict, hi_verdict, target) -> Bracket:
@@ -227,7 +235,7 @@ class Family:
 
 def _about_expression(exc: IdentcheckError) -> bool:
     """An error about the expression at these values (reported per grid value), not about an argument."""
-    return re.search(r"\b(phi|expert)=", str(exc)) is not None
+    return exc.param in ("phi", "expert")
 
 
 def with_value(base, axis, value) -> list:
@@ -236,5 +244,6 @@ def with_value(base, axis, value) -> list:
     return out
 
 
-def _reason(message: str) -> str:
-    return re.sub(r"^(phi|expert)='[^']*'", r"\1", message)
+def _reason(exc: IdentcheckError) -> str:
+    """The error at a grid value, without the expression's text (the grid value says it): ``phi: …``."""
+    return f"{exc.param}: {exc.reason}"

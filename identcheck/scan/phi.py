@@ -28,15 +28,14 @@ from ..budget import run as budgeted
 from ..errors import IdentcheckError
 from ..grammar import Z, parse_text
 from .family import Family
-from .report import ForAll, number, split_params
+from .params import number, split_params
+from .report import ForAll
 
 __all__ = ["PhiFamily"]
 
 
 class PhiFamily(Family):
     """φ with its scanned parameters symbolic, the condition and probes built once."""
-
-    subject = "phi"
 
     def __init__(self, phi, params, condition, dim, seed, points_per_term, options):
         if isinstance(phi, str):
@@ -61,7 +60,7 @@ class PhiFamily(Family):
         shown = ", ".join(f"{k}={number(v)}" for k, v in self.params_at(values).items())
         text = f"{self.text} [{shown}]"
         if any(d.has(sp.zoo, sp.oo, -sp.oo, sp.nan) for d in derivatives):
-            raise IdentcheckError(f"phi={text!r} is not finite (it contains an infinity or 0/0)")
+            raise IdentcheckError(param="phi", value=text, reason="not finite (it contains an infinity or 0/0)")
         floats = [float(v) for v in values]
         functions = tuple(_bind(f, floats) for f in self.numpy)
         return Activation(text=text, expr=derivatives[0], derivatives=derivatives, _numpy=functions)

@@ -10,30 +10,21 @@ The JSON schema (``SCHEMA``) is pinned in docs/scan.md."""
 
 from __future__ import annotations
 
-import math
-import re
 from dataclasses import dataclass, field
-from fractions import Fraction
-from typing import Mapping
 
 import sympy as sp
 
 from ..conditions import CONDITIONS
-from ..errors import IdentcheckError
 from ..evidence import Verdict
-from ..grammar import parse_param
 from ..limits import MAX_COUNT, MAX_VALUES
 from ..render import cell, code, table
 from ..results import hypothesis_text
+from .params import Axis, number
 
 __all__ = [
     "MAX_COUNT",
     "MAX_VALUES",
-    "split_params",
     "SCHEMA",
-    "axis_from",
-    "exact",
-    "parse_scan_param",
     "Axis",
     "Bracket",
     "ExceptionalPoint",
@@ -47,99 +38,10 @@ __all__ = [
 SCHEMA = "identcheck.scan/2"  # docs/changelog.md
 
 
-def parse_scan_param(text: str):
-    """``NAME=LO:HI:COUNT`` → (name, (lo, hi, count)); ``NAME=VALUE`` → (name, value)."""
-    name, sep, value = text.partition("=")
-    if value.count(":") == 0:
-        return parse_param(text)
-    parts = value.split(":")
-    if len(parts) != 3:
-        why = "expected NAME=LO:HI:COUNT (e.g. b=-2:2:81) or NAME=VALUE"
-        raise IdentcheckError(param="param", value=text, reason=why)
-    _, lo = parse_param(f"{name}={parts[0]}")
-    _, hi = parse_param(f"{name}={parts[1]}")
-    if not re.fullmatch(r"\s*\d{1,6}\s*", parts[2]):
-        raise IdentcheckError(param="param", value=text, reason=f"COUNT {parts[2]!r} is not a positive integer")
-    return name.strip(), (lo, hi, int(parts[2]))
-
-
-def exact(name, value, positive=False):
-    if isinstance(value, sp.Basic) and value.is_Rational:
-        exact = value
-    elif isinstance(value, bool) or not isinstance(value, (int, float, Fraction)):
-        raise IdentcheckError(param=name, value=value, reason="expected a number")
-    elif isinstance(value, float) and not math.isfinite(value):
-        raise IdentcheckError(param=name, value=value, reason="not a finite number")
-    else:
-        exact = sp.Rational(str(value)) if isinstance(value, float) else sp.Rational(value)
-    if positive and exact <= 0:
-        raise IdentcheckError(param=name, value=value, reason="must be positive")
-    return exact
-
-
-def axis_from(name, value) -> Axis:
-    if len(value) != 3:
-        raise IdentcheckError(f"param {name}={value!r}: a scanned parameter is (LO, HI, COUNT)")
-    lo, hi = exact(f"param {name} LO", value[0]), exact(f"param {name} HI", value[1])
-    count = value[2]
-    if lo >= hi:
-        raise IdentcheckError(f"param {name}={number(lo)}:{number(hi)}: LO must be below HI")
-    if isinstance(count, bool) or not isinstance(count, int) or not 2 <= count <= MAX_COUNT:
-        raise IdentcheckError(f"param {name}: COUNT={count!r} must be an integer from 2 to {MAX_COUNT}")
-    return Axis(name, lo, hi, count)
-
-
-def split_params(phi: str, params) -> tuple[list, list]:
-    """Validate a scan's ``params``: (axes, fixed) — one or two scanned, every name used by ``phi``."""
-    if not isinstance(params, Mapping):
-        raise IdentcheckError(f"params={params!r}: expected a mapping name -> value or (lo, hi, count)")
-    axes, fixed = [], []
-    for name, value in params.items():
-        if not re.search(rf"\b{re.escape(name)}\b", phi):
-            raise IdentcheckError(param="param", value=name, shown=name, reason=f"phi={phi!r} does not use {name!r}")
-        if isinstance(value, tuple):
-            axes.append(axis_from(name, value))
-        else:
-            fixed.append((name, exact(f"param {name}", value)))
-    if not axes:
-        raise IdentcheckError("params: nothing to scan; give one or two parameters as NAME=(LO, HI, COUNT)")
-    if len(axes) > 2:
-        raise IdentcheckError(
-            f"params: {len(axes)} scanned parameters ({', '.join(a.name for a in axes)}); a scan takes one or two"
-        )
-    total = math.prod(a.count for a in axes)
-    if total > MAX_VALUES:
-        raise IdentcheckError(f"params: {total} grid values; at most {MAX_VALUES} (e.g. 51 x 51)")
-    return axes, fixed
-
-
-def number(value) -> str:
-    """An exact parameter value as text: integers and fractions as such, else sympy's string."""
-    return str(sp.nsimplify(value)) if not isinstance(value, sp.Basic) else str(value)
-
-
 def _short(value) -> str:
     """A value for reading: the exact fraction when short, else 6 significant digits."""
     text = number(value)
     return text if len(text) <= 8 else f"{float(value):.6g}"
-
-
-@dataclass(frozen=True, slots=True)
-class Axis:
-    """One scanned parameter: COUNT equally spaced exact values from LO to HI."""
-
-    name: str
-    lo: sp.Rational
-    hi: sp.Rational
-    count: int
-
-    @property
-    def values(self) -> tuple:
-        step = (self.hi - self.lo) / (self.count - 1)
-        return tuple(self.lo + i * step for i in range(self.count))
-
-    def to_dict(self) -> dict:
-        return {"name": self.name, "lo": number(self.lo), "hi": number(self.hi), "count": self.count}
 
 
 @dataclass(frozen=True, slots=True)

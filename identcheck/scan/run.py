@@ -37,14 +37,9 @@ from ..environment import environment
 from ..errors import IdentcheckError
 from ..pool import WorkerPool
 from .family import Family, reads_phi, with_value
+from .params import exact, parse_scan_param
 from .phi import PhiFamily
-from .report import (
-    MAX_COUNT,
-    MAX_VALUES,
-    ScanResult,
-    exact,
-    parse_scan_param,
-)
+from .report import MAX_COUNT, MAX_VALUES, ScanResult
 from .summary import summarize
 
 __all__ = ["MAX_BRACKETS", "MAX_COUNT", "MAX_VALUES", "parse_scan_param", "scan"]
@@ -136,7 +131,7 @@ def scan(
             pool.kill()
         limits.restore_original_limits()
         _FAMILY = None
-    summary = summarize(family.axes, grid, exceptional, for_all, family.subject)
+    summary = summarize(family.axes, grid, exceptional, for_all, family.noun)
     return ScanResult(
         phi=phi,
         condition=condition,

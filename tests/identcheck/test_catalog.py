@@ -115,7 +115,10 @@ def test_a_condition_that_cannot_run_over_the_catalog_is_refused(conditions, rea
     "argv, reason",
     [
         (["catalog", "--condition", "mha"], "--condition 'mha': does not judge an activation φ"),
-        (["catalog", "--condition", "type9"], "--condition 'type9': unknown condition; available: type1, "),
+        (  # the one unknown-condition message of every command, with its close match
+            ["catalog", "--condition", "type9"],
+            "--condition 'type9': unknown condition (did you mean type2?); available: type1, ",
+        ),
         (["catalog", "--experts", "--condition", "type1"], "--condition: not with --experts"),
     ],
 )

@@ -80,10 +80,10 @@ def test_condition_both_gives_one_object_per_phi_and_condition(capsys):
 @pytest.mark.parametrize(
     "argv, reason",
     [
-        (["check", "--condition", "mha", "tanh(z)"], "takes no PHI"),
+        (["check", "--condition", "mha", "tanh(z)"], "condition 'mha' takes no phi"),
         (
             ["check", "--condition", "mha", "--param", "b=1"],
-            "--param b=VALUE: --condition mha takes no PHI and no constants",
+            "--param b=1: condition 'mha' takes no phi and no constants",
         ),
         (["check", "sigmoid(", "--param", "b=1"], "not a valid expression"),
         (

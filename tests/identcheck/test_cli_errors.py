@@ -20,11 +20,11 @@ from identcheck.catalog import catalog_rows
 from identcheck.check import make_condition
 from identcheck.cli import main
 from identcheck.cli_common import command_parser, flag_of, render_error
-from identcheck.cli_parser import JOINED, build_parser
+from identcheck.cli_parser import build_parser
 from identcheck.errors import InputError, Param
 from identcheck.expert import parse_expert
 from identcheck.grammar import parse_param
-from identcheck.scan.report import exact
+from identcheck.scan.params import exact
 
 # --- the structured fields, at a sample of raise sites, against the call that raised ---------------
 
@@ -61,8 +61,8 @@ def test_a_mapping_entry_names_its_key_and_a_reason_names_other_parameters():
     with pytest.raises(IdentcheckError) as refused:
         make_condition(None, "mha", params={"b": 1})
     error = refused.value
-    assert (error.param, error.subject.key, error.subject.text) == ("params", "b", "VALUE")
-    assert str(error) == "params={'b': VALUE}: condition 'mha' takes no phi and no constants: the expert is linear"
+    assert (error.param, error.subject.key, error.subject.text) == ("params", "b", "1")  # the value given
+    assert str(error) == "params={'b': 1}: condition 'mha' takes no phi and no constants: the expert is linear"
     with pytest.raises(IdentcheckError) as refused:
         parse_activation("sigmoid(z + c)")
     error = refused.value
@@ -95,9 +95,9 @@ TABLE = [  # (argv, the whole stderr line)
         ["check", "sigmoid(z + b)"],
         "phi='sigmoid(z + b)': 'b' has no value: set --param b=VALUE (the variable is z)",
     ),
-    (  # ... and as the subject
+    (  # ... and as the subject, with the value typed (was b=VALUE)
         ["prove-pde", "z", "--param", "b=1"],
-        "--param b=VALUE: phi='z' does not use 'b'",
+        "--param b=1: phi='z' does not use 'b'",
     ),
     (  # param= → --param
         ["check", "sigmoid(z + b)", "--param", "b=oops"],
@@ -107,8 +107,8 @@ TABLE = [  # (argv, the whole stderr line)
         ["scan", "sigmoid(z + b)", "--param", "c=0:1:5"],
         "--param c: phi='sigmoid(z + b)' does not use 'c'",
     ),
-    (["catalog", "--jobs", "0"], "--jobs=0: must be an integer from 1 to 64"),  # jobs= → --jobs=
-    (["scan", "sigmoid(z + b)", "--param", "b=-1:1:5", "--width", "-1"], "--width=-1: must be positive"),
+    (["catalog", "--jobs", "0"], "--jobs 0: must be an integer from 1 to 64"),  # jobs= → --jobs (was --jobs=0)
+    (["scan", "sigmoid(z + b)", "--param", "b=-1:1:5", "--width", "-1"], "--width -1: must be positive"),
     (  # include_zero=True → --include-zero
         ["check", "z", "--condition", "type2", "--include-zero"],
         "--include-zero: applies to type1 and mha only, not type2",
@@ -123,13 +123,13 @@ TABLE = [  # (argv, the whole stderr line)
         ["check", "z", "--condition", "type2", "--channels", "9"],
         "--channels 9: must be an integer from 1 to 4 for type-2",
     ),
-    (  # condition 'mha' takes no phi → --condition mha takes no PHI
+    (  # mha refuses in its own words (no special case in cli.py: Condition.subject is None)
         ["check", "--condition", "mha", "tanh(z)"],
-        "phi='tanh(z)': --condition mha takes no PHI: the expert is linear (that is the point of the contrast)",
+        "phi='tanh(z)': condition 'mha' takes no phi: the expert is linear (that is the point of the contrast)",
     ),
-    (
-        ["check", "--condition", "mha", "--param", "b=1"],
-        "--param b=VALUE: --condition mha takes no PHI and no constants: the expert is linear",
+    (  # the value as typed (was --param b=VALUE)
+        ["check", "--condition", "mha", "--param", "b=1e-3"],
+        "--param b=1e-3: condition 'mha' takes no phi and no constants: the expert is linear",
     ),
 ]
 
@@ -142,15 +142,15 @@ def test_the_former_table_entries_read_as_before(argv, line, capsys):
 
 
 NEW = [  # parameters the table did not know, now spelled as the flag typed
-    (  # a scan of mha (scan takes every registered condition) reads as check does
+    (  # a scan of a condition that takes no expression (Condition.subject None): nothing to scan
         ["scan", "sigmoid(z + b)", "--condition", "mha", "--param", "b=0:1:3"],
-        "--param b=VALUE: --condition mha takes no PHI and no constants: the expert is linear",
+        "--condition 'mha': takes no expression (it judges a fixed one): nothing to scan",
     ),
     (["prove-pde", "z", "--dim", "8"], "--dim 8: must be an integer from 1 to 6"),
     (["check", "z", "--points-per-term", "1"], "--points-per-term 1: must be an integer from 2 to 100"),
-    (  # was "--param '--width=abc': ..." (the table rewrote parse_param's message twice)
+    (  # was "--param '--width=abc': ..." (the table rewrote parse_param's message twice), then --width='abc'
         ["scan", "sigmoid(z + b)", "--param", "b=-1:1:5", "--width", "abc"],
-        "--width='abc': value 'abc' is not a number (use e.g. 1, -0.5, 1e-3, 2/3)",
+        "--width 'abc': value 'abc' is not a number (use e.g. 1, -0.5, 1e-3, 2/3)",
     ),
 ]
 
@@ -175,7 +175,7 @@ def test_a_parameter_the_parser_does_not_know_passes_unchanged():
         IdentcheckError(param="include_zero", value=False, reason="odd"),  # a switch, not at the value it sets
         IdentcheckError("--param b: no phi uses 'b'"),  # a plain message
     ):
-        assert render_error(error, _check_parser(), JOINED) == str(error)
+        assert render_error(error, _check_parser()) == str(error)
     assert render_error(ValueError("jobs=0: x"), _check_parser()) == "jobs=0: x"  # not an input error
     assert render_error(IdentcheckError(param="jobs", value=0, reason="x"), None) == "jobs=0: x"  # no command
 
@@ -238,3 +238,56 @@ def test_a_closed_stdout_ends_the_program_quietly_with_141(argv, buffered):
     assert run_with_stdout_closed("identcheck", [argv[0], "--help"], buffered) == (141, "")  # argparse's SystemExit
     run = subprocess.run([sys.executable, "-m", "identcheck", *argv], capture_output=True, text=True)
     assert (run.returncode, run.stderr, run.stdout[:1]) == (0, "", "[" if "--json" in argv else "φ")
+
+
+# --- one spelling for every flag, `--flag VALUE: reason`, with the value as typed (issue 25 §2 review) -------
+
+ONE_SPELLING = [  # (argv, the whole stderr line)
+    (["catalog", "--jobs", "0"], "--jobs 0: must be an integer from 1 to 64"),
+    (["check", "z", "--dim", "x"], "--dim 'x': not an integer"),  # argparse's converter, without its prefix
+    (["positions", "z", "--seed", "-1"], "--seed -1: must be >= 0"),
+    (  # a scanned range named as typed, and why (was "param b: COUNT=1 must be …")
+        ["scan", "sigmoid(z + b)", "--param", "b=0:1:1"],
+        "--param 'b=0:1:1': COUNT 1 must be an integer from 2 to 201 (the grid values from LO to HI)",
+    ),
+    (  # an expert is called an expert (was phi='tanh(dot(e1, x) + b)')
+        ["scan", "tanh(dot(e1, x) + b)", "--condition", "deepseek-weak", "--param", "c=0:1:3"],
+        "--param c: expert='tanh(dot(e1, x) + b)' does not use 'c'",
+    ),
+    (  # (was "--param c: no phi uses 'c'")
+        ["check", "--condition", "deepseek-weak", "--expert", "tanh(dot(e1, x))", "--param", "c=1"],
+        "--param c=1: no expert uses 'c'",
+    ),
+    (["check", "z", "--param", "b=2/3"], "--param b=2/3: no phi uses 'b'"),  # (was --param b: …)
+]
+_AVAILABLE = "available: type1, type2, mha, type1-full, deepseek-shared, deepseek-routed, deepseek-weak"
+ONE_SPELLING += [  # one unknown-condition message for every command (was three spellings), did-you-mean included
+    (
+        ["check", "z", "--condition", "typ1"],
+        f"--condition 'typ1': unknown condition (did you mean type1?); {_AVAILABLE}, both",
+    ),
+    (
+        ["scan", "sigmoid(z + b)", "--condition", "typ1", "--param", "b=0:1:3"],
+        f"--condition 'typ1': unknown condition (did you mean type1?); {_AVAILABLE}",
+    ),
+    (["catalog", "--condition", "typ1"], f"--condition 'typ1': unknown condition (did you mean type1?); {_AVAILABLE}"),
+]
+
+
+@pytest.mark.parametrize("argv, line", ONE_SPELLING, ids=[" ".join(argv) for argv, _ in ONE_SPELLING])
+def test_every_flag_is_spelled_one_way(argv, line, capsys):
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err == f"identcheck: error: {line}\n"
+
+
+def test_a_grid_value_is_refused_by_the_errors_parameter_not_its_text():
+    """softplus(βz)/β at β = 0 is 0/0: that value is reported with the error's reason (phi: …), the
+    scan goes on; an error about an argument (here the condition) stops it."""
+    from identcheck.scan import scan
+
+    result = scan("softplus(beta*z)/beta", {"beta": (-1, 1, 3)}, dim=1, width=1)
+    assert [g.reason for g in result.grid] == [None, "phi: not finite (it contains an infinity or 0/0)", None]
+    with pytest.raises(IdentcheckError) as refused:
+        scan("z + b", {"b": (0, 1, 3)}, condition="mha")
+    assert (refused.value.param, refused.value.value) == ("condition", "mha")

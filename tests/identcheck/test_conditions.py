@@ -70,11 +70,11 @@ def test_an_option_of_another_condition_is_refused(condition, option, match):
         (lambda: check("tanh(z)", condition="mha"), r"phi='tanh\(z\)': condition 'mha' takes no phi"),
         (
             lambda: check(None, condition="mha", params={"b": 1}),
-            r"params=\{'b': VALUE\}: condition 'mha' takes no phi and no constants",
+            r"params=\{'b': 1\}: condition 'mha' takes no phi and no constants",
         ),
         (
-            lambda: parse_activation("sigmoid(z)", {"b": 1}),
-            r"params=\{'b': VALUE\}: phi='sigmoid\(z\)' does not use 'b'",
+            lambda: parse_activation("sigmoid(z)", {"b": "1e-3"}),  # the value as given (was VALUE)
+            r"params=\{'b': 1e-3\}: phi='sigmoid\(z\)' does not use 'b'",
         ),
         (lambda: check("sigmoid(z + b)", params={"b": 1, "c": 2}), r"does not use 'c'"),
         (lambda: check("z", condition="type2", include_zero=True), r"include_zero=True: applies to type1 and mha only"),

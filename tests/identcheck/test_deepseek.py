@@ -94,7 +94,7 @@ def test_json_carries_reach_and_the_expression_parses_back(capsys):
         (["check", "--expert", "a*x1"], "takes PHI, not an expert"),
         (["check", "--condition", "deepseek-shared", "--expert", "a*dot(p, x) + p"], "used outside dot"),
         (["check", "--condition", "deepseek-weak", "--expert", "a*log(dot(p, x))"], "not finite and real"),
-        (["check", "--condition", "deepseek-weak", "--expert", "a**b*x1"], "is not real on the probed domain"),
+        (["check", "--condition", "deepseek-weak", "--expert", "a**b*x1"], "not real on the probed domain"),
         (
             ["check", "--condition", "deepseek-weak", "--expert", "sigmoid(dot(p, x))/dot(p, x)"],
             "vanishes inside x in [-1, 1]^2",
@@ -230,3 +230,25 @@ def test_relation_keys_name_the_parameters_typed():
     assert [m.key for m in member_set(expert, "D2").members] == [
         ("d", (p,)) for p in [("e2",), ("e1", 0), ("e1", 1), ("e0",)]
     ]
+
+
+@pytest.mark.parametrize("dim", [1, 2])
+def test_term_counts_match_the_matrices_of_every_set(dim):
+    """By hand, for h = k2·tanh(k1ᵀx + k0): θ = (k2, k1⁽¹⁾..k1⁽ᵈ⁾, k0), p = d + 2 parameters. S1 has p
+    members per atom, S2 the p(p+1)/2 products u ≤ v and the constant 1 once per probe, S3 p first
+    derivatives, p(p+1)/2 second ones and d·p x-multiplied ones, D2 the p first derivatives. A probe of
+    set s on k atoms has k·members(s) + constants(s) columns; ``n_terms_per_component`` is an atom's
+    members over the condition's sets (S1 + S2 for shared: no single set's count is the matrices')."""
+    p = dim + 2
+    expected = {
+        "deepseek-shared": ({"S1": p, "S2": p * (p + 1) // 2}, {"S1": 0, "S2": 1}),
+        "deepseek-routed": ({"S3": p + p * (p + 1) // 2 + dim * p}, {"S3": 0}),
+        "deepseek-weak": ({"D2": p}, {"D2": 0}),
+    }
+    for condition, (members, constants) in expected.items():
+        data = check("k2*tanh(dot(k1, x) + k0)", condition=condition, dim=dim).to_dict()
+        assert data["details"] == {"members_per_atom": members, "constants_per_probe": constants}, condition
+        assert data["n_terms_per_component"] == sum(members.values()), condition
+        for probe in data["probes"]:
+            s = probe["name"].split(":")[0]
+            assert probe["n_terms"] == len(probe["components"]) * members[s] + constants[s], probe["name"]

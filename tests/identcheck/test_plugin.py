@@ -279,3 +279,87 @@ def test_a_mistyped_name_is_answered_from_the_registry_with_its_plugins(installe
     (line,) = run.stderr.splitlines()
     assert run.returncode == 2 and run.stdout == "" and "(did you mean toy?)" in line, line
     assert "available: type1, type2, " in line and "deepseek-weak, toy" in line
+
+
+# --- what a condition judges is its class's `subject`, never its name (issue 25 §2) --------------------------
+
+
+def test_the_builtin_conditions_say_what_they_judge():
+    subjects = {name: CONDITIONS[name].subject for name in ("type1", "type2", "type1-full", "mha")}
+    subjects |= {name: CONDITIONS[name].subject for name in ("deepseek-shared", "deepseek-routed", "deepseek-weak")}
+    assert subjects == {"type1": "phi", "type2": "phi", "type1-full": "phi", "mha": None} | dict.fromkeys(
+        ("deepseek-shared", "deepseek-routed", "deepseek-weak"), "expert"
+    )
+    assert Toy.subject == "phi"  # the default: a plug-in on φ says nothing
+
+
+@pytest.fixture
+def renamed(monkeypatch):
+    """The DeepSeek routed condition and mha under names no code knows: a plug-in on experts, one on nothing."""
+    from identcheck.conditions.deepseek import DeepSeekRouted
+    from identcheck.conditions.mha import MHA
+
+    expert = type("MyRouted", (DeepSeekRouted,), {"name": "my-routed"})
+    fixed = type("Fixed", (MHA,), {"name": "fixed-linear"})
+    monkeypatch.setitem(CONDITIONS, "my-routed", expert)
+    monkeypatch.setitem(CONDITIONS, "fixed-linear", fixed)
+    return "my-routed", "fixed-linear"
+
+
+def _refused(argv, capsys) -> str:
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1, err
+    return err.strip().removeprefix("identcheck: error: ")
+
+
+def test_a_plugin_on_experts_takes_its_expert_as_expert(renamed, capsys):
+    """A linear routed expert dot(e1, x) + e0: ∂h/∂e1⁽ʲ⁾ = x_j·∂h/∂e0 (∂h/∂e0 = 1), the paper's relation —
+    not identifiable, proved; the same verdict and relations as deepseek-routed's (nothing else edited)."""
+    expert, _ = renamed
+    code, text = _cli(["check", "--condition", expert, "--expert", "dot(e1, x) + e0", "--json"])
+    (data,) = json.loads(text)
+    assert code == 0 and (data["condition"], data["verdict"], data["evidence"]) == (
+        expert,
+        "not identifiable",
+        "proof",
+    )
+    reference = check("dot(e1, x) + e0", condition="deepseek-routed").to_dict()
+    assert [[r["exact"] for r in p["relations"]] for p in data["probes"]] == [
+        [r["exact"] for r in p["relations"]] for p in reference["probes"]
+    ]
+    line = _refused(["check", "z", "--condition", expert], capsys)
+    assert line.startswith(f"--condition '{expert}': give the expert as --expert EXPR")
+    line = _refused(["check", "--expert", "dot(e1, x) + e0"], capsys)  # type1 judges φ
+    assert "condition 'type1' takes PHI, not an expert" in line and f"deepseek-weak, {expert})" in line
+    line = _refused(["catalog", "--condition", expert], capsys)
+    assert line == f"--condition '{expert}': does not judge an activation φ (it judges an expert: catalog --experts)"
+    line = _refused(["check", "--condition", expert, "--expert", "tanh(dot(e1, x))", "--param", "c=1"], capsys)
+    assert line == "--param c=1: no expert uses 'c'"
+
+
+def test_a_plugin_on_experts_scans_its_expert(renamed, capsys):
+    """s·(dot(e1, x) + e0): ∂h/∂e0 = s at every atom, so two atoms tie for every s ≠ 0 — not identifiable
+    at every grid value; an unused constant is named against the expert, not a phi."""
+    expert, _ = renamed
+    code, text = _cli(["scan", "s*(dot(e1, x) + e0)", "--condition", expert, "--param", "s=1:2:2", "--json"])
+    data = json.loads(text)
+    assert code == 0 and [g["verdict"] for g in data["grid"]] == ["not identifiable"] * 2
+    line = _refused(["scan", "tanh(dot(e1, x) + b)", "--condition", expert, "--param", "c=0:1:3"], capsys)
+    assert line == "--param c: expert='tanh(dot(e1, x) + b)' does not use 'c'"
+
+
+def test_a_condition_that_takes_no_input_is_refused_its_input(renamed, capsys):
+    _, fixed = renamed
+    code, text = _cli(["check", "--condition", fixed, "--json"])
+    (data,) = json.loads(text)
+    assert code == 0 and (data["condition"], data["verdict"]) == (fixed, "not identifiable")  # PDE (5)
+    line = _refused(["check", "tanh(z)", "--condition", fixed], capsys)
+    assert line.startswith(f"phi='tanh(z)': condition '{fixed}' takes no phi")
+    assert _refused(["check", "--condition", fixed, "--param", "b=2/3"], capsys).startswith("--param b=2/3: ")
+    line = _refused(["check", "--condition", fixed, "--expert", "dot(e1, x)"], capsys)
+    assert line.startswith(f"--expert 'dot(e1, x)': condition '{fixed}' takes no input, not an expert")
+    line = _refused(["scan", "z + b", "--condition", fixed, "--param", "b=0:1:3"], capsys)
+    assert line == f"--condition '{fixed}': takes no expression (it judges a fixed one): nothing to scan"
+    line = _refused(["catalog", "--condition", fixed], capsys)
+    assert line == f"--condition '{fixed}': does not judge an activation φ (it takes no input)"

@@ -95,7 +95,7 @@ def test_api_bad_input_names_the_parameter():
 
     cases = [
         ({"b": (1, 1, 3)}, "LO must be below HI"),
-        ({"b": (0, 1, 1)}, "COUNT=1"),
+        ({"b": (0, 1, 1)}, r"params=\{'b': \(0, 1, 1\)\}: COUNT 1 must be an integer from 2 to"),
         ({"b": (0, 1, MAX_COUNT + 1)}, f"from 2 to {MAX_COUNT}"),
         ({"q": (0, 1, 3)}, "does not use 'q'"),
         ({}, "nothing to scan"),
@@ -116,16 +116,16 @@ def test_parse_scan_param():
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--param", "b=1:-1:5"], "LO must be below HI"),
-        (["--param", "b=-1:1:1"], "COUNT=1"),
+        (["--param", "b=1:-1:5"], "--param 'b=1:-1:5': LO must be below HI"),
+        (["--param", "b=-1:1:1"], "--param 'b=-1:1:1': COUNT 1 must be an integer from 2 to"),
         (["--param", f"b=-1:1:{MAX_COUNT + 1}"], "from 2 to"),
         (["--param", "c=-1:1:5"], "does not use 'c'"),
         (["--param", "b=-1:1:5", "--param", "b=1"], "given twice"),
         (["--param", "b=-1:1:x"], "COUNT 'x'"),
         (["--param", "b=-1:1"], "LO:HI:COUNT"),
-        (["--param", "b=-1:1:5", "--condition", "mha"], "takes no"),
+        (["--param", "b=-1:1:5", "--condition", "mha"], "--condition 'mha': takes no expression"),
         (["--param", "b=-1:1:5", "--condition", "typ1"], "did you mean type1?"),
-        (["--param", "b=-1:1:5", "--width", "-1"], "--width=-1: must be positive"),
+        (["--param", "b=-1:1:5", "--width", "-1"], "--width -1: must be positive"),
     ],
 )
 def test_cli_bad_input_exits_2_and_writes_nothing(tmp_path, capsys, args, message):
