@@ -152,11 +152,20 @@ def expert_name(expert, atoms, members) -> str | None:
     return None
 
 
-@lru_cache(maxsize=64)
 def euler_weights(h, params: tuple, x: tuple) -> tuple | None:
     """The integer weights w (the smallest in size ±1) of the one rescaling θ_u → t^{w_u}·θ_u that
     leaves h unchanged: the null direction of [θ_u ∂h/∂θ_u] at rational points (30 digits), read as
-    small integers, then Σ_u w_u θ_u ∂h/∂θ_u ≡ 0 proved by sympy; None when there is none (or more)."""
+    small integers (:func:`_euler_candidate`), then Σ_u w_u θ_u ∂h/∂θ_u ≡ 0 proved by sympy
+    (:func:`rescaling_holds`); None when there is none (or more)."""
+    weights = _euler_candidate(h, params, x)
+    if weights is None or not rescaling_holds(h, tuple(zip(params, weights))):
+        return None
+    return weights
+
+
+@lru_cache(maxsize=64)
+def _euler_candidate(h, params: tuple, x: tuple) -> tuple | None:
+    """:func:`euler_weights`' numerical part (no budget: cached whatever it finds)."""
     columns = [p * sp.diff(h, p) for p in params]
     rng = np.random.default_rng(len(params))
     rows = []
@@ -177,9 +186,7 @@ def euler_weights(h, params: tuple, x: tuple) -> tuple | None:
     if any(abs(float(r) - v.real) > 1e-8 or abs(v.imag) > 1e-8 for r, v in zip(ratios, direction)):
         return None
     weights = _weights([sp.Rational(r.numerator, r.denominator) for r in ratios])
-    if weights is None or not rescaling_holds(h, tuple(zip(params, weights))):
-        return None
-    return tuple(weights)
+    return None if weights is None else tuple(weights)
 
 
 def _times_euler(e, names, members) -> bool:

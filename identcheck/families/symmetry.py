@@ -24,8 +24,6 @@ Type-1 and type-2 name it :data:`SYMMETRY` (as they always have); an expert's re
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import sympy as sp
 
 from ..activation import Z
@@ -104,18 +102,27 @@ def apply_parity(expr, symmetry, outputs, seen):
     return expr.xreplace(replacements), flipped
 
 
-@lru_cache(maxsize=64)
+_PARITY: dict = {}  # (h, params, x) → expert_parity's answer, kept only when no budget ran out
+
+
 def expert_parity(h: sp.Expr, params: tuple, x: tuple):
     """(s, q) with h(x; −θ) = s·h(x; θ) + q, q a polynomial in x and θ, proved by sympy (q = 0
-    preferred); None when neither sign gives a polynomial within the budget."""
+    preferred); None when neither sign gives a polynomial within the budget. Decided once per
+    expert; an answer a budget cut short is not kept (a later check with time left decides it)."""
+    key = (h, params, x)
+    if key in _PARITY:
+        return _PARITY[key]
     flipped = h.xreplace({p: -p for p in params})
-    found = None
+    found, cut = None, False
     for s in (1, -1):
-        q, _ = run(_polynomial, flipped - s * h, params + x, seconds=SIMPLIFY_SECONDS)
+        q, timed_out = run(_polynomial, flipped - s * h, params + x, seconds=SIMPLIFY_SECONDS)
+        cut = cut or timed_out
         if q is not None and (found is None or q == 0):
             found = (s, q)
         if found is not None and found[1] == 0:
             break
+    if not cut:
+        _PARITY[key] = found
     return found
 
 

@@ -4,6 +4,7 @@ has it, proved (checked here by sympy on functions written by hand), never named
 import sympy as sp
 
 from identcheck import parse_activation
+from identcheck.budget import pool
 from identcheck.check import check
 from identcheck.expert import parse_expert
 from identcheck.families import homogeneity
@@ -203,3 +204,13 @@ def test_a_hypothesis_is_refuted_at_a_point_before_sympy_simplifies_and_is_decid
     assert homogeneity.scale_holds(h, c, b) and homogeneity.scale_holds(h, c, b)
     assert not homogeneity.scale_holds(h, c, w) and not homogeneity.scale_holds(h, c, w)  # ∂(c·∂h/∂c − h)/∂w = −z
     assert len(decided) == 2 and len(calls) == 1  # b's by expand, w's at a point
+
+
+def test_a_hypothesis_the_budget_cut_short_is_not_kept():
+    """sin² + cos² − 1 needs simplify: under a spent pool it is not proved (and not kept), afterwards it is."""
+    w = sp.Symbol("w_cut", real=True)
+    identity = sp.sin(w) ** 2 + sp.cos(w) ** 2 - 1
+    assert sp.expand(identity) != 0 and sp.simplify(identity) == 0
+    with pool(0):
+        assert not homogeneity._identity(("test", identity), lambda: identity)
+    assert homogeneity._identity(("test", identity), lambda: identity)

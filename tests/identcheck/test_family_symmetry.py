@@ -6,6 +6,7 @@ import sympy as sp
 
 from identcheck import parse_activation
 from identcheck.activation import Z
+from identcheck.budget import pool
 from identcheck.check import check
 from identcheck.expert import parse_expert
 from identcheck.families import symmetry
@@ -110,3 +111,14 @@ def test_the_condition_names_the_sign_pair_through_the_family_and_proves_it():
     gelu = check("e2*gelu(dot(e1, x))", condition="deepseek-weak", dim=1)
     shared = next(p for p in gelu.probes if p.name.startswith("D2: shared e1"))
     assert shared.relations and all(r.family == "atoms tied (the same member)" for r in shared.relations)
+
+
+def test_a_parity_the_budget_cut_short_is_not_kept():
+    """Under a spent pool every sympy step is refused (None, not kept); afterwards the parity is found:
+    (−c)·tanh(−w·z) = c·tanh(w·z), so s = 1 and q = 0 — checked here by sympy."""
+    c, w, z = sp.symbols("c_cut w_cut z_cut", real=True)
+    h = c * sp.tanh(w * z)
+    assert sp.simplify(h.xreplace({c: -c, w: -w}) - h) == 0
+    with pool(0):
+        assert symmetry.expert_parity(h, (c, w), (z,)) is None
+    assert symmetry.expert_parity(h, (c, w), (z,)) == (1, 0)
