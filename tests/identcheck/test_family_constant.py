@@ -19,7 +19,6 @@ def test_the_linear_experts_square_is_the_constant_one():
     relation = [member(0, "prod", ["k0", "k0"], 1), member(None, "1", [], -1)]
     assert expert_residual(k1 * x[0] + k2 * x[1] + k0, [atom], relation, x) == 0  # (∂h/∂k0)² − 1, by hand
     assert constant.name(relation) == constant.CONSTANT
-    assert constant.constant_for_every_theta(expert, relation)
 
 
 def test_no_constant_for_a_ridge_expert_nor_without_the_constant_column():
@@ -27,7 +26,6 @@ def test_no_constant_for_a_ridge_expert_nor_without_the_constant_column():
     relation = [member(0, "prod", ["k0", "k0"], 1), member(None, "1", [], -1)]
     atom = Atom(expert, k1_1="1/2", k1_2="-3/8", k0="5/8")
     assert expert_residual(sp.tanh(k1 * x[0] + k2 * x[1] + k0), [atom], relation, x) != 0
-    assert not constant.constant_for_every_theta(expert, relation)
     assert constant.name([member(0, "prod", ["k0", "k0"], 1), member(0, "d", ["k0"], -1)]) is None
     assert constant.name([member(None, "1", [], 1)]) is None
 
@@ -37,3 +35,16 @@ def test_the_condition_names_it_through_the_family():
     relation = result.witness_probe.relation
     assert relation.family == constant.CONSTANT and relation.proved
     assert str(relation) == "(∂h1/∂k0)² − 1 = 0"
+
+
+def test_a_member_equal_to_another_constant_is_named_so():
+    """h = k1ᵀx + 2·k0: ∂h/∂k0 = 2, so (∂h/∂k0)² = 4 = 4·(the set's 1), by hand — not "the constant 1"
+    (the name the shape alone gave before; a review found it)."""
+    relation = [member(0, "prod", ["k0", "k0"], 1), member(None, "1", [], -4)]
+    atom = Atom(parse_expert("dot(k1, x) + 2*k0", 2), k1_1="1/2", k1_2="-3/8", k0="5/8")
+    assert expert_residual(k1 * x[0] + k2 * x[1] + 2 * k0, [atom], relation, x) == 0
+    assert constant.name(relation) == constant.CONSTANT_MULTIPLE
+    result = check("dot(k1, x) + 2*k0", condition="deepseek-shared", dim=1)
+    witness = result.witness_probe.relation
+    assert witness.family == constant.CONSTANT_MULTIPLE and witness.proved
+    assert str(witness) == "(∂h1/∂k0)² − 4·1 = 0"
