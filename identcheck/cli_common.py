@@ -102,7 +102,7 @@ class SuggestingParser(argparse.ArgumentParser):
         # argparse prefixes a converter's message with "argument --dim: "; one that names its flag
         # itself (``--dim 'x': not an integer``) reads as every other error, without the prefix
         flag, _, rest = message.removeprefix("argument ").partition(": ")
-        if message.startswith("argument ") and rest.startswith(flag.split("/")[-1] + " "):
+        if message.startswith("argument ") and any(rest.startswith(name + " ") for name in flag.split("/")):
             message = rest
         raise self.error_type(message)
 
@@ -158,18 +158,18 @@ def flag_of(parser: argparse.ArgumentParser, name: str):
     return next((a for a in parser._actions if flag in a.option_strings), None)
 
 
-def render_error(error: Exception, parser: argparse.ArgumentParser | None, joined=frozenset()) -> str:
+def render_error(error: Exception, parser: argparse.ArgumentParser | None) -> str:
     """``error``'s message for the command line: every parameter it names that ``parser`` (the
     parser of the command that ran) has a flag for, spelled as that flag with the value
-    (``--gates 9``; ``--flag=VALUE`` for the ``dest`` in ``joined``), a switch alone
+    (``--gates 9``, ``--jobs 0``: one spelling for every flag), a switch alone
     (``include_zero=True`` → ``--include-zero``), a mapping's entry as ``--param b=VALUE``. Other
     parameters and plain messages read as the API spells them."""
     if parser is None or not isinstance(error, InputError):
         return str(error)
-    return error.spelled(lambda param: _spelled(param, parser, joined))
+    return error.spelled(lambda param: _spelled(param, parser))
 
 
-def _spelled(param: Param, parser: argparse.ArgumentParser, joined) -> str:
+def _spelled(param: Param, parser: argparse.ArgumentParser) -> str:
     action = flag_of(parser, param.name)
     if action is None:
         return str(param)
@@ -180,4 +180,4 @@ def _spelled(param: Param, parser: argparse.ArgumentParser, joined) -> str:
         return f"{flag} {param.key}={param.text}"
     if not param.text:
         return flag
-    return f"{flag}={param.text}" if action.dest in joined else f"{flag} {param.text}"
+    return f"{flag} {param.text}"

@@ -24,7 +24,6 @@ from identcheck.interrupts import Interrupted, answer_interrupt, ignore_interrup
 from identcheck.outputs import check_output_path
 
 from .cli_parser import (
-    JOINED,
     PRESET_OWNS,
     REPRODUCE_OUT,
     build_parser,
@@ -87,7 +86,7 @@ def _message(error: InputError, parser) -> str:
     store says how to make one."""
     if isinstance(error, NoFitStore):
         return f"folder {error.folder!r}: no fit store here (run `numeric reproduce --out {error.folder}` first)"
-    return render_error(error, parser, JOINED)
+    return render_error(error, parser)
 
 
 def _kept(args) -> str:

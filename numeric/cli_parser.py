@@ -21,7 +21,6 @@ from .flags import positive_float as _positive_float
 from .flags import positive_int as _positive_int
 
 __all__ = [
-    "JOINED",
     "PRESET_OWNS",
     "PROGRESS_HELP",
     "REPRODUCE_OUT",
@@ -31,10 +30,8 @@ __all__ = [
     "truth_from_args",
 ]
 
-#: The flags whose errors read ``--flag=VALUE`` (as they always have); every other reads ``--flag VALUE``
-#: (errors name the API's parameters, spelled as the flag whose ``dest`` or name they are:
-#: :func:`identcheck.cli_common.render_error`).
-JOINED = frozenset({"n"})
+# Every flag's errors read ``--flag VALUE: reason`` (errors name the API's parameters, spelled as the flag
+# whose ``dest`` or name they are: :func:`identcheck.cli_common.render_error`; the converters, numeric.flags).
 
 
 class _Parser(SuggestingParser):  # every error one line, exit 2; an unknown flag or command gets its close match

@@ -1,6 +1,7 @@
 """The converters of numeric's flags: :func:`positive_int` for counts, where 0 is refused;
 :func:`non_negative_int` for ``--seed``; :func:`positive_float`. They reject a bad value before
-any library code runs, naming the flag and the value as typed.
+any library code runs, naming the flag and the value as typed, as every error reads: ``--n 0: must be a
+positive integer`` (argparse's ``argument --n:`` prefix is dropped, :class:`identcheck.cli_common.SuggestingParser`).
 
 (The other way round — a library error naming an API parameter, ``jobs=0: must be from 1 to 64``,
 read as the flag the user typed, ``--jobs 0: ...`` — is :func:`identcheck.cli_common.render_error`,
@@ -21,10 +22,10 @@ def _int_from(flag, least: int):
         try:
             value = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{flag}={text!r} is not an integer") from None
+            raise argparse.ArgumentTypeError(f"{flag} {text!r}: not an integer") from None
         if value < least:
             raise argparse.ArgumentTypeError(
-                f"{flag}={value} must be " + ("a positive integer" if least == 1 else f">= {least}")
+                f"{flag} {value}: must be " + ("a positive integer" if least == 1 else f">= {least}")
             )
         return value
 
@@ -46,9 +47,9 @@ def positive_float(flag):
         try:
             value = float(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{flag}={text!r} is not a number") from None
+            raise argparse.ArgumentTypeError(f"{flag} {text!r}: not a number") from None
         if not value > 0 or value == float("inf"):
-            raise argparse.ArgumentTypeError(f"{flag}={text!r} must be a positive number")
+            raise argparse.ArgumentTypeError(f"{flag} {text!r}: must be a positive number")
         return value
 
     return convert

@@ -15,7 +15,7 @@ from identcheck import IdentcheckError, parse_activation
 from identcheck.cli_common import command_parser, render_error
 from numeric import NumericError, fit, load_truth
 from numeric.cli import main
-from numeric.cli_parser import JOINED, build_parser
+from numeric.cli_parser import build_parser
 from numeric.confirm import confirm
 from numeric.errors import NoFitStore
 from numeric.models import Model
@@ -29,7 +29,7 @@ def _rendered(command, call):
     """The error ``call`` raises, as the command line of ``command`` prints it."""
     with pytest.raises(NumericError) as refused:
         call()
-    return render_error(refused.value, command_parser(build_parser(), command), JOINED)
+    return render_error(refused.value, command_parser(build_parser(), command))
 
 
 def _line(argv, capsys):
@@ -82,14 +82,14 @@ def test_a_sequence_element_names_its_index_and_a_folder_without_a_store_its_fol
 # --- each entry of the former table -----------------------------------------------------------
 
 
-def test_fit_n():  # ^n= → --n=
-    assert _rendered("fit", lambda: fit("mha", 3, 0)) == "--n=0: must be a positive integer"
+def test_fit_n():  # ^n= → --n (was --n=0: one spelling for every flag)
+    assert _rendered("fit", lambda: fit("mha", 3, 0)) == "--n 0: must be a positive integer"
 
 
 def test_fit_n_in_the_memory_message(capsys, monkeypatch):
     monkeypatch.setenv("NUMERIC_MEMORY_BUDGET_MB", "1")
     line = _line(["fit", "--model", "gated1", "--n", "50000"], capsys)
-    assert line.startswith("--n=50000, --K 3, --optimizer lm: needs about ") and line.endswith(
+    assert line.startswith("--n 50000, --K 3, --optimizer lm: needs about ") and line.endswith(
         "above the memory budget of 0.0 GB (NUMERIC_MEMORY_BUDGET_MB sets it)"
     )
 
