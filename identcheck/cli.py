@@ -106,7 +106,7 @@ def _check(args) -> int:
     params = {
         parse_param(p)[0]: p.partition("=")[2].strip() for p in args.params
     }  # as written: check() reads them exactly, shows them so
-    phis = _inputs(args, conditions[0], subject)
+    phis = _inputs(args, args.condition, subject)
     jobs = []
     for phi in phis:  # validate every input before any output: the library's checks, its errors
         for condition in conditions:

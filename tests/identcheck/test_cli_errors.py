@@ -258,6 +258,11 @@ ONE_SPELLING = [  # (argv, the whole stderr line)
         "--param c=1: no expert uses 'c'",
     ),
     (["check", "z", "--param", "b=2/3"], "--param b=2/3: no phi uses 'b'"),  # (was --param b: …)
+    (  # both: the name typed, not type1's
+        ["check", "--condition", "both", "--expert", "a*x1"],
+        "--expert 'a*x1': condition 'both' takes PHI, not an expert; "
+        "--expert goes with a condition on experts (deepseek-shared, deepseek-routed, deepseek-weak)",
+    ),
 ]
 _AVAILABLE = "available: type1, type2, mha, type1-full, deepseek-shared, deepseek-routed, deepseek-weak"
 ONE_SPELLING += [  # one unknown-condition message for every command (was three spellings), did-you-mean included
