@@ -252,22 +252,32 @@ DENOMINATOR_POINTS = 4096  # random points of [−1, 1]^d (and the corners) wher
 
 
 def _denominator_crossing(expert: Expert, atom: Atom):
-    """A factor of h's denominator (at the atom) that depends on x and takes both signs, or the
-    value 0, on [−1, 1]^d — a pole inside the probed domain, which sample points would almost never hit."""
-    denominator = sp.together(expert.h.xreplace(atom.subs(expert.params))).as_numer_denom()[1]
+    """A factor that depends on x and takes both signs, or the value 0, on [−1, 1]^d: of h's
+    denominator or of its first derivatives' (at the atom) — a pole inside the probed domain, which
+    sample points would almost never hit — or the argument of a logarithm in h that is not positive
+    there (log(e1ᵀx): h complex where e1ᵀx < 0, its derivatives x/(e1ᵀx) singular at 0)."""
+    h = expert.h.xreplace(atom.subs(expert.params))
+    at = atom.subs(expert.params)
+    expressions = [h] + [sp.diff(expert.h, p).xreplace(at) for p in expert.params]
+    bases = [
+        (factor.base if factor.is_Pow else factor, False)
+        for e in expressions
+        for factor in sp.Mul.make_args(sp.together(e).as_numer_denom()[1])
+    ] + [(log.args[0], True) for log in h.atoms(sp.log)]
     rng = np.random.default_rng([expert.dim, 2505, 2])
     corners = np.array(np.meshgrid(*[[-1.0, 1.0]] * expert.dim)).reshape(expert.dim, -1).T
     points = np.vstack([rng.uniform(-1.0, 1.0, size=(DENOMINATOR_POINTS, expert.dim)), corners])
-    for factor in sp.Mul.make_args(denominator):
-        base = factor.base if factor.is_Pow else factor
+    for base, positive in bases:
         if not base.free_symbols & set(expert.x):
             continue
         f = sp.lambdify(expert.x, base, modules=lambdify_modules(base))
         with np.errstate(all="ignore"):
             values = np.broadcast_to(np.asarray(f(*points.T), dtype=complex), (len(points),))
         real = values.real[np.isfinite(values) & (values.imag == 0)]
+        if positive and real.size and real.min() <= 0:
+            return f"the logarithm's argument {base} is not positive"
         if real.size and (np.any(real == 0) or (real.min() < 0 < real.max())):
-            return str(base)
+            return f"the denominator factor {base} vanishes or changes sign"
     return None
 
 
@@ -284,7 +294,7 @@ def check_members_finite(
             raise IdentcheckError(
                 param="expert",
                 value=expert.text,
-                reason=f"its denominator {crossing} vanishes inside x in [-1, 1]^{expert.dim} at {at} "
+                reason=f"{crossing} inside x in [-1, 1]^{expert.dim} at {at} "
                 f"(probe {probe.name!r}): h is not {ORDER_WORDS[order]} on the probed domain",
             )
     with np.errstate(all="ignore"), warnings.catch_warnings():

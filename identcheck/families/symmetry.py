@@ -132,12 +132,12 @@ def _polynomial(expr, variables, depth=2):
     (softplus; ``depth`` times at most), through the gradient: a polynomial gradient g integrates
     exactly along the segment from 0, q(v) = q(0) + ∫₀¹ g(tv)·v dt (the domain is connected)."""
     value = sp.expand(expr)
-    if value.is_polynomial(*variables):
+    if _is_polynomial(value, variables):
         return value
     numerator, denominator = sp.together(value).as_numer_denom()
     numerator, denominator = (sp.expand(sp.powsimp(sp.expand(e), combine="exp")) for e in (numerator, denominator))
     value = sp.expand(sp.cancel(numerator / denominator))
-    if value.is_polynomial(*variables):
+    if _is_polynomial(value, variables):
         return value
     if depth == 0 or not expr.has(sp.log):
         return None
@@ -145,10 +145,18 @@ def _polynomial(expr, variables, depth=2):
     if any(g is None for g in gradient):
         return None
     origin = sp.simplify(expr.xreplace({v: 0 for v in variables}))
+    if not _is_polynomial(origin, variables):  # h undefined at the origin (log(e1ᵀx): zoo − zoo = nan)
+        return None
     t = sp.Dummy("t")
     along = sum(g.xreplace({u: t * u for u in variables}) * v for g, v in zip(gradient, variables))
     value = sp.expand(origin + sp.integrate(sp.expand(along), (t, 0, 1)))
-    return value if value.is_polynomial(*variables) else None
+    return value if _is_polynomial(value, variables) else None
+
+
+def _is_polynomial(value, variables) -> bool:
+    """A polynomial in ``variables`` with finite real coefficients: sympy calls nan, zoo and ∞
+    polynomials (constants), and a complex constant is no sign symmetry of a real h."""
+    return not value.has(sp.nan, sp.zoo, sp.oo, -sp.oo, sp.I) and value.is_polynomial(*variables)
 
 
 def expert_name(expert, atoms, members) -> str | None:
