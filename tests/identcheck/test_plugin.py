@@ -59,6 +59,9 @@ def test_z_fails_through_euler_on_every_probe(toy, dim):
     x = sp.symbols(f"x1:{dim + 1}")
     column = {"φ(aᵀx)": sum(v * xj for v, xj in zip(a, x))} | {f"∂φ/∂a{j + 1}": x[j] for j in range(dim)}
     assert sp.expand(sum(c * column[label] for label, c in expected.items())) == 0  # the relation, by hand
+    text, markdown = result.to_text(), result._repr_markdown_()  # the face renders a condition it never saw
+    assert f"[toy, d = {dim}]" in text and "NOT IDENTIFIABLE" in text and EULER.split(":")[0] in text
+    assert "NOT IDENTIFIABLE" in markdown and "single" in markdown
 
 
 def test_a_relation_outside_the_toys_family_is_read_raw_and_proved(toy):
