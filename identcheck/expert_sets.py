@@ -251,14 +251,31 @@ def _with_same_function_note(expert: Expert, probe: Probe) -> Probe:
 DENOMINATOR_POINTS = 4096  # random points of [−1, 1]^d (and the corners) where h's denominator's sign is read
 
 
+#: Functions with poles on the real line, written as quotients so that their poles show as
+#: denominators (tan(u) has no denominator for sympy; sin(u)/cos(u) has cos(u)).
+_POLES = {
+    sp.tan: lambda u: sp.sin(u) / sp.cos(u),
+    sp.cot: lambda u: sp.cos(u) / sp.sin(u),
+    sp.sec: lambda u: 1 / sp.cos(u),
+    sp.csc: lambda u: 1 / sp.sin(u),
+}
+
+
+def _poles_as_quotients(expression: sp.Expr) -> sp.Expr:
+    for function, quotient in _POLES.items():
+        expression = expression.replace(function, quotient)
+    return expression
+
+
 def _denominator_crossing(expert: Expert, atom: Atom):
     """A factor that depends on x and takes both signs, or the value 0, on [−1, 1]^d: of h's
-    denominator or of its first derivatives' (at the atom) — a pole inside the probed domain, which
-    sample points would almost never hit — or the argument of a logarithm in h that is not positive
-    there (log(e1ᵀx): h complex where e1ᵀx < 0, its derivatives x/(e1ᵀx) singular at 0)."""
+    denominator or of its first derivatives' (at the atom, tan read as sin/cos) — a pole inside the
+    probed domain, which sample points would almost never hit — or the argument of a logarithm in h
+    that is not positive there (log(e1ᵀx): h complex where e1ᵀx < 0, its derivatives x/(e1ᵀx)
+    singular at 0)."""
     h = expert.h.xreplace(atom.subs(expert.params))
     at = atom.subs(expert.params)
-    expressions = [h] + [sp.diff(expert.h, p).xreplace(at) for p in expert.params]
+    expressions = [_poles_as_quotients(e) for e in [h] + [sp.diff(expert.h, p).xreplace(at) for p in expert.params]]
     bases = [
         (factor.base if factor.is_Pow else factor, False)
         for e in expressions

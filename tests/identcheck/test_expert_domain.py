@@ -1,6 +1,7 @@
 """An expert must be real and differentiable on the probed domain [−1, 1]^d (issue 25 §1), and a
 sign symmetry is named only with a real, finite q (a review found log(e1ᵀx) tagged with one)."""
 
+import pytest
 import sympy as sp
 
 from identcheck.cli import main
@@ -46,3 +47,23 @@ def test_softplus_keeps_its_sign_symmetry():
     p = {s.name: s for s in expert.params}
     u = p["e1_1"] * expert.x[0] + p["e1_2"] * expert.x[1] + p["e0"]
     assert sign == -1 and sp.expand(q - p["e2"] * u) == 0
+
+
+@pytest.mark.parametrize("condition", ["deepseek-weak", "deepseek-routed", "deepseek-shared"])
+def test_a_tangent_with_a_pole_inside_is_refused(capsys, condition):
+    # tan(e1ᵀx) has a pole where e1ᵀx = ±π/2; the probes' atom e1 = (−7/8, −7/8) reaches |e1ᵀx| = 7/4 > π/2 on
+    # [−1, 1]^2. A review found it given a verdict (tan has no sympy denominator) while sin/cos was refused
+    code = main(["check", "--condition", condition, "--expert", "e2*tan(dot(e1,x))", "--dim", "2"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1, err
+    assert "--expert 'e2*tan(dot(e1,x))'" in err and "cos(7*x1/8 + 7*x2/8) vanishes or changes sign" in err
+
+
+def test_tanh_and_a_tangent_without_a_pole_inside_are_accepted():
+    # tanh is entire on the reals; tan(e1ᵀx/4): |e1ᵀx/4| ≤ 7/16 < π/2 for the probes' atoms (|e1⁽ⁱ⁾| ≤ 7/8)
+    assert (
+        main(["check", "--condition", "deepseek-weak", "--expert", "e2*tanh(dot(e1,x))", "--dim", "2", "--json"]) == 0
+    )
+    assert (
+        main(["check", "--condition", "deepseek-weak", "--expert", "e2*tan(dot(e1,x)/4)", "--dim", "2", "--json"]) == 0
+    )
