@@ -18,6 +18,7 @@ by SIGPIPE, :func:`~identcheck.cli_common.closed_stdout_quiet`).
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 import os
@@ -37,6 +38,8 @@ from .progress import StatusLine
 # answer at once (issue 23 §5; tests/identcheck/test_startup.py).
 
 PAPER_EXAMPLES = ["z", "sigmoid(z + 1)"]
+#: check's flags that set a condition's option (dest: the option's name); absent when not given
+OPTION_FLAGS = ("include_zero", "n_gates", "n_channels", "mixed_products")
 
 #: What an interrupted command leaves behind, for the interrupt's message.
 KEPT = {
@@ -103,9 +106,8 @@ def _check(args) -> int:
         raise unknown_condition(args.condition, extra=("both",))  # the list, with the installed plug-ins
     conditions = ("type1", "type2") if args.condition == "both" else (args.condition,)  # both: the two on φ
     subject = CONDITIONS[conditions[0]].subject  # what the user's text is to it (Condition.subject)
-    params = {
-        parse_param(p)[0]: p.partition("=")[2].strip() for p in args.params
-    }  # as written: check() reads them exactly, shows them so
+    # as written: check() reads them exactly, shows them so
+    params = {parse_param(p)[0]: p.partition("=")[2].strip() for p in args.params}
     phis = _inputs(args, args.condition, subject)
     jobs = []
     for phi in phis:  # validate every input before any output: the library's checks, its errors
@@ -115,9 +117,10 @@ def _check(args) -> int:
             arguments = {"condition": condition, "dim": args.dim, "params": used, "seed": args.seed}
             arguments |= {
                 "points_per_term": args.points_per_term,
-                **_options(args, condition, strict=args.condition != "both"),
+                **_options(args, condition, args.condition != "both"),
             }
-            make_condition(phi, **arguments)
+            with _expert_hint(phi, subject, "checked"):
+                make_condition(phi, **arguments)
             jobs.append((phi, arguments))
     unused = [name for name in params if not any(phi is not None and _mentions(phi, name) for phi in phis)]
     if unused:
@@ -166,12 +169,14 @@ def _scan(args) -> int:
         params[name] = value
     if args.condition not in CONDITIONS:  # any registered condition scans (identcheck/scan/family.py)
         raise unknown_condition(args.condition)
+    subject = CONDITIONS[args.condition].subject  # PHI or --expert, as check reads them (_inputs)
+    text = _scanned(args, subject)
     width = None if args.width is None else _width(args.width)
     if args.plot is not None:
         check_plot_path(args.plot)
-    with StatusLine.for_command(asked=args.progress, json=args.json) as status:
+    with StatusLine.for_command(asked=args.progress, json=args.json) as status, _expert_hint(text, subject, "scanned"):
         result = scan(
-            args.phi,
+            text,
             params,
             condition=args.condition,
             dim=args.dim,
@@ -188,12 +193,48 @@ def _scan(args) -> int:
     return 0
 
 
+def _scanned(args, subject):
+    """The text scan reads, by the condition's subject as check's (_inputs): --expert (or PHI, as before) or PHI."""
+    if subject == "expert" and (args.phi is None) == (args.expert is None):
+        param, value = ("expert", args.expert) if args.phi else ("condition", args.condition)
+        why = f"and PHI {args.phi!r}: give one expert" if args.phi else "give the expert to scan as --expert EXPR"
+        raise IdentcheckError(param=param, value=value, reason=why + " (e.g. --expert 'tanh(dot(e1, x) + b)')")
+    if subject != "expert" and args.expert is not None:
+        raise _not_an_expert(args.condition, subject, args.expert)
+    if subject == "phi" and args.phi is None:
+        raise IdentcheckError("scan: give PHI, e.g. 'sigmoid(z + b)' (an expert: --condition NAME --expert EXPR)")
+    return args.phi if args.expert is None else args.expert
+
+
+def _not_an_expert(condition: str, subject, expert: str) -> IdentcheckError:
+    from .conditions import judging
+
+    takes, experts = "PHI" if subject == "phi" else "no input", ", ".join(judging("expert"))
+    why = f"condition {condition!r} takes {takes}, not an expert; --expert goes with a condition on experts"
+    return IdentcheckError(param="expert", value=expert, reason=f"{why} ({experts})")
+
+
+@contextlib.contextmanager
+def _expert_hint(text, subject, verb: str):
+    """An error about a PHI that reads as an expert (x, dot(…)) says how to give an expert."""
+    try:
+        yield
+    except IdentcheckError as exc:
+        if subject != "phi" or exc.param != "phi" or not re.search(r"\bdot\s*\(|\bx\d*\b", text or ""):
+            raise
+        from .conditions import judging
+
+        s, names = exc.subject, ", ".join(judging("expert"))
+        hint = f"; an expert in x is {verb} with --condition NAME --expert EXPR (NAME: {names})"
+        raise IdentcheckError(
+            param=s.name, value=s.value, key=s.key, index=s.index, shown=s.shown, reason=(*exc.parts, hint)
+        ) from None
+
+
 def _inputs(args, condition: str, subject) -> list:
     """What ``condition`` judges, from PHI or --expert as its ``subject`` says (:attr:`Condition.subject`):
     φ's (default: the paper's examples), the experts of --expert, or — a condition that takes no text — PHI
     as given (None when absent), for the condition to refuse in its own words."""
-    from .conditions import judging
-
     if subject == "expert":
         if args.phi or not args.expert:
             raise IdentcheckError(
@@ -203,13 +244,7 @@ def _inputs(args, condition: str, subject) -> list:
             )
         return args.expert
     if args.expert:
-        takes = "PHI" if subject == "phi" else "no input"
-        raise IdentcheckError(
-            param="expert",
-            value=args.expert[0],
-            reason=f"condition {condition!r} takes {takes}, not an expert; "
-            f"--expert goes with a condition on experts ({', '.join(judging('expert'))})",
-        )
+        raise _not_an_expert(condition, subject, args.expert[0])
     if subject is None:
         return args.phi or [None]
     return args.phi or PAPER_EXAMPLES
@@ -226,17 +261,13 @@ def _width(text: str):
 
 
 def _options(args, condition: str, strict: bool) -> dict:
-    """The conditions' options, from the flags: all of them when ``strict`` (the library refuses
-    one the condition does not take, unless at its default), else only the condition's own
-    (``--condition both``: each flag applies where it means something)."""
+    """The conditions' options the user gave (a flag not given is absent: the condition's default, and no
+    other condition is imported to read its default): all of them when ``strict`` (the library refuses one
+    the condition does not take, unless at its default), else only the condition's own (``--condition both``:
+    each flag applies where it means something)."""
     from .conditions import CONDITIONS
 
-    given = {
-        "include_zero": args.include_zero,
-        "n_gates": args.n_gates,
-        "n_channels": args.n_channels,
-        "mixed_products": args.mixed_products,
-    }
+    given = {name: getattr(args, name) for name in OPTION_FLAGS if hasattr(args, name)}
     return {name: value for name, value in given.items() if strict or name in CONDITIONS[condition].options}
 
 

@@ -75,6 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument(
         "--include-zero",
         action="store_true",
+        default=argparse.SUPPRESS,  # the options: only those given reach the library (cli._options)
         help="also probe a = 0 (a relation there holds for every phi; reported, not counted)",
     )
     c.add_argument(
@@ -87,7 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
         dest="n_gates",
         metavar="GATES",
         type=_int("--gates"),
-        default=2,
+        default=argparse.SUPPRESS,
         help="type2: gating matrices N per head, the last fixed at 0 (default 2)",
     )
     c.add_argument(
@@ -95,12 +96,13 @@ def build_parser() -> argparse.ArgumentParser:
         dest="n_channels",
         metavar="CHANNELS",
         type=_int("--channels"),
-        default=2,
+        default=argparse.SUPPRESS,
         help="type2: channels K per head (default 2)",
     )
     c.add_argument(
         "--mixed-products",
         action="store_true",
+        default=argparse.SUPPRESS,
         help="type2: add the mixed u·v second-order products (an extension beyond the paper's set)",
     )
     c.add_argument(
@@ -140,8 +142,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sc.add_argument(
         "phi",
-        help="the activation with named constants, e.g. 'sigmoid(z + b)' (for a deepseek-* condition the expert, "
-        "e.g. 'tanh(dot(e1, x) + b)')",
+        nargs="?",
+        help="the activation with named constants, e.g. 'sigmoid(z + b)', for a condition on phi",
+    )
+    sc.add_argument(
+        "--expert",
+        metavar="EXPR",
+        help="for a condition on experts (deepseek-shared/-routed/-weak, or a plug-in's whose subject is 'expert'): "
+        "the expert with named constants, e.g. 'tanh(dot(e1, x) + b)'",
     )
     sc.add_argument(
         "--param",
@@ -154,8 +162,8 @@ def build_parser() -> argparse.ArgumentParser:
     sc.add_argument(
         "--condition",
         default="type1",
-        help="any condition of check --condition that reads an expression (a phi or an expert; not mha, which "
-        "takes none), default type1",
+        help="any condition of check --condition that reads an expression: a phi (PHI) or an expert (--expert); "
+        "not mha, which takes none. Default type1",
     )
     sc.add_argument("--dim", type=_int("--dim"), default=2, help="input dimension d (default 2)")
     sc.add_argument("--seed", type=_int("--seed"), default=0, help="seed for probes and sample points (default 0)")

@@ -15,7 +15,10 @@ for, or the list of names: a check of a built-in condition never looks (``identc
 type-1 check load nothing more). A plug-in's module is imported when its condition is first read. A
 bad plug-in — a name that is a built-in condition's, a module that does not import, an object that is
 not a :class:`Condition` subclass or whose ``name`` is not its entry point's — is a one-line
-IdentcheckError naming the plug-in (its distribution and entry point) and why.
+IdentcheckError naming the plug-in (its distribution and entry point) and why. A registration in the
+process is checked the same way when it is made (``CONDITIONS["my-routed"] = DeepSeekRouted`` is
+refused: a result records the class's ``name``; ``class MyRouted(DeepSeekRouted): name = "my-routed"``
+is the way), and ``both`` is reserved.
 """
 
 import difflib
@@ -67,6 +70,13 @@ class _Registry(MutableMapping):
         return entry
 
     def __setitem__(self, name: str, cls: type[Condition]) -> None:
+        """Register ``cls`` as ``name``, checked as an installed plug-in is: not a reserved name, a concrete
+        Condition subclass whose ``name`` is ``name`` (a result records it; replay reads the class by it)."""
+        label = cls.__qualname__ if isinstance(cls, type) else repr(cls)[:40]
+        why = f"{name!r} is reserved (check --condition both: type1 and type2)" if name in RESERVED else None
+        why = why or _refusal(cls, name, label)
+        if why is not None:
+            raise IdentcheckError(param="condition", value=name, reason=f"CONDITIONS[{name!r}] = {label}: {why}")
         self._entries[name] = cls
 
     def __delitem__(self, name: str) -> None:
@@ -133,17 +143,26 @@ class _Plugin:
             cls = self.point.load()
         except Exception as exc:  # whatever the plug-in's import raised: one line naming the plug-in
             self._refuse(f"cannot be imported ({type(exc).__name__}: {' '.join(str(exc).split())})")
-        if not (isinstance(cls, type) and issubclass(cls, Condition)):
-            what = f"the class {cls.__module__}.{cls.__qualname__}" if isinstance(cls, type) else type(cls).__name__
-            self._refuse(f"is not a Condition subclass: {self.point.attr} is {what}")
-        if inspect.isabstract(cls):
-            self._refuse(f"does not implement {', '.join(sorted(cls.__abstractmethods__))}")
-        if getattr(cls, "name", None) != name:
-            self._refuse(f"its class's name is {getattr(cls, 'name', None)!r}, not {name!r} (a result records it)")
+        why = _refusal(cls, name, self.point.attr)
+        if why is not None:
+            self._refuse(why)
         return cls
 
     def _refuse(self, why: str):
         raise IdentcheckError(param="condition", value=self.point.name, reason=f"{self}: {why}")
+
+
+def _refusal(cls, name: str, label: str) -> str | None:
+    """Why ``cls`` (written ``label``) cannot be the condition ``name``; None when it is a concrete
+    :class:`Condition` subclass whose ``name`` is ``name``. For a plug-in and a registration in the process."""
+    if not (isinstance(cls, type) and issubclass(cls, Condition)):
+        what = f"the class {cls.__module__}.{cls.__qualname__}" if isinstance(cls, type) else type(cls).__name__
+        return f"is not a Condition subclass: {label} is {what}"
+    if inspect.isabstract(cls):
+        return f"does not implement {', '.join(sorted(cls.__abstractmethods__))}"
+    if getattr(cls, "name", None) != name:
+        return f"its class's name is {getattr(cls, 'name', None)!r}, not {name!r} (a result records it)"
+    return None
 
 
 #: type1: Setting I (gate after the value projection); type2: Setting II (after the SDPA output);

@@ -249,9 +249,9 @@ ONE_SPELLING = [  # (argv, the whole stderr line)
         ["scan", "sigmoid(z + b)", "--param", "b=0:1:1"],
         "--param 'b=0:1:1': COUNT 1 must be an integer from 2 to 201 (the grid values from LO to HI)",
     ),
-    (  # an expert is called an expert (was phi='tanh(dot(e1, x) + b)')
-        ["scan", "tanh(dot(e1, x) + b)", "--condition", "deepseek-weak", "--param", "c=0:1:3"],
-        "--param c: expert='tanh(dot(e1, x) + b)' does not use 'c'",
+    (  # an expert is called an expert (was phi='tanh(dot(e1, x) + b)'), as typed
+        ["scan", "--expert", "tanh(dot(e1, x) + b)", "--condition", "deepseek-weak", "--param", "c=0:1:3"],
+        "--param c: --expert 'tanh(dot(e1, x) + b)' does not use 'c'",
     ),
     (  # (was "--param c: no phi uses 'c'")
         ["check", "--condition", "deepseek-weak", "--expert", "tanh(dot(e1, x))", "--param", "c=1"],
@@ -263,6 +263,40 @@ ONE_SPELLING = [  # (argv, the whole stderr line)
         "--expert 'a*x1': condition 'both' takes PHI, not an expert; "
         "--expert goes with a condition on experts (deepseek-shared, deepseek-routed, deepseek-weak)",
     ),
+]
+_EXPERTS = "(NAME: deepseek-shared, deepseek-routed, deepseek-weak)"
+ONE_SPELLING += [  # scan reads PHI or --expert as check does, by the condition's subject (was: unknown flag --expert)
+    (
+        ["scan", "--condition", "deepseek-weak", "--param", "b=0:1:3"],
+        "--condition 'deepseek-weak': give the expert to scan as --expert EXPR (e.g. --expert 'tanh(dot(e1, x) + b)')",
+    ),
+    (
+        ["scan", "sigmoid(z + b)", "--expert", "tanh(dot(e1, x) + b)", "--param", "b=0:1:3"],
+        "--expert 'tanh(dot(e1, x) + b)': condition 'type1' takes PHI, not an expert; "
+        "--expert goes with a condition on experts (deepseek-shared, deepseek-routed, deepseek-weak)",
+    ),
+    (
+        ["scan", "z + b", "--expert", "tanh(dot(e1, x) + b)", "--condition", "deepseek-routed", "--param", "b=0:1:3"],
+        "--expert 'tanh(dot(e1, x) + b)': and PHI 'z + b': give one expert (e.g. --expert 'tanh(dot(e1, x) + b)')",
+    ),
+    (
+        ["scan", "--param", "b=0:1:3"],
+        "scan: give PHI, e.g. 'sigmoid(z + b)' (an expert: --condition NAME --expert EXPR)",
+    ),
+    (  # an expert typed as PHI for a condition on φ: what to type (was the φ error alone)
+        ["scan", "e2*tanh(dot(e1, x) + b)", "--param", "b=0:1:3"],
+        "phi='e2*tanh(dot(e1, x) + b)': 'e2' has no value: set --param e2=VALUE (the variable is z); "
+        f"an expert in x is scanned with --condition NAME --expert EXPR {_EXPERTS}",
+    ),
+    (
+        ["check", "e2*tanh(dot(e1, x))"],
+        "phi='e2*tanh(dot(e1, x))': 'e2' has no value: set --param e2=VALUE (the variable is z); "
+        f"an expert in x is checked with --condition NAME --expert EXPR {_EXPERTS}",
+    ),
+    (
+        ["check", "e2*tanh(z)"],
+        "phi='e2*tanh(z)': 'e2' has no value: set --param e2=VALUE (the variable is z)",
+    ),  # no x: no hint
 ]
 _AVAILABLE = "available: type1, type2, mha, type1-full, deepseek-shared, deepseek-routed, deepseek-weak"
 ONE_SPELLING += [  # one unknown-condition message for every command (was three spellings), did-you-mean included

@@ -128,14 +128,18 @@ def test_certify_certifies_the_exact_checks_and_the_plot_draws(tmp_path, monkeyp
 
 def test_cli_certifies_plots_and_prints_the_apis_json(tmp_path, capsys):
     plot = tmp_path / "b.png"
-    argv = ["scan", "tanh(dot(e1, x) + b)", "--condition", "deepseek-weak", "--param", "b=-1:1:3", "--width", "1"]
-    assert main([*argv, "--certify", "--plot", str(plot), "--json", "--jobs", "1"]) == 0
+    argv = ["scan", "--expert", "tanh(dot(e1, x) + b)", "--condition", "deepseek-weak", "--param", "b=-1:1:3"]
+    assert main([*argv, "--width", "1", "--certify", "--plot", str(plot), "--json", "--jobs", "1"]) == 0
     data = json.loads(capsys.readouterr().out)
     api = scan("tanh(dot(e1, x) + b)", {"b": (-1, 1, 3)}, condition="deepseek-weak", width=1, certify=True).to_dict()
     for key in ("seconds", "timings", "environment"):
         data.pop(key), api.pop(key)
     assert data == api and data["certified"] and [g["verdict"] for g in data["grid"]][1] == "not identifiable"
     assert plot.read_bytes()[:4] == b"\x89PNG"
+    # the expert as PHI (scan's spelling before --expert) is still read as the expert
+    assert main(["scan", "tanh(dot(e1, x) + b)", *argv[3:], "--width", "1", "--json", "--jobs", "1"]) == 0
+    positional = json.loads(capsys.readouterr().out)
+    assert (positional["phi"], positional["grid"]) == (data["phi"], data["grid"])
 
 
 class RebuiltType1(Type1):

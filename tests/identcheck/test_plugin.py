@@ -28,6 +28,7 @@ import sympy as sp
 
 from identcheck import CONDITIONS, check
 from identcheck.cli import main
+from identcheck.errors import IdentcheckError
 from identcheck.replay import replay
 from identcheck.scan import scan
 
@@ -238,6 +239,30 @@ def test_a_bad_plugin_is_one_line_naming_it(tmp_path, dist, entry, module, why):
     assert f"plug-in {entry} ({dist} 0.1, entry point group identcheck.conditions)" in line and why in line, line
 
 
+def _abstract():
+    from identcheck.conditions.base import Condition
+
+    return type("Half", (Condition,), {"name": "half"})
+
+
+@pytest.mark.parametrize(
+    "name, make, why",
+    [
+        ("both", lambda: type("Both", (Toy,), {"name": "both"}), "Both: 'both' is reserved (check --condition both"),
+        ("my-routed", lambda: CONDITIONS["deepseek-routed"], "DeepSeekRouted: its class's name is 'deepseek-routed'"),
+        ("toy", lambda: json.JSONDecoder, "JSONDecoder: is not a Condition subclass: JSONDecoder is the class json."),
+        ("half", _abstract, "Half: does not implement explain, matrix, probes, prover"),
+    ],
+)
+def test_a_registration_in_the_process_is_checked_as_a_plugin_is(name, make, why):
+    """A review found CONDITIONS['both'] = X accepted, and CONDITIONS['my-routed'] = DeepSeekRouted recording
+    'deepseek-routed' in its results (replay then reads another class): a subclass with its own name is the way."""
+    with pytest.raises(IdentcheckError) as refused:
+        CONDITIONS[name] = make()
+    assert str(refused.value).startswith(f"condition={name!r}: CONDITIONS[{name!r}] = {why}"), refused.value
+    assert name not in CONDITIONS  # nothing registered
+
+
 def test_a_builtin_condition_never_reads_the_plugins(tmp_path):
     """A broken plug-in installed (it takes a built-in's name) does not touch a type-1 check, text or
     --json; nor does the list of names load before a name outside it is asked for."""
@@ -269,10 +294,11 @@ def test_the_registry_lists_a_plugin_and_imports_it_when_read(installed):
     assert run.stdout.splitlines() == ["True False", "toy_condition Toy True"], run.stderr
     mine = (
         "from identcheck import CONDITIONS\nfrom identcheck.conditions.type1 import Type1\n"
-        "CONDITIONS['toy'] = Type1\nassert 'type9' not in CONDITIONS\nprint(CONDITIONS['toy'].__name__)\n"
+        "class Mine(Type1):\n    name = 'toy'\n"
+        "CONDITIONS['toy'] = Mine\nassert 'type9' not in CONDITIONS\nprint(CONDITIONS['toy'].__name__)\n"
     )
     run = subprocess.run([sys.executable, "-c", mine], cwd=installed, env=env, capture_output=True, text=True)
-    assert run.stdout.strip() == "Type1", run.stderr
+    assert run.stdout.strip() == "Mine", run.stderr
 
 
 @pytest.mark.parametrize("command", ["check", "scan"])
@@ -345,11 +371,15 @@ def test_a_plugin_on_experts_scans_its_expert(renamed, capsys):
     """s·(dot(e1, x) + e0): ∂h/∂e0 = s at every atom, so two atoms tie for every s ≠ 0 — not identifiable
     at every grid value; an unused constant is named against the expert, not a phi."""
     expert, _ = renamed
-    code, text = _cli(["scan", "s*(dot(e1, x) + e0)", "--condition", expert, "--param", "s=1:2:2", "--json"])
+    code, text = _cli(
+        ["scan", "--expert", "s*(dot(e1, x) + e0)", "--condition", expert, "--param", "s=1:2:2", "--json"]
+    )
     data = json.loads(text)
     assert code == 0 and [g["verdict"] for g in data["grid"]] == ["not identifiable"] * 2
-    line = _refused(["scan", "tanh(dot(e1, x) + b)", "--condition", expert, "--param", "c=0:1:3"], capsys)
-    assert line == "--param c: expert='tanh(dot(e1, x) + b)' does not use 'c'"
+    line = _refused(["scan", "--expert", "tanh(dot(e1, x) + b)", "--condition", expert, "--param", "c=0:1:3"], capsys)
+    assert line == "--param c: --expert 'tanh(dot(e1, x) + b)' does not use 'c'"
+    line = _refused(["scan", "--condition", expert, "--param", "c=0:1:3"], capsys)  # by its subject, not its name
+    assert line.startswith(f"--condition '{expert}': give the expert to scan as --expert EXPR")
 
 
 def test_a_condition_that_takes_no_input_is_refused_its_input(renamed, capsys):
