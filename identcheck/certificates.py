@@ -4,8 +4,9 @@
   matrix, enclosed in arb balls, is proved nonsingular by ‖I − R·S‖_F < 1. Kind ``"interval"``;
   the detail holds the sample points of the minor (float64 hex, exact), the column scaling, the
   working precision and the bounds — enough to replay it (:func:`identcheck.replay.replay`, which finds
-  the condition by name; :func:`replay_interval` here, given the condition, checks the record against
-  the probe's claim, :func:`claim_mismatch`, and repeats the test).
+  the condition by name and reads the record, :func:`identcheck.replay.interval_record`;
+  :func:`replay_interval` here, given the condition, checks the record against the probe's claim,
+  :func:`claim_mismatch`, and repeats the test).
 - **dependent** → exact relations: the numerical null space is turned into rational relations
   (:func:`~certify.recover_relations`) and each is proved identically zero in x by sympy
   (:func:`~certify.is_exact_zero`). One proved relation proves the dependence: kind ``"proof"``.
@@ -39,8 +40,8 @@ __all__ = [
     "RelationsDetail",
     "certify_probe",
     "claim_mismatch",
+    "dependence_mismatch",
     "hex_points",
-    "interval_record",
     "replay_interval",
 ]
 
@@ -224,51 +225,6 @@ def _columns(arb, columns):
     return flint.arb_mat([[arb[i, j] for j in columns] for i in range(arb.nrows())])
 
 
-def interval_record(result: dict, probe_name: str) -> tuple[dict, IntervalDetail, list | None]:
-    """(the probe's JSON, its interval record, the recorded relations) from a check's JSON, checked for
-    shape: the part of a replay that needs no condition (:func:`identcheck.replay.replay` rebuilds it).
-
-    An independent probe's record is its ``interval`` certificate (relations None); a dependent
-    probe's is the ``rest_certificate`` of its ``proof`` (the columns left after one pivot per
-    proved relation), with its relations (their JSON) — present only when every basis relation was proved.
-    """
-    probe = next((p for p in result.get("probes", []) if p["name"] == probe_name), None)
-    if probe is None:
-        raise IdentcheckError(param="probe", value=probe_name, reason="not in this result")
-    cert = probe.get("certificate") or {}
-    relations = None
-    if cert.get("kind") == CertificateKind.INTERVAL:
-        record = cert.get("detail")
-    elif cert.get("kind") == CertificateKind.PROOF and isinstance(
-        (cert.get("detail") or {}).get("rest_certificate"), dict
-    ):
-        record, relations = cert["detail"]["rest_certificate"], cert["detail"].get("relations")
-        if not isinstance(relations, list) or not all(_relation_shape(r) for r in relations):
-            raise IdentcheckError(param="probe", value=probe_name, reason="malformed relations in its proof")
-    else:
-        raise IdentcheckError(param="probe", value=probe_name, reason="has no interval certificate")
-    detail = IntervalDetail.from_dict(record)
-    test = detail.test
-    if not len(detail.points) == len(detail.columns) == len(test.column_exponents) == len(test.rows) or test.digits < 1:
-        raise IdentcheckError(
-            param="probe",
-            value=probe_name,
-            reason=f"malformed interval record ({len(detail.points)} points, {len(detail.columns)} columns, "
-            f"{len(test.column_exponents)} exponents, {len(test.rows)} rows, {test.digits} digits)",
-        )
-    return probe, detail, relations
-
-
-def _relation_shape(relation) -> bool:
-    return (
-        isinstance(relation, dict)
-        and isinstance(relation.get("keys"), list)
-        and isinstance(relation.get("exact"), list)
-        and len(relation["keys"]) == len(relation["exact"]) > 0
-        and all(isinstance(e, list) and len(e) == 2 and isinstance(e[1], str) for e in relation["exact"])
-    )
-
-
 def replay_interval(condition, probe: dict, detail: IntervalDetail, relations: list | None = None) -> dict:
     """Re-run the interval test of ``probe`` (its JSON, with its record ``detail``) for ``condition``,
     after checking that the record is the one its probe's claim needs (:func:`claim_mismatch`).
@@ -341,13 +297,47 @@ def claim_mismatch(
     return _minor_mismatch(want, matrix.points, detail, "the probe's" if relations is None else "the rest's")
 
 
+def dependence_mismatch(condition, probe: dict, relations: list) -> str | None:
+    """Why ``relations`` (a dependent probe's recorded exact relations, shape checked) do not prove
+    ``probe`` (its JSON) dependent, or None: the condition's own probe of that name, with exactly the
+    recorded components, and at least one relation, each proved identically zero again by the
+    condition's prover on its columns (a witness of ``not identifiable`` without a rest certificate)."""
+    name = probe["name"]
+    own = next(((i, p) for i, p in enumerate(condition.probes()) if p.name == name), None)
+    if own is None:
+        return f"the condition {condition.name!r} has no probe {name!r} (seed {condition.seed})"
+    index, expected = own
+    try:
+        rebuilt = condition.probe_from_json(name, probe["components"])
+    except (KeyError, ValueError, TypeError) as exc:
+        return f"its components do not read ({type(exc).__name__}: {exc})"
+    if tuple(rebuilt.components) != tuple(expected.components):
+        return f"its components are not those of the condition's probe {name!r}"
+    if not relations:
+        return "no exact relation is recorded to prove again"
+    matrix = condition.matrix(expected, index)
+    return _proved_pivots(condition.prover(expected, matrix), matrix, relations)[1]
+
+
 def _proved_pivots(prove, matrix, relations: list) -> tuple[set, str | None]:
     """(the relations' pivots, None) when each relation is proved again and its pivot is its own;
     else (…, why not)."""
     where = {_tuples(key): j for j, key in enumerate(matrix.keys)}
+    # schema 2 has no keys: a column is read by its label when the probe's labels name one column each
+    # (sound: the relations are proved again below on the columns read, whatever a label meant then)
+    labelled = {label: j for j, label in enumerate(matrix.labels) if list(matrix.labels).count(label) == 1}
     found = []
     for i, relation in enumerate(relations, 1):
-        columns = [where.get(_tuples(key)) for key in relation["keys"]]
+        if "keys" in relation:
+            columns = [where.get(_tuples(key)) for key in relation["keys"]]
+        else:
+            columns = [labelled.get(label) for label, _ in relation["exact"]]
+            if None in columns:
+                unread = next(label for (label, _), c in zip(relation["exact"], columns) if c is None)
+                return set(), (
+                    f"schema 2: relations without keys; re-run check (relation {i}'s column {unread!r} is not "
+                    "one column of the probe by its label)"
+                )
         if None in columns or len(set(columns)) != len(columns):
             return set(), f"relation {i} names columns that are not the probe's (or one twice)"
         try:

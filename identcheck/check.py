@@ -196,6 +196,7 @@ def run(
         written_numbers=activation.written_numbers,
         object_name=condition.object_name,
         inputs=condition.describe_inputs(bound),
+        options=condition.option_values(),
         **fields,
     )
 

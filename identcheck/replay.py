@@ -30,10 +30,11 @@ the other columns independent). **What it does not prove:** anything at paramete
 probed; that the probes were judged on the right columns (a condition's φ-free reduction, e.g.
 type-2's "2 removed by relations that hold for every φ", is the condition's, rebuilt, not
 re-proved); that ``phi`` — how the user wrote φ — is the expression replayed (the text shows the
-expression when ``phi`` does not read as it); the verdict, except with ``--all`` (below); for a
-dependent probe whose relations were not all proved (no rest certificate), nothing: its proof by
-sympy is not repeated, so a ``not identifiable`` verdict is replayed only through a witness with
-a rest certificate; nor the other fields of the result (summary, tolerances, timings).
+expression when ``phi`` does not read as it, read by the result's condition); the verdict, except
+with ``--all`` (below); for a dependent probe whose relations were not all proved (no rest
+certificate), nothing by itself — only as the witness of a ``not identifiable`` verdict are its
+recorded exact relations proved again (its dependence, not its nullity); nor the other fields of the
+result (summary, tolerances, timings).
 
 ``identcheck replay CHECK.json PROBE`` (or ``--all``) is :func:`replay_file`: the saved output of
 ``check --certify --json`` (a JSON array, one result per (φ, condition), or one result object);
@@ -41,9 +42,13 @@ PROBE is replayed in every result that has it with a certificate to replay, ``--
 probe that has one and checks each ``identifiable`` verdict with evidence ``proof``: every probe of
 the condition that the check counts (``counts``, admissible unless ``include_inadmissible``) must
 be in the result with an interval certificate (a missing one is a failed record, kind
-``verdict``). Each record carries ``"schema": "identcheck.replay/1"``. Bad input — a file that
-cannot be read, not JSON, not a check result, a probe in no result (with its close match), a probe
-without a certificate to replay — is a one-line IdentcheckError (exit 2 from the command).
+``verdict``); a ``not identifiable`` verdict with evidence ``proof`` needs its witness to be a
+counted probe proved dependent again, else a failed ``verdict`` record; ``verdict_replayed`` (True,
+False, None: not replayed) and ``verdict_note`` say it. Each record carries ``"schema":
+"identcheck.replay/1"``. Schema 2 (no ``keys``): relations are read by label (:func:`_proved_pivots`
+in certificates). Bad input — a file that cannot be read, not JSON, not a check result,
+a probe in no result (with its close match), a probe without a certificate to replay, a record
+asking more than :data:`MAX_REPLAY_DIGITS` digits — is a one-line IdentcheckError (exit 2).
 """
 
 from __future__ import annotations
@@ -51,16 +56,21 @@ from __future__ import annotations
 import difflib
 import json
 import math
+from functools import lru_cache
 
-from .activation import parse_activation
-from .certificates import interval_record, replay_interval
+from .certificates import IntervalDetail, dependence_mismatch, replay_interval
 from .conditions import CONDITIONS
 from .errors import IdentcheckError
+from .evidence import CertificateKind
+from .interval import MAX_DIGITS
 
-__all__ = ["REPLAY_SCHEMA", "condition_of", "load_results", "replay", "replay_file", "replay_text"]
+__all__ = ["REPLAY_SCHEMA", "condition_of", "interval_record", "load_results", "replay", "replay_file", "replay_text"]
 
 #: The schema a check's JSON carries (``identcheck.check/3``), without its version.
 SCHEMA = "identcheck.check/"
+#: The most digits a record may ask a replay for: the interval test's own top (MAX_DIGITS, 480 = 4 × the
+#: ladder's top 120); a record asking more (10**7 ran past a minute) is refused.
+MAX_REPLAY_DIGITS = MAX_DIGITS
 #: The schema of each record :func:`replay_file` returns (``identcheck replay --json``).
 REPLAY_SCHEMA = "identcheck.replay/1"
 
@@ -148,7 +158,13 @@ def replay_file(path: str, probe: str | None = None) -> list[dict]:
                 f"CHECK.json {path!r}: no probe has an interval certificate (run check with --certify; an "
                 "independent probe has one, a dependent one when every relation of its null space was proved)"
             )
-        return [_replay(result, p) for result, p in chosen] + [m for r in results for m in _verdict_gaps(r)]
+        replays = []
+        for result in results:
+            mine = [_replay(result, p) for r, p in chosen if r is result]
+            checked = _verdict_gaps(result) + _witness_gap(result, mine)
+            replayed, note = _verdict_note(result, checked)
+            replays += [r | {"verdict_replayed": replayed, "verdict_note": note} for r in mine + checked]
+        return replays
     having = [(r, p) for r in results for p in r["probes"] if p["name"] == probe]
     if not having:
         names = list(dict.fromkeys(p["name"] for r in results for p in r["probes"]))
@@ -167,7 +183,8 @@ def replay_file(path: str, probe: str | None = None) -> list[dict]:
         kinds = dict.fromkeys(_kind(p) for _, p in having)
         reason = "; ".join(why.get(k, f"its certificate is {k!r}") for k in kinds)
         raise IdentcheckError(param="probe", value=probe, reason=f"has no interval certificate in {path!r} ({reason})")
-    return [_replay(result, p) for result, p in chosen]
+    note = "one probe replayed, not the verdict (replay --all replays a verdict with evidence proof)"
+    return [_replay(result, p) | {"verdict_replayed": None, "verdict_note": note} for result, p in chosen]
 
 
 def _head(result: dict, probe: str) -> dict:
@@ -175,7 +192,7 @@ def _head(result: dict, probe: str) -> dict:
         "schema": REPLAY_SCHEMA,
         "phi": result.get("phi") or result.get("expression"),  # as the user wrote it
         "expression": result.get("expression"),  # what was replayed
-        "phi_is_expression": _same_phi(result.get("phi"), result.get("expression")),
+        "phi_is_expression": _same_phi(result),
         "condition": result.get("condition"),
         "probe": probe,
     }
@@ -198,17 +215,39 @@ def _replay(result: dict, probe: dict) -> dict:
     }
 
 
-def _same_phi(phi, expression) -> bool:
-    """Whether the φ shown (``sigmoid(z*b) [b=1/1000]``) reads as the expression replayed (the project's
-    parser; False when either does not read: then the text names the expression too)."""
-    if not isinstance(phi, str) or not isinstance(expression, str):
+def _same_phi(result: dict) -> bool:
+    """Whether the φ shown (``sigmoid(z*b) [b=1/1000]``, an expert, mha's ``z (linear expert, no gate)``)
+    reads as the expression replayed, read by the result's own condition (``activation_for``; an expert's,
+    which needs d, through the condition set up); the same text is a short cut. False when either does
+    not read: then the text names the expression too."""
+    phi, expression, name = result.get("phi"), result.get("expression"), result.get("condition")
+    if not isinstance(phi, str) or not isinstance(expression, str) or name not in CONDITIONS:
         return False
+    if phi == expression:
+        return True
+    setup = {k: result.get(k) for k in ("dim", "seed", "points_per_term", "options")}
+    return _reads_as(name, phi, expression, json.dumps(setup, sort_keys=True))
+
+
+@lru_cache(maxsize=32)
+def _reads_as(name: str, phi: str, expression: str, setup: str) -> bool:
+    cls, setup = CONDITIONS[name], {k: v for k, v in json.loads(setup).items() if v is not None}
     text, _, bracket = phi.partition(" [")
     try:
         params = dict(item.split("=", 1) for item in bracket.removesuffix("]").split(", ")) if bracket else None
-        return parse_activation(text, params).expr == parse_activation(expression).expr
-    except (IdentcheckError, ValueError):
+        shown, replayed = cls.activation_for(text, params), cls.activation_for(expression)
+        if not (hasattr(shown, "expr") and hasattr(replayed, "expr")):  # an expert: parsed by the condition
+            options, dim, seed = cls.options_from_json(setup), int(setup["dim"]), int(setup["seed"])
+            per = cls.points_per_term_from_json(setup)
+            shown, replayed = (cls(a, dim, seed, per, **options).activation for a in (shown, replayed))
+        return shown.expr == replayed.expr
+    except (IdentcheckError, ValueError, TypeError, KeyError):
         return False
+
+
+_FAILED = {"kind": "verdict", "nullity": None, "proved": False} | dict.fromkeys(
+    ("reason", "residual_bound", "sigma_min_lower_bound", "digits", "recorded_residual_bound")
+)
 
 
 def _verdict_gaps(result: dict) -> list[dict]:
@@ -224,12 +263,49 @@ def _verdict_gaps(result: dict) -> list[dict]:
         if p.counts and (p.admissible or inadmissible) and _kind(recorded.get(p.name, {})) != "interval":
             what = "is missing" if p.name not in recorded else "has no interval certificate"
             reason = f"the verdict 'identifiable' (proof) needs this counted probe certified independent; it {what}"
-            gaps.append(
-                _head(result, p.name)
-                | {"kind": "verdict", "nullity": None, "proved": False, "reason": reason}
-                | dict.fromkeys(("residual_bound", "sigma_min_lower_bound", "digits", "recorded_residual_bound"))
-            )
+            gaps.append(_head(result, p.name) | _FAILED | {"reason": reason})
     return gaps
+
+
+def _witness_gap(result: dict, replays: list[dict]) -> list[dict]:
+    """A failed record (kind ``verdict``) when a ``not identifiable``/``proof`` verdict's witness is missing,
+    not a counted probe of the condition, recorded independent, or not proved dependent again: through
+    its replay (``replays``, those of ``result``) when it has a rest certificate, else by its recorded
+    exact relations proved again (:func:`~identcheck.certificates.dependence_mismatch`)."""
+    if result.get("verdict") != "not identifiable" or result.get("evidence") != "proof":
+        return []
+    condition, witness = condition_of(result), result.get("witness")
+    inadmissible = result.get("include_inadmissible") is True
+    counted = [p.name for p in condition.probes() if p.counts and (p.admissible or inadmissible)]
+    probe = next((p for p in result["probes"] if p["name"] == witness), None)
+    again = next((r for r in replays if r["probe"] == witness), None)
+    if probe is None or witness not in counted:
+        why = "is missing" if probe is None else "is not a counted probe of the condition"
+    elif probe.get("dependent") is not True or _kind(probe) != CertificateKind.PROOF:
+        why = "is recorded independent, or without a proof of its dependence"
+    elif again is not None:
+        why = None if again["proved"] else "does not replay"
+    else:
+        relations = probe["certificate"]["detail"].get("relations")
+        if not isinstance(relations, list) or not all(_relation_shape(r) for r in relations):
+            raise IdentcheckError(param="probe", value=witness, reason="malformed relations in its proof")
+        why = dependence_mismatch(condition, probe, relations)
+        why = why and f"is not proved dependent again: {why}"
+    if why is None:
+        return []
+    reason = f"the verdict 'not identifiable' (proof) needs its witness {witness!r} proved dependent; it {why}"
+    return [_head(result, str(witness)) | _FAILED | {"reason": reason}]
+
+
+def _verdict_note(result: dict, checked: list[dict]) -> tuple[bool | None, str]:
+    """(whether ``--all`` replayed the result's verdict, one line saying so)."""
+    verdict = f"{result.get('verdict')!r} ({result.get('evidence')})"
+    if result.get("evidence") != "proof" or result.get("verdict") not in ("identifiable", "not identifiable"):
+        return None, f"verdict {verdict} not replayed: only a verdict with evidence proof is"
+    if any(not r["proved"] for r in checked):
+        return False, f"verdict {verdict} does NOT replay (above)"
+    how = "every counted probe" if result["verdict"] == "identifiable" else f"its witness {result.get('witness')!r}"
+    return True, f"verdict {verdict} replayed: {how} proved again"
 
 
 def _finite(value: float):
@@ -257,6 +333,68 @@ def replay_text(replays: list[dict]) -> str:
             f"{head}: replays — ‖I − R·S‖_F ≤ {bound} < 1 {recorded}, σ_min ≥ "
             f"{r['sigma_min_lower_bound']:.3g} at {r['digits']} digits: {claim}"
         )
+    notes = {(r["phi"], r["condition"]): r.get("verdict_note") for r in replays}
+    lines += [f"{phi} [{condition}]: {note}" for (phi, condition), note in notes.items() if note]
     proved = sum(r["proved"] for r in replays)
     lines.append(f"{proved} of {len(replays)} replayed")
     return "\n".join(lines)
+
+
+def interval_record(result: dict, probe_name: str) -> tuple[dict, IntervalDetail, list | None]:
+    """(the probe's JSON, its interval record, the recorded relations) from a check's JSON, checked for
+    shape: the part of a replay that needs no condition (:func:`identcheck.replay.replay` rebuilds it).
+
+    An independent probe's record is its ``interval`` certificate (relations None); a dependent
+    probe's is the ``rest_certificate`` of its ``proof`` (the columns left after one pivot per
+    proved relation), with its relations (their JSON) — present only when every basis relation was proved.
+    """
+    probe = next((p for p in result.get("probes", []) if p["name"] == probe_name), None)
+    if probe is None:
+        raise IdentcheckError(param="probe", value=probe_name, reason="not in this result")
+    cert = probe.get("certificate") or {}
+    relations = None
+    if cert.get("kind") == CertificateKind.INTERVAL:
+        record = cert.get("detail")
+    elif cert.get("kind") == CertificateKind.PROOF and isinstance(
+        (cert.get("detail") or {}).get("rest_certificate"), dict
+    ):
+        record, relations = cert["detail"]["rest_certificate"], cert["detail"].get("relations")
+        if not isinstance(relations, list) or not all(_relation_shape(r) for r in relations):
+            raise IdentcheckError(param="probe", value=probe_name, reason="malformed relations in its proof")
+    else:
+        raise IdentcheckError(param="probe", value=probe_name, reason="has no interval certificate")
+    detail = IntervalDetail.from_dict(record)
+    test = detail.test
+    if not len(detail.points) == len(detail.columns) == len(test.column_exponents) == len(test.rows) or test.digits < 1:
+        raise IdentcheckError(
+            param="probe",
+            value=probe_name,
+            reason=f"malformed interval record ({len(detail.points)} points, {len(detail.columns)} columns, "
+            f"{len(test.column_exponents)} exponents, {len(test.rows)} rows, {test.digits} digits)",
+        )
+    if test.digits > MAX_REPLAY_DIGITS:
+        raise IdentcheckError(
+            param="probe",
+            value=probe_name,
+            reason=f"its record asks for {test.digits} digits, above {MAX_REPLAY_DIGITS} (the most check --certify "
+            "uses): not replayed",
+        )
+    return probe, detail, relations
+
+
+def _relation_shape(relation) -> bool:
+    """``exact`` pairs [label, "p/q"], ``keys`` aligned with them or absent (schema 2: read by label)."""
+    return (
+        isinstance(relation, dict)
+        and isinstance(relation.get("exact"), list)
+        and len(relation["exact"]) > 0
+        and (
+            "keys" not in relation
+            or isinstance(relation["keys"], list)
+            and len(relation["keys"]) == len(relation["exact"])
+        )
+        and all(
+            isinstance(e, list) and len(e) == 2 and isinstance(e[0], str) and isinstance(e[1], str)
+            for e in relation["exact"]
+        )
+    )

@@ -295,10 +295,11 @@ class CheckResult:
 
     ``details`` holds what only the condition knows (its ``finish`` hook): type-2's
     ``literal_verdict``, ``literal_reason`` and ``head``, type1-full's term counts; in the JSON as
-    ``"details"``. ``object_name`` and ``inputs`` are the condition's own words for what it checked
-    and where it sampled (``φ(z)`` and ``x uniform in [-1, 1]^2, z = aᵀx in [-1, 1]`` for a gate,
-    ``h(x; θ)`` for an expert), for the text only, like ``terms_description``, ``phi_as_written`` and
-    ``written_numbers``; ``environment`` is the versions and BLAS that computed it.
+    ``"details"``; ``options``, the condition's declared options as set up (type1's ``{"include_zero": false}``,
+    ``{}`` without options; read back by ``Condition.from_json``). ``object_name`` and ``inputs`` are the
+    condition's words for what it checked and where it sampled (``φ(z)``, ``x uniform in [-1, 1]^2, z = aᵀx in
+    [-1, 1]`` for a gate, ``h(x; θ)`` for an expert), for the text only, like ``terms_description``,
+    ``phi_as_written``, ``written_numbers``; ``environment`` is the versions and BLAS that computed it.
     """
 
     phi: str
@@ -326,6 +327,7 @@ class CheckResult:
     phi_as_written: str | None = field(default=None, compare=False, repr=False)  # Activation.as_written
     written_numbers: tuple = field(default=(), compare=False, repr=False)  # Activation.written_numbers
     details: Mapping = field(default_factory=dict, repr=False)
+    options: Mapping = field(default_factory=dict, repr=False)  # the condition's declared options, as set up
     object_name: str = field(default="φ(z)", compare=False, repr=False)
     inputs: str | None = field(default=None, compare=False, repr=False)
 
@@ -349,6 +351,7 @@ class CheckResult:
             "domain": [-self.domain_bound, self.domain_bound],
             "tolerances": {t.name: t.to_json() for t in self.tolerances},
             "seconds": self.seconds,
+            "options": jsonable(self.options),
             "details": jsonable(self.details),
             "certify": self.certified,
             "include_inadmissible": self.include_inadmissible,

@@ -158,9 +158,45 @@ class Condition(ABC):
 
     @classmethod
     def from_json(cls, result: dict) -> "Condition":
-        """The condition a check's JSON was computed with (to replay a certificate)."""
-        options = {name: result[name] for name in cls.options if name in result}
-        return cls(cls.activation_for(result["expression"]), int(result["dim"]), int(result["seed"]), **options)
+        """The condition a check's JSON was computed with (to replay a certificate): its expression, d,
+        seed, ``points_per_term`` and ``options`` (:meth:`options_from_json`)."""
+        return cls(
+            cls.activation_for(result["expression"]),
+            int(result["dim"]),
+            int(result["seed"]),
+            cls.points_per_term_from_json(result),
+            **cls.options_from_json(result),
+        )
+
+    @staticmethod
+    def points_per_term_from_json(result: dict) -> int:
+        """A check's recorded ``points_per_term`` (4 when absent), an integer from 2 to 100 as check takes it."""
+        value = result.get("points_per_term", 4)
+        if type(value) is not int or not 2 <= value <= 100:
+            raise ValueError(f"points_per_term {value!r} is not an integer from 2 to 100")
+        return value
+
+    @classmethod
+    def options_from_json(cls, result: dict) -> dict:
+        """The declared ``options`` recorded in a check's JSON (its ``options`` mapping, schema 3; absent
+        from schema 2: the defaults). A recorded name the condition does not declare, or a value not of its
+        default's type (bool for bool, int for int), is a ValueError naming it."""
+        recorded = result.get("options", {})
+        if not isinstance(recorded, dict):
+            raise ValueError(f"options {recorded!r} is not a mapping")
+        for name, value in recorded.items():
+            if name not in cls.options:
+                raise ValueError(f"option {name!r} is not one of {cls.name!r}'s ({', '.join(cls.options) or 'none'})")
+            default = cls.options[name]
+            if isinstance(default, (bool, int)) and type(value) is not type(default):
+                raise ValueError(f"option {name}={value!r} is not a {type(default).__name__}")
+        return dict(recorded)
+
+    def option_values(self) -> dict:
+        """The value of each declared option this condition was set up with (the JSON's ``options``):
+        by default its attribute of the option's name — a condition that keeps an option elsewhere says so
+        here (type-2 keeps its in ``head``)."""
+        return {name: getattr(self, name) for name in self.options}
 
     @classmethod
     def points_for(cls, dim: int, seed: int, index: int, points_per_term: int, n_columns: int) -> np.ndarray:

@@ -180,8 +180,19 @@ class Type2(Condition):
 
     @classmethod
     def from_json(cls, result):
+        """Its head from ``options`` and ``details.head`` (schema 3; they must agree) or ``head`` (schema 2),
+        each value checked for its type (``mixed_products: "yes"`` is not true)."""
         head = result["details"]["head"] if "details" in result else result["head"]  # schema 3, or 2
-        return cls(cls.activation_for(result["expression"]), int(result["dim"]), int(result["seed"]), **head)
+        if not isinstance(head, dict) or set(head) != set(cls.options):
+            raise ValueError(f"head {head!r} does not name exactly {', '.join(cls.options)}")
+        head = cls.options_from_json({"options": head})
+        if "options" in result and cls.options_from_json(result) != head:
+            raise ValueError(f"options {result['options']!r} are not details.head {head!r}")
+        activation = cls.activation_for(result["expression"])
+        return cls(activation, int(result["dim"]), int(result["seed"]), cls.points_per_term_from_json(result), **head)
+
+    def option_values(self):
+        return dict(self.head)
 
     def probes(self):
         return head_probes(self.dim, self.head["n_gates"], self.head["n_channels"], self.seed)
