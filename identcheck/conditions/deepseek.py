@@ -100,6 +100,8 @@ class _Expert(Condition):
             parse_expert(result["expression"], int(result["dim"]), order=cls.order),
             int(result["dim"]),
             int(result["seed"]),
+            cls.points_per_term_from_json(result),
+            **cls.options_from_json(result),
         )
 
     def _set_of(self, probe) -> str:
