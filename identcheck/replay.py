@@ -44,7 +44,7 @@ the condition that the check counts (``counts``, admissible unless ``include_ina
 be in the result with an interval certificate (a missing one is a failed record, kind
 ``verdict``); a ``not identifiable`` verdict with evidence ``proof`` needs its witness to be a
 counted probe proved dependent again, else a failed ``verdict`` record; ``verdict_replayed`` (True,
-False, None: not replayed) and ``verdict_note`` say it. Each record carries ``"schema":
+False, None: not replayed) and ``verdict_note`` (``--all``) say it. Each record carries ``"schema":
 "identcheck.replay/1"``. Schema 2 (no ``keys``): relations are read by label (:func:`_proved_pivots`
 in certificates). Bad input — a file that cannot be read, not JSON, not a check result,
 a probe in no result (with its close match), a probe without a certificate to replay, a record
@@ -183,8 +183,7 @@ def replay_file(path: str, probe: str | None = None) -> list[dict]:
         kinds = dict.fromkeys(_kind(p) for _, p in having)
         reason = "; ".join(why.get(k, f"its certificate is {k!r}") for k in kinds)
         raise IdentcheckError(param="probe", value=probe, reason=f"has no interval certificate in {path!r} ({reason})")
-    note = "one probe replayed, not the verdict (replay --all replays a verdict with evidence proof)"
-    return [_replay(result, p) | {"verdict_replayed": None, "verdict_note": note} for result, p in chosen]
+    return [_replay(result, p) | {"verdict_replayed": None, "verdict_note": None} for result, p in chosen]
 
 
 def _head(result: dict, probe: str) -> dict:
