@@ -5,7 +5,9 @@ module of its own below the tools that write figures too.)
 
 **Flags**: :class:`SuggestingParser` raises the command line's one exception type on every argparse
 error, and refuses an unknown flag or command with the closest known one (``difflib``), as every
-other error of both command lines does: ``unknown flag --condtion (did you mean --condition?)``.
+other error of both command lines does: ``unknown flag --condtion (did you mean --condition?)``;
+argparse's own messages read as ``--flag VALUE: reason`` too (``--dim: expects a value``,
+``--model 'nope': not one of mha, gated1, gated2``, ``--json 'yes': takes no value (a switch)``).
 **Errors**: library errors name the API's parameters (:class:`~identcheck.errors.Param`:
 ``jobs=0: must be from 1 to 64``); :func:`render_error` spells each one as the flag of the command
 that ran, found in that command's argparse parser — by ``dest`` (``n_gates`` → ``--gates``;
@@ -29,6 +31,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import os
+import re
 import sys
 
 from .errors import IdentcheckError, InputError, Param
@@ -99,12 +102,7 @@ class SuggestingParser(argparse.ArgumentParser):
     error_type: type[ValueError] = IdentcheckError
 
     def error(self, message):
-        # argparse prefixes a converter's message with "argument --dim: "; one that names its flag
-        # itself (``--dim 'x': not an integer``) reads as every other error, without the prefix
-        flag, _, rest = message.removeprefix("argument ").partition(": ")
-        if message.startswith("argument ") and any(rest.startswith(name + " ") for name in flag.split("/")):
-            message = rest
-        raise self.error_type(message)
+        raise self.error_type(_one_spelling(message))
 
     def parse_known_args(self, args=None, namespace=None):
         arguments = list(sys.argv[1:] if args is None else args)
@@ -137,6 +135,47 @@ class SuggestingParser(argparse.ArgumentParser):
             close = difflib.get_close_matches(name, known, n=1)
             hint = f" (did you mean {close[0]}?)" if close else ""
             raise self.error_type(f"unknown flag {name}{hint}; see {self.prog} --help")
+
+
+#: argparse's own messages about a flag's value (Python 3.11's wording), as ``--flag VALUE: reason``
+_ARGPARSE = [
+    (r"expected one argument", lambda flag, m: f"{flag}: expects a value"),
+    (r"expected at least one argument", lambda flag, m: f"{flag}: expects one or more values"),
+    (r"expected at most one argument", lambda flag, m: f"{flag}: expects at most one value"),
+    (r"ignored explicit argument (?P<value>.+)", lambda flag, m: f"{flag} {m['value']}: takes no value (a switch)"),
+    (r"invalid (?P<type>\w+) value: (?P<value>.+)", lambda flag, m: f"{flag} {m['value']}: {_not_a(m['type'])}"),
+    (r"invalid choice: (?P<value>.+?) \(choose from (?P<choices>.*)\)", lambda flag, m: _choice(flag, m)),
+]
+
+
+def _not_a(type_name: str) -> str:
+    return {"int": "not an integer", "float": "not a number"}.get(type_name, f"not a valid {type_name}")
+
+
+def _one_spelling(message: str) -> str:
+    """argparse's error ``message`` in the command lines' one spelling, ``--flag VALUE: reason``: a
+    converter's message that names its flag (``--dim 'x': not an integer``) without argparse's
+    ``argument --dim:`` prefix; argparse's own (a missing value, a bad type, a choice not among the
+    choices) reworded. Any other message passes unchanged."""
+    if not message.startswith("argument "):
+        return message
+    names, _, rest = message.removeprefix("argument ").partition(": ")
+    if any(rest.startswith(name + " ") for name in names.split("/")):
+        return rest
+    flag = next((name for name in names.split("/") if name.startswith("--")), names.split("/")[0])
+    for pattern, spelled in _ARGPARSE:
+        match = re.fullmatch(pattern, rest)
+        if match:
+            return spelled(flag, match)
+    return message
+
+
+def _choice(flag: str, match) -> str:
+    choices = [c.strip().strip("'") for c in match["choices"].split(",")]
+    value = match["value"].strip("'")
+    close = difflib.get_close_matches(value, choices, n=1)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    return f"{flag} {match['value']}: not one of {', '.join(choices)}{hint}"
 
 
 def command_parser(parser: argparse.ArgumentParser, command: str | None) -> argparse.ArgumentParser | None:

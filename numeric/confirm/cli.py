@@ -16,6 +16,7 @@ from identcheck.cli_common import render_error
 from identcheck.outputs import check_output_path
 
 from ..errors import NumericError
+from ..flags import non_negative_int, positive_float, positive_int
 
 __all__ = ["add_parser", "run"]
 
@@ -38,21 +39,23 @@ def add_parser(subparsers):
     p.add_argument(
         "--quick", action="store_true", help="20k Monte Carlo points, rates on 4 sizes x 3 repetitions (about a minute)"
     )
-    p.add_argument("--jobs", type=int, default=1, help="parallel fit processes for the rates (default 1)")
+    p.add_argument(
+        "--jobs", type=positive_int("--jobs"), default=1, help="parallel fit processes for the rates (default 1)"
+    )
     p.add_argument("--out", default=None, help="output folder (default confirm-out/<phi>-<condition>)")
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
     p.add_argument("--progress", action="store_true", help="show the status line even with --json or on a pipe")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=non_negative_int("--seed"), default=0)
     p.add_argument(
         "--mc",
-        type=int,
+        type=positive_int("--mc"),
         default=None,
         help="Monte Carlo points for the L2(mu) norm (default 100000; 20000 with --quick)",
     )
     p.add_argument("--no-rates", action="store_true", help="skip the rate grid (sequences and verdict only)")
     p.add_argument(
         "--budget",
-        type=float,
+        type=positive_float("--budget"),
         default=None,
         metavar="SECONDS",
         help="time budget of the whole command; the rate grid grows within it until its intervals separate "
@@ -68,7 +71,7 @@ def add_parser(subparsers):
     )
     p.add_argument(
         "--K",
-        type=int,
+        type=positive_int("--K"),
         default=None,
         metavar="K",
         help="channels per head of the fitted model: the over-specified rate fits "

@@ -244,6 +244,9 @@ def test_a_closed_stdout_ends_the_program_quietly_with_141(argv, buffered):
 ONE_SPELLING = [  # (argv, the whole stderr line)
     (["catalog", "--jobs", "0"], "--jobs 0: must be an integer from 1 to 64"),
     (["check", "z", "--dim", "x"], "--dim 'x': not an integer"),  # argparse's converter, without its prefix
+    (["check", "z", "--dim"], "--dim: expects a value"),  # argparse's own (was: argument --dim: expected one argument)
+    (["scan", "sigmoid(z + b)", "--param"], "--param: expects a value"),
+    (["check", "z", "--json=yes"], "--json 'yes': takes no value (a switch)"),  # (was: ignored explicit argument)
     (["positions", "z", "--seed", "-1"], "--seed -1: must be >= 0"),
     (  # a scanned range named as typed, and why (was "param b: COUNT=1 must be …")
         ["scan", "sigmoid(z + b)", "--param", "b=0:1:1"],

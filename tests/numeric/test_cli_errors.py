@@ -128,7 +128,7 @@ def test_reproduce_allow_weak_truth(tmp_path, capsys):  # allow_weak_truth=True 
             ["ratio", "--model", "gated1", "--path", "recombination", "--K", "3"],
             "--K 3: the local recombination needs K from K* + 2 = 4 to 16 channels per head",
         ),
-        (["confirm", "tanh(z)", "--jobs", "0", "--out", "X"], "--jobs 0: must be from 1 to 64"),
+        (["confirm", "tanh(z)", "--jobs", "65", "--out", "X"], "--jobs 65: must be from 1 to 64"),
         (["confirm", "tanh(z)", "--seed", "-1", "--out", "X"], "--seed -1: must be >= 0"),
         (["confirm", "tanh(z)", "--mc", "5", "--out", "X"], "--mc 5: must be from 1,000 to 2,000,000"),
         (
@@ -141,6 +141,33 @@ def test_reproduce_allow_weak_truth(tmp_path, capsys):  # allow_weak_truth=True 
 def test_the_former_table_entries_read_as_before(argv, line, capsys, tmp_path):
     assert _line(argv, capsys) == line
     assert sorted(p.name for p in tmp_path.iterdir()) == []  # nothing written
+
+
+@pytest.mark.parametrize(
+    "argv, line",
+    [  # argparse's own messages and confirm's type=int/float, in the one spelling (review: they read argparse's)
+        (["confirm", "tanh(z)", "--K", "x"], "--K 'x': not an integer"),  # was: argument --K: invalid int value: 'x'
+        (["confirm", "tanh(z)", "--K", "0"], "--K 0: must be a positive integer"),  # numeric.flags, as fit's --K
+        (["confirm", "tanh(z)", "--jobs", "0"], "--jobs 0: must be a positive integer"),
+        (["confirm", "tanh(z)", "--seed", "1.5"], "--seed '1.5': not an integer"),
+        (["confirm", "tanh(z)", "--mc", "1e5"], "--mc '1e5': not an integer"),
+        (["confirm", "tanh(z)", "--budget", "soon"], "--budget 'soon': not a number"),
+        (["confirm", "tanh(z)", "--budget", "0"], "--budget '0': must be a positive number"),
+        (
+            ["fit", "--model", "nope"],
+            "--model 'nope': not one of mha, gated1, gated2",
+        ),  # was: argparse's invalid choice
+        (["fit", "--model", "gate1"], "--model 'gate1': not one of mha, gated1, gated2 (did you mean gated1?)"),
+        (["fit", "--model", "mha", "--n"], "--n: expects a value"),  # was: argument --n: expected one argument
+        (["reproduce", "--K"], "--K: expects one or more values"),
+        (["confirm", "tanh(z)", "--quick=yes"], "--quick 'yes': takes no value (a switch)"),
+    ],
+    ids=lambda v: " ".join(v) if isinstance(v, list) else None,
+)
+def test_argparse_and_the_converters_read_as_every_error(argv, line, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert _line(argv, capsys) == line
+    assert list(tmp_path.iterdir()) == []  # nothing written
 
 
 def test_confirm_condition_and_out():  # ^condition=, ^out= → --condition, --out

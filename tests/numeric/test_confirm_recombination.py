@@ -49,7 +49,7 @@ def test_gated2_claims_no_exact_invariance_and_says_why():
 
 @pytest.mark.parametrize(
     "value, message",
-    [("1", "--K 1: must be from K* = 2"), ("17", "--K 17: must be from K* = 2"), ("x", "invalid int value")],
+    [("1", "--K 1: must be from K* = 2"), ("17", "--K 17: must be from K* = 2"), ("x", "--K 'x': not an integer")],
 )
 def test_bad_K_is_one_line_exit_2(tmp_path, capsys, value, message):
     assert _run(["z", "--K", value, "--no-rates", "--out", str(tmp_path / "never")]) == 2

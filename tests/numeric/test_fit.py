@@ -112,7 +112,7 @@ def test_cli_json_equals_the_api(capsys):
         (["fit"], "--model"),
         (["fit", "--model", "mha", "--K", "x"], "not an integer"),
         (["fit", "--model", "mha", "--n", "0"], "--n 0: must be a positive integer"),
-        (["fit", "--model", "mha", "--optimizer", "adam"], "invalid choice"),
+        (["fit", "--model", "mha", "--optimizer", "adam"], "--optimizer 'adam': not one of"),
         (["fit", "--model", "mha", "--box", "-2"], "positive"),
     ],
 )

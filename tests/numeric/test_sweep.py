@@ -147,7 +147,7 @@ def test_rate_fit_refuses_bad_losses():
         (["rates", "/nonexistent/store"], "no fit store"),
         (["ratio", "--model", "mha", "--mc", "10"], "--mc 10"),
         (["ratio", "--model", "mha", "--r", "9"], "--r 9"),
-        (["ratio", "--model", "gpt"], "invalid choice"),
+        (["ratio", "--model", "gpt"], "--model 'gpt': not one of"),
         (["ratio", "--model", "gated1", "--ns", "1e300"], "--ns 1e+300"),
         (["ratio", "--model", "gated1", "--ns", "1e-300"], "--ns 1e-300"),
         (["fit", "--model", "mha", "--init", "fixed", "--init-scale", "1e308"], "--init-scale 1e+308: must be"),

@@ -83,7 +83,7 @@ def test_confirm_checks_its_arguments_before_writing(tmp_path):
             "numeric: error: --shard 2/2: need 0 <= I < M",
         ),
         (["confirm", "tanh(z)", "--seed", "-1", "--out", "X"], "numeric: error: --seed -1: must be >= 0"),
-        (["confirm", "tanh(z)", "--jobs", "0", "--out", "X"], "numeric: error: --jobs 0: must be from 1 to 64"),
+        (["confirm", "tanh(z)", "--jobs", "65", "--out", "X"], "numeric: error: --jobs 65: must be from 1 to 64"),
         (
             ["rates", "no/such/folder"],
             "numeric: error: folder 'no/such/folder': no fit store here "
