@@ -38,7 +38,7 @@ from .limits import MAX_DIM
 
 __all__ = ["Expert", "parse_expert", "ORDER_WORDS"]
 
-ORDER_WORDS = {1: "differentiable", 2: "twice differentiable"}
+ORDER_WORDS = {1: "differentiable", 2: "twice differentiable"} | {n: f"{n} times differentiable" for n in range(3, 10)}
 _NON_SMOOTH = (sp.Abs, sp.sign, sp.Heaviside, sp.Piecewise, sp.Max, sp.Min, sp.floor, sp.ceiling, sp.DiracDelta)
 _SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 _ADVICE_TAIL = "+ - * / ** and functions such as exp, sigmoid"

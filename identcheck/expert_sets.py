@@ -17,6 +17,10 @@ across atoms (the paper's sets are for distinct atoms): random atoms (k = 1, 2, 
 θ₂ = −θ₁, a sign pair of the vector parameters (scalars drawn afresh), and for each parameter two
 atoms sharing it.
 
+Each set is a :class:`~identcheck.set_recipes.SetRecipe` (:data:`SETS`: the paper's four), and a
+condition on experts may declare its own — derivatives of any order, products of two derivative
+parts, x-multiplied derivative parts, the constant 1 (:mod:`identcheck.set_recipes`).
+
 A member's structural key (:attr:`Member.key`; a relation's column is ``(atom, key)``, the JSON's
 ``keys``) names its parameters typed, as type-1's keys do (``("a", 0)``; :mod:`identcheck.param_ids`):
 ``("e1", 0)`` for component 0 of the vector parameter e1 (0-based; the symbol e1_1, label e1⁽¹⁾),
@@ -39,16 +43,25 @@ from .expert import ORDER_WORDS, Expert
 from .grammar import lambdify_modules
 from .param_ids import parameter_ids, symbol_name
 from .probes import Probe, exact
+from .set_recipes import Derivatives, Product, SetRecipe, XMultiplied, build
 
-__all__ = ["SETS", "Atom", "Member", "MemberSet", "SetEvaluator", "expert_probes", "member_set"]
+__all__ = ["D2", "S1", "S2", "S3", "SETS", "Atom", "Member", "MemberSet", "SetEvaluator", "expert_probes", "member_set"]
 
-#: set name → what it holds (for reports)
-SETS = {
-    "S1": "first derivatives (Definition 1, S1)",
-    "S2": "products of first derivatives and the constant 1 (Definition 1, S2)",
-    "S3": "first and second derivatives and x-multiplied first derivatives (Definition 1, S3)",
-    "D2": "first derivatives (Definition 2)",
-}
+S1 = SetRecipe("S1", "first derivatives (Definition 1, S1)", (Derivatives(1),))
+S2 = SetRecipe(
+    "S2",
+    "products of first derivatives and the constant 1 (Definition 1, S2)",
+    (Product(Derivatives(1), Derivatives(1)),),
+    constants=1,
+)
+S3 = SetRecipe(
+    "S3",
+    "first and second derivatives and x-multiplied first derivatives (Definition 1, S3)",
+    (Derivatives(1), Derivatives(2), XMultiplied(Derivatives(1))),
+)
+D2 = SetRecipe("D2", "first derivatives (Definition 2)", (Derivatives(1),))
+#: set name → its recipe: the sets of arXiv 2505.10860
+SETS = {recipe.name: recipe for recipe in (S1, S2, S3, D2)}
 DENOMINATOR = 8
 
 
@@ -57,31 +70,23 @@ class Member:
     """One member of a set, per atom: its label, its structural key, how to build it from h."""
 
     label: str
-    key: tuple  # ("d", (u,)), ("dd", (u, v)), ("prod", (u, v)), ("x", w, (v,)); u, v: parameter ids
+    key: tuple  # ("d", (u,)), ("dd", (u, v)), ("prod", (u, v)), ("x", w, (v,)), …: :mod:`.set_recipes`
 
     def build(self, h: sp.Expr, params: tuple, x: tuple) -> sp.Expr:
         """The member for the expert (or template) ``h`` (``params``: its symbols)."""
-        symbols = {p.name: p for p in params}
-        kind, *rest = self.key
-        u = [symbols[symbol_name(pid)] for pid in rest[-1]]
-        if kind == "d":
-            return sp.diff(h, u[0])
-        if kind == "dd":
-            return sp.diff(h, u[0], u[1])
-        if kind == "prod":
-            return sp.diff(h, u[0]) * sp.diff(h, u[1])
-        return x[rest[0] - 1] * sp.diff(h, u[0])
+        return build(self.key, h, params, x)
 
 
 @dataclass(frozen=True)
 class MemberSet:
     """A set's per-atom members (``members``) and its shared constant columns (``constants``:
-    S2's 1). ``exprs``: the members of h, symbolic in x and θ."""
+    S2's 1). ``exprs``: the members of h, symbolic in x and θ; ``description``: the recipe's."""
 
     name: str
     members: tuple
     exprs: tuple = field(repr=False)
     constants: int = 0
+    description: str = ""
 
     @property
     def terms(self) -> tuple:  # the driver's ``term_set.terms`` (its count per atom)
@@ -94,33 +99,19 @@ class MemberSet:
         return len(self.members)
 
 
-def member_set(expert: Expert, name: str, h: str = "h") -> MemberSet:
-    """The members of set ``name`` ("S1", "S2", "S3", "D2") for ``expert``; ``h``: its name in labels."""
+def member_set(expert: Expert, recipe: SetRecipe | str, h: str = "h") -> MemberSet:
+    """The members of ``recipe`` (a :class:`~identcheck.set_recipes.SetRecipe`, or the name of one of
+    :data:`SETS`: "S1", "S2", "S3", "D2") for ``expert``; ``h``: its name in labels."""
+    if isinstance(recipe, str):
+        if recipe not in SETS:
+            raise ValueError(f"set {recipe!r}: unknown (the named sets: {', '.join(SETS)})")
+        recipe = SETS[recipe]
     symbols, labels, ids = expert.params, expert.labels, parameter_ids(expert.names, expert.vectors, expert.dim)
     if [symbol_name(pid) for pid in ids] != [s.name for s in symbols]:  # pragma: no cover - expert.py's naming
         raise AssertionError(f"parameter ids {ids} do not name the symbols {symbols}")
-    n = len(symbols)
-    d1 = [Member(f"∂{h}/∂{labels[u]}", ("d", (ids[u],))) for u in range(n)]
-    members: list = []
-    if name in ("S1", "D2"):
-        members = d1
-    elif name == "S2":
-        for u in range(n):
-            for v in range(u, n):
-                text = f"(∂{h}/∂{labels[u]})²" if u == v else f"∂{h}/∂{labels[u]}·∂{h}/∂{labels[v]}"
-                members.append(Member(text, ("prod", (ids[u], ids[v]))))
-    elif name == "S3":
-        members = list(d1)
-        for u in range(n):
-            for v in range(u, n):
-                text = f"∂²{h}/∂{labels[u]}²" if u == v else f"∂²{h}/∂{labels[u]}∂{labels[v]}"
-                members.append(Member(text, ("dd", (ids[u], ids[v]))))
-        for w in range(1, expert.dim + 1):
-            members.extend(Member(f"x{w}·∂{h}/∂{labels[v]}", ("x", w, (ids[v],))) for v in range(n))
-    else:
-        raise ValueError(f"set {name!r}: unknown")
+    members = tuple(Member(label, key) for label, key in recipe.members(ids, labels, expert.dim, h))
     exprs = tuple(m.build(expert.h, symbols, expert.x) for m in members)
-    return MemberSet(name, tuple(members), exprs, constants=1 if name == "S2" else 0)
+    return MemberSet(recipe.name, members, exprs, recipe.constants, recipe.description)
 
 
 class SetEvaluator:

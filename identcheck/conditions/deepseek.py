@@ -11,6 +11,13 @@ proved and classified by reach in :mod:`~identcheck.families.reach`. The verdict
 reading (any dependent probe ⇒ not identifiable); the summary says whether every relation found
 is shared by every expert of its template — the condition then fails for the set's reasons, not
 the expert's.
+
+A condition on experts declares its sets as recipes (:class:`~identcheck.set_recipes.SetRecipe`:
+derivatives of any order, products of two derivative parts, x-multiplied parts, the constant 1):
+``sets = (S1, S2)``; the derivatives the expert must have (``order``, which the differentiability
+refusal reads) are the recipes' highest, or the condition's ``min_order`` (Definition 1's twice
+for S1 and S2). A plug-in subclasses :class:`ExpertCondition` with its own
+recipes (tests/identcheck/toy_expert_condition.py) and nothing else changes.
 """
 
 from __future__ import annotations
@@ -19,14 +26,15 @@ from dataclasses import dataclass
 
 from ..errors import IdentcheckError
 from ..expert import parse_expert
-from ..expert_sets import SETS, Atom, SetEvaluator, check_members_finite, expert_probes, member_set
+from ..expert_sets import D2, S1, S2, S3, Atom, SetEvaluator, check_members_finite, expert_probes, member_set
 from ..families.reach import REACH_EXPERT, REACH_TEMPLATE, ProbeAlgebra
 from ..probes import Probe
 from ..rank import DEFAULT_LADDER
 from ..scope import Scope
+from ..set_recipes import SetRecipe
 from .base import Condition, ProbeMatrix, unresolved_summary
 
-__all__ = ["DeepSeekRouted", "DeepSeekShared", "DeepSeekWeak"]
+__all__ = ["DeepSeekRouted", "DeepSeekShared", "DeepSeekWeak", "ExpertCondition"]
 
 _MODEL = "DeepSeekMoE (arXiv 2505.10860): shared experts h1(x, κ) and routed experts h2(x, η), Gaussian regression"
 _NOT = (
@@ -46,17 +54,31 @@ def _scope(theorem: str, sets: str) -> Scope:
     )
 
 
-class _Expert(Condition):
-    """An expert condition: ``sets`` (names in :data:`~identcheck.expert_sets.SETS`), ``order``
-    (derivatives needed), ``h`` (the expert's name in labels)."""
+class ExpertCondition(Condition):
+    """A condition on an expert h(x; θ): ``sets`` (a tuple of :class:`~identcheck.set_recipes.SetRecipe`,
+    names distinct), ``h`` (the expert's name in labels); ``order`` (derivatives needed) is set when a
+    subclass is made: the recipes' highest, or ``min_order`` if the condition's definition asks more
+    (Definition 1 asks a twice differentiable h1 of S1 and S2, which take first derivatives only)."""
 
     component = Atom
     subject = "expert"  # the user's text is an expert h(x; θ): --expert EXPR on the command line
     sets: tuple = ()
+    min_order = 1
     order = 2
     h = "h"
     stream = 25
     object_name = "h(x; θ)"
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if not cls.sets:
+            return
+        if not (isinstance(cls.sets, tuple) and all(isinstance(r, SetRecipe) for r in cls.sets)):
+            raise TypeError(f"{cls.__name__}.sets: a tuple of SetRecipe, not {cls.sets!r}")
+        names = [r.name for r in cls.sets]
+        if len(set(names)) < len(names):
+            raise TypeError(f"{cls.__name__}.sets: two sets named alike ({names})")
+        cls.order = max(cls.min_order, *(r.order for r in cls.sets))
 
     def describe_inputs(self, bound):
         return f"x uniform in [-1, 1]^{self.dim}"
@@ -66,13 +88,13 @@ class _Expert(Condition):
             activation = parse_expert(activation.text, dim, activation.params, self.order)
         super().__init__(activation, dim, seed, points_per_term, ladder)
         self.expert = activation
-        self.member_sets = {name: member_set(activation, name, self.h) for name in self.sets}
+        self.member_sets = {r.name: member_set(activation, r, self.h) for r in self.sets}
         self.evaluators = {name: SetEvaluator(s, activation) for name, s in self.member_sets.items()}
-        self.term_set = self.member_sets[self.sets[0]]
+        self.term_set = self.member_sets[self.sets[0].name]
         self._symbolic: dict = {}  # the template's members, built once for all probes (ProbeAlgebra)
         self._probes = []
         for probe in expert_probes(activation, seed):  # family by family, each set in turn
-            self._probes.extend(Probe(f"{name}: {probe.name}", probe.components, note=probe.note) for name in self.sets)
+            self._probes.extend(Probe(f"{r.name}: {probe.name}", probe.components, note=probe.note) for r in self.sets)
         for index, probe in enumerate(self._probes):  # refuse an expert not finite where it is probed
             name = self._set_of(probe)
             check_members_finite(
@@ -141,7 +163,7 @@ class _Expert(Condition):
         parts = []
         for name, s in self.member_sets.items():
             extra = " + the constant 1" if s.constants else ""
-            parts.append(f"{name}: {len(s.members)} members per atom{extra} ({SETS[name]})")
+            parts.append(f"{name}: {len(s.members)} members per atom{extra} ({s.description})")
         params = ", ".join(self.expert.labels)
         return f"h = {self.expert.text}, θ = ({params}); " + "; ".join(parts)
 
@@ -190,29 +212,29 @@ class _Text:
     params: dict
 
 
-class DeepSeekShared(_Expert):
+class DeepSeekShared(ExpertCondition):
     """Definition 1, S1 and S2, for the shared expert h1(x, κ)."""
 
     name = "deepseek-shared"
-    sets = ("S1", "S2")
+    sets = (S1, S2)
+    min_order = 2  # Definition 1: h1 twice differentiable
     h = "h1"
     scope = _scope("Theorem 1 (shared experts)", "S1 and S2 are")
 
 
-class DeepSeekRouted(_Expert):
+class DeepSeekRouted(ExpertCondition):
     """Definition 1, S3, for the routed expert h2(x, η)."""
 
     name = "deepseek-routed"
-    sets = ("S3",)
+    sets = (S3,)
     h = "h2"
     scope = _scope("Theorem 1 (routed experts)", "S3 is")
 
 
-class DeepSeekWeak(_Expert):
+class DeepSeekWeak(ExpertCondition):
     """Definition 2 (weak identifiability), for the routed expert h2(x, η) under normalised sigmoid gating."""
 
     name = "deepseek-weak"
-    sets = ("D2",)
-    order = 1
+    sets = (D2,)  # order 1: differentiable once
     h = "h2"
     scope = _scope("Theorem 4 (dense normalised sigmoid gating)", "The first derivatives are")

@@ -98,8 +98,10 @@ class Builder:
 @dataclass(frozen=True, slots=True)
 class Member:
     """One column of an expert's relation, read from its key: ``atom`` (None for the set's constant
-    1), ``kind`` ("d" ∂h/∂u, "dd" ∂²h/∂u∂v, "prod" ∂h/∂u·∂h/∂v, "x" x_w·∂h/∂v, "1"), ``names``
-    (the parameter symbols' names), ``w`` (the x-index of an "x" member), ``coefficient``."""
+    1), ``kind`` ("d" ∂h/∂u, "dd" ∂²h/∂u∂v, "prod" ∂h/∂u·∂h/∂v, "x" x_w·∂h/∂v, "1"; a recipe's other
+    parts — :mod:`identcheck.set_recipes` — "ddd"…, "prod" of higher derivatives, "x" of a higher
+    derivative), ``names`` (the parameter symbols' names, every factor's), ``w`` (the x-index of an
+    "x" member), ``coefficient``."""
 
     atom: int | None
     kind: str
@@ -109,8 +111,14 @@ class Member:
 
     @property
     def order(self) -> int:
-        """How many θ-derivatives the member takes of h (a product: one per factor)."""
-        return {"d": 1, "dd": 2, "x": 1, "prod": 2, "1": 0}[self.kind]
+        """How many θ-derivatives the member takes of h (a product: its factors' together)."""
+        return len(self.names)
+
+    @property
+    def known_shape(self) -> bool:
+        """∂h/∂u, ∂²h/∂u∂v, ∂h/∂u·∂h/∂v, x_w·∂h/∂v or 1: the shapes the general families read (a
+        recipe's higher derivatives, products and x-multiplied parts are read by the set's own names)."""
+        return (self.kind, len(self.names)) in (("d", 1), ("dd", 2), ("prod", 2), ("x", 1), ("1", 0))
 
 
 def structure(keys, values) -> list[Member]:

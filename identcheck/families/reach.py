@@ -22,6 +22,10 @@ simplify, under the check's time budget) and classified by its **reach**:
 Each relation is named by the general family whose shape it has (:mod:`.constant`, :mod:`.symmetry`,
 :mod:`.xmultiplied`, :mod:`.homogeneity`, each proving its hypothesis for h where it has one), else
 by the set's own reading: a zero member, a member linear in a parameter, atoms tied, coinciding members.
+A relation with a member of a recipe's other parts (third derivatives, products of higher
+derivatives, x-multiplied higher derivatives: :mod:`identcheck.set_recipes`) is named by the set's
+own reading only — the general families read the paper's shapes (:attr:`.base.Member.known_shape`) —
+and proved and classified by reach like any other.
 
 The reach of a basis does not depend on the basis chosen: combinations of template-wide
 relations are template-wide, so the null space is spanned by template-wide relations exactly when
@@ -276,11 +280,14 @@ class ProbeAlgebra:
                 else "zero member"
             )
         atoms = self.probe.components
+        general = all(m.known_shape for m in members)  # else a recipe's new part: the set's own names
         if len({m.atom for m in members}) > 1:
             same = len({(m.kind, m.names, m.w) for m in members}) == 1
-            return symmetry.expert_name(self.expert, atoms, members) or (
+            return (general and symmetry.expert_name(self.expert, atoms, members)) or (
                 "atoms tied (" + ("the same member" if same else "different members") + ")"
             )
+        if not general:
+            return "coinciding members"
         return (
             xmultiplied.expert_name(self.expert, members)
             or homogeneity.expert_name(self.expert, atoms, members)
@@ -299,8 +306,8 @@ class ProbeAlgebra:
         fields_ |= {"proved": proved, "timed_out": timed_out}
         if len(coefficients) <= 2 and fields_["family"] in (None, "coinciding members", "zero member"):
             fields_["family"] = self.family(relation.keys, [v for _, v in coefficients])
-        if fields_["family"] is None:  # three members or more: the general families that read such relations
-            members = structure(relation.keys, [v for _, v in coefficients])
+        members = structure(relation.keys, [v for _, v in coefficients])
+        if fields_["family"] is None and all(m.known_shape for m in members):  # three members or more
             atoms = self.probe.components
             fields_["family"] = homogeneity.expert_name(self.expert, atoms, members) or symmetry.expert_name(
                 self.expert, atoms, members

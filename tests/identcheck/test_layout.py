@@ -62,7 +62,7 @@ LAYER_OF = {
     **dict.fromkeys(
         ("interrupts", "progress", "echelon", "merge", "grammar", "activation", "expert", "param_ids"), "parse"
     ),
-    **dict.fromkeys(("terms", "type2", "compile", "probes", "expert_sets"), "terms"),
+    **dict.fromkeys(("terms", "type2", "compile", "probes", "expert_sets", "set_recipes"), "terms"),
     **dict.fromkeys(("families", "relations", "certify"), "families"),
     **dict.fromkeys(("interval", "rank", "reduce", "certificates"), "rank"),
     "conditions": "conditions",
