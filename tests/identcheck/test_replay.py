@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from identcheck.cli import main
 from identcheck.errors import IdentcheckError
 from identcheck.replay import REPLAY_SCHEMA, replay
 
+from .replay_support import probe_of, run_cli, write_result
 from .shared_checks import checked
 
 GOLDEN = Path(__file__).parent / "golden" / "json" / "sin_type2_d1_certify.json"
@@ -29,49 +29,33 @@ def stored():
     return json.loads(GOLDEN.read_text(encoding="utf-8"))
 
 
-def _probe(result, name):
-    return next(p for p in result["probes"] if p["name"] == name)
-
-
-def _write(tmp_path, result):
-    path = tmp_path / "check.json"
-    path.write_text(json.dumps(result), encoding="utf-8")
-    return str(path)
-
-
-def _cli(capsys, argv):
-    code = main(argv)
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def test_an_honest_record_replays_and_says_what_it_proved(stored, capsys, tmp_path):
-    head = _probe(stored, HEAD)
+    head = probe_of(stored, HEAD)
     assert len(head["certificate"]["detail"]["columns"]) == head["n_terms"] == 28  # all judged columns
     again = replay(stored, HEAD)
     assert again["proved"] and again["reason"] is None and again["residual_bound"] < 1
     # the dependence: its 14 relations proved again, the other 28 - 14 columns independent
     dependent = replay(stored, DEPENDENT)
     assert dependent["proved"] and dependent["reason"] is None
-    code, out, err = _cli(capsys, ["replay", _write(tmp_path, stored), "--all", "--json"])
+    code, out, err = run_cli(capsys, ["replay", write_result(tmp_path, stored), "--all", "--json"])
     records = json.loads(out)
     assert code == 0 and err == "" and {r["schema"] for r in records} == {REPLAY_SCHEMA}
     assert [(r["probe"], r["kind"], r["nullity"]) for r in records] == [
         (p["name"], "interval" if not p["dependent"] else "nullity", p["nullity"]) for p in stored["probes"]
     ]
-    code, out, _ = _cli(capsys, ["replay", _write(tmp_path, stored), DEPENDENT])
+    code, out, _ = run_cli(capsys, ["replay", write_result(tmp_path, stored), DEPENDENT])
     assert code == 0 and "its 14 relations proved again, the other columns independent: nullity exactly 14" in out
 
 
 def test_a_record_cut_to_one_column_does_not_replay(stored, capsys, tmp_path):
     """The reviewer's first tamper: 1 of 28 columns (points, rows, exponents cut alike) — a nonsingular
     1 × 1 minor, which proves nothing about the 28 columns."""
-    detail = _probe(stored, HEAD)["certificate"]["detail"]
+    detail = probe_of(stored, HEAD)["certificate"]["detail"]
     for field in ("columns", "points", "rows", "column_exponents"):
         detail[field] = detail[field][:1]
     again = replay(stored, HEAD)
     assert not again["proved"] and "the minor has 1 columns, the probe's claim needs all 28" in again["reason"]
-    code, out, err = _cli(capsys, ["replay", _write(tmp_path, stored), HEAD])
+    code, out, err = run_cli(capsys, ["replay", write_result(tmp_path, stored), HEAD])
     assert code == 1 and err == "" and f"probe '{HEAD}': does NOT replay — the minor has 1 columns" in out
     assert out.endswith("\n0 of 1 replayed\n")
 
@@ -80,13 +64,13 @@ def test_a_dependence_passed_off_as_independent_does_not_replay(stored, capsys, 
     """The reviewer's second tamper: the dependent probe's 14-column rest certificate (a true proof
     that those 14 columns are independent) relabelled as the probe's interval certificate, the
     probe independent and the verdict identifiable: 4 honest replays, this one refused."""
-    probe = _probe(stored, DEPENDENT)
+    probe = probe_of(stored, DEPENDENT)
     rest = probe["certificate"]["detail"]["rest_certificate"]
     probe.update(dependent=False, nullity=0, certificate={"kind": "interval", "detail": rest})
     stored.update(verdict="identifiable", evidence="proof", witness=None)
     again = replay(stored, DEPENDENT)
     assert not again["proved"] and "the minor has 14 columns, the probe's claim needs all 28" in again["reason"]
-    code, out, _ = _cli(capsys, ["replay", _write(tmp_path, stored), "--all"])
+    code, out, _ = run_cli(capsys, ["replay", write_result(tmp_path, stored), "--all"])
     assert code == 1 and out.endswith("\n4 of 5 replayed\n") and f"'{DEPENDENT}': does NOT replay" in out
 
 
@@ -94,21 +78,21 @@ def test_an_identifiable_verdict_needs_every_counted_probe_certified(stored, cap
     """The dependent probe's certificate dropped (and its record made independent) under an
     'identifiable' (proof) verdict: every certificate left replays, the verdict does not. The probe
     left out of the verdict ('all M = 0', inadmissible) is not needed."""
-    probe = _probe(stored, DEPENDENT)
+    probe = probe_of(stored, DEPENDENT)
     probe.update(dependent=False, nullity=0, certificate=None)
     stored.update(verdict="identifiable", evidence="proof", witness=None)
-    code, out, _ = _cli(capsys, ["replay", _write(tmp_path, stored), "--all", "--json"])
+    code, out, _ = run_cli(capsys, ["replay", write_result(tmp_path, stored), "--all", "--json"])
     records = json.loads(out)
     assert code == 1 and [r["probe"] for r in records if not r["proved"]] == [DEPENDENT]
     (gap,) = [r for r in records if r["kind"] == "verdict"]
     assert "the verdict 'identifiable' (proof) needs this counted probe certified independent" in gap["reason"]
     stored["probes"].remove(probe)  # the probe removed altogether
-    code, out, _ = _cli(capsys, ["replay", _write(tmp_path, stored), "--all"])
+    code, out, _ = run_cli(capsys, ["replay", write_result(tmp_path, stored), "--all"])
     assert code == 1 and f"'{DEPENDENT}': does NOT replay — the verdict" in out and "it is missing" in out
 
 
 def _other_components(result, probe):
-    probe["components"] = copy.deepcopy(_probe(result, OTHER)["components"])
+    probe["components"] = copy.deepcopy(probe_of(result, OTHER)["components"])
 
 
 def _points_doubled(result, probe):
@@ -134,7 +118,7 @@ def _rows_shifted(result, probe):
 def test_a_record_of_other_parameters_or_points_does_not_replay(stored, tamper, reason):
     """Each tamper leaves a nonsingular minor (the replay's arb test alone still passes it: seen with
     the claim check off), but not the minor of this probe's claim."""
-    probe = _probe(stored, HEAD)
+    probe = probe_of(stored, HEAD)
     tamper(stored, probe)
     again = replay(stored, probe["name"])
     assert not again["proved"] and reason in again["reason"], again["reason"]
@@ -165,7 +149,7 @@ def _perturb(relations):
 def test_a_dependence_whose_relations_are_not_its_basis_does_not_replay(stored, tamper, reason):
     """The rest certificate proves nullity exactly k only with k independent proved relations, one
     pivot each, and a minor on the other columns."""
-    probe = _probe(stored, DEPENDENT)
+    probe = probe_of(stored, DEPENDENT)
     tamper(probe["certificate"]["detail"]["relations"])
     again = replay(stored, DEPENDENT)
     assert not again["proved"] and reason in again["reason"], again["reason"]
@@ -174,7 +158,7 @@ def test_a_dependence_whose_relations_are_not_its_basis_does_not_replay(stored, 
 def test_a_rest_certificate_must_leave_out_the_pivots_exactly(stored):
     """A column of a pivot put into the rest (in place of one that is not): the rest would then hold
     a dependent column, and it is not the set the relations leave."""
-    detail = _probe(stored, DEPENDENT)["certificate"]["detail"]
+    detail = probe_of(stored, DEPENDENT)["certificate"]["detail"]
     rest = detail["rest_certificate"]
     pivot = 15  # not in the honest rest: columns 0-14 but 6 (the pivots are 6 and 15-29 but the reduced ones)
     assert pivot not in rest["columns"] and 6 not in rest["columns"]
@@ -199,8 +183,8 @@ def test_a_fresh_check_replays_and_an_uncertified_probe_is_refused():
 def test_a_phi_label_that_is_not_the_expression_replayed_is_named(stored, capsys, tmp_path):
     """The replay rebuilds φ from ``expression``; ``phi`` is how the user wrote it. A ``phi`` that does
     not read as the expression (here tanh over sin's certificates) is shown with what was replayed."""
-    code, out, _ = _cli(capsys, ["replay", _write(tmp_path, stored), HEAD])
+    code, out, _ = run_cli(capsys, ["replay", write_result(tmp_path, stored), HEAD])
     assert code == 0 and out.startswith(f"sin(z) [type2] probe '{HEAD}': replays")
     stored["phi"] = "tanh(z)"
-    code, out, _ = _cli(capsys, ["replay", _write(tmp_path, stored), HEAD])
+    code, out, _ = run_cli(capsys, ["replay", write_result(tmp_path, stored), HEAD])
     assert code == 0 and out.startswith(f"tanh(z) (replayed as sin(z)) [type2] probe '{HEAD}': replays")
