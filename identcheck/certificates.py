@@ -340,6 +340,9 @@ def _proved_pivots(prove, matrix, relations: list) -> tuple[set, str | None]:
                 )
         if None in columns or len(set(columns)) != len(columns):
             return set(), f"relation {i} names columns that are not the probe's (or one twice)"
+        shown = [label for label, _ in relation["exact"]]
+        if shown != [matrix.labels[c] for c in columns]:  # the text a reader sees must be the relation proved
+            return set(), f"relation {i}'s labels {shown} are not those of the columns its keys name"
         try:
             values = [Fraction(text) for _, text in relation["exact"]]
         except (ValueError, ZeroDivisionError):

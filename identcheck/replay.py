@@ -39,12 +39,10 @@ result (summary, tolerances, timings).
 ``identcheck replay CHECK.json PROBE`` (or ``--all``) is :func:`replay_file`: the saved output of
 ``check --certify --json`` (a JSON array, one result per (φ, condition), or one result object);
 PROBE is replayed in every result that has it with a certificate to replay, ``--all`` replays every
-probe that has one and checks each ``identifiable`` verdict with evidence ``proof``: every probe of
-the condition that the check counts (``counts``, admissible unless ``include_inadmissible``) must
-be in the result with an interval certificate (a missing one is a failed record, kind
-``verdict``); a ``not identifiable`` verdict with evidence ``proof`` needs its witness to be a
-counted probe proved dependent again, else a failed ``verdict`` record; ``verdict_replayed`` (True,
-False, None: not replayed) and ``verdict_note`` (``--all``) say it. Each record carries ``"schema":
+probe that has one and checks each verdict with evidence ``proof``: ``identifiable`` needs every
+probe the check counts in the result, certified (a missing one is a failed record, kind
+``verdict``) and replayed; ``not identifiable`` its witness a counted probe proved dependent again,
+else a failed ``verdict`` record; ``verdict_replayed`` (True, False, None) and ``verdict_note`` say it. Each record carries ``"schema":
 "identcheck.replay/1"``. Schema 2 (no ``keys``): relations are read by label (:func:`_proved_pivots`
 in certificates). Bad input — a file that cannot be read, not JSON, not a check result,
 a probe in no result (with its close match), a probe without a certificate to replay, a record
@@ -162,7 +160,8 @@ def replay_file(path: str, probe: str | None = None) -> list[dict]:
         for result in results:
             mine = [_replay(result, p) for r, p in chosen if r is result]
             checked = _verdict_gaps(result) + _witness_gap(result, mine)
-            replayed, note = _verdict_note(result, checked)
+            counted = {p["name"] for p in result["probes"] if p.get("counts_for_verdict")}
+            replayed, note = _verdict_note(result, checked + [r for r in mine if r["probe"] in counted])
             replays += [r | {"verdict_replayed": replayed, "verdict_note": note} for r in mine + checked]
         return replays
     having = [(r, p) for r in results for p in r["probes"] if p["name"] == probe]
@@ -313,10 +312,13 @@ def _finite(value: float):
 
 def replay_text(replays: list[dict]) -> str:
     """One line per replay: whether the record still proves its claim, and the bounds or why not."""
-    lines = []
+    lines, notes = [], []  # a result's verdict note: its records are consecutive, a note per run of them
     for r in replays:
         shown = r["phi"] if r["phi_is_expression"] else f"{r['phi']} (replayed as {r['expression']})"
         head = f"{shown} [{r['condition']}] probe {r['probe']!r}"
+        note = (f"{shown} [{r['condition']}]", r.get("verdict_note"))
+        if note[1] and (not notes or notes[-1] != note):
+            notes.append(note)
         if not r["proved"]:
             lines.append(f"{head}: does NOT replay — {r['reason']}")
             continue
@@ -332,8 +334,7 @@ def replay_text(replays: list[dict]) -> str:
             f"{head}: replays — ‖I − R·S‖_F ≤ {bound} < 1 {recorded}, σ_min ≥ "
             f"{r['sigma_min_lower_bound']:.3g} at {r['digits']} digits: {claim}"
         )
-    notes = {(r["phi"], r["condition"]): r.get("verdict_note") for r in replays}
-    lines += [f"{phi} [{condition}]: {note}" for (phi, condition), note in notes.items() if note]
+    lines += [f"{head}: {note}" for head, note in notes]
     proved = sum(r["proved"] for r in replays)
     lines.append(f"{proved} of {len(replays)} replayed")
     return "\n".join(lines)
