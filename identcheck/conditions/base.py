@@ -24,6 +24,7 @@ from typing import Callable, ClassVar
 import numpy as np
 
 from ..activation import Activation, parse_activation
+from ..errors import IdentcheckError
 from ..probes import Component, Probe
 from ..rank import DEFAULT_LADDER, raw_gram, unresolved_columns
 from ..scope import Scope
@@ -160,10 +161,13 @@ class Condition(ABC):
     def from_json(cls, result: dict) -> "Condition":
         """The condition a check's JSON was computed with (to replay a certificate): its expression, d,
         seed, ``points_per_term`` and ``options`` (:meth:`options_from_json`)."""
+        dim, seed = result["dim"], result["seed"]
+        if type(dim) is not int or type(seed) is not int:
+            raise ValueError(f"dim {dim!r} and seed {seed!r} must be integers")
         return cls(
             cls.activation_for(result["expression"]),
-            int(result["dim"]),
-            int(result["seed"]),
+            dim,
+            seed,
             cls.points_per_term_from_json(result),
             **cls.options_from_json(result),
         )
@@ -189,13 +193,21 @@ class Condition(ABC):
                 raise ValueError(f"option {name!r} is not one of {cls.name!r}'s ({', '.join(cls.options) or 'none'})")
             default = cls.options[name]
             if isinstance(default, (bool, int)) and type(value) is not type(default):
-                raise ValueError(f"option {name}={value!r} is not a {type(default).__name__}")
+                raise ValueError(f"option {name}={value!r} is not of type {type(default).__name__}")
         return dict(recorded)
 
     def option_values(self) -> dict:
         """The value of each declared option this condition was set up with (the JSON's ``options``):
         by default its attribute of the option's name — a condition that keeps an option elsewhere says so
         here (type-2 keeps its in ``head``)."""
+        missing = [name for name in self.options if not hasattr(self, name)]
+        if missing:
+            raise IdentcheckError(
+                param="condition",
+                value=self.name,
+                reason=f"declares option {missing[0]!r} but keeps no attribute of that name: set "
+                f"self.{missing[0]} in __init__ or override option_values()",
+            )
         return {name: getattr(self, name) for name in self.options}
 
     @classmethod

@@ -75,6 +75,8 @@ class ExpertCondition(Condition):
             return
         if not (isinstance(cls.sets, tuple) and all(isinstance(r, SetRecipe) for r in cls.sets)):
             raise TypeError(f"{cls.__name__}.sets: a tuple of SetRecipe, not {cls.sets!r}")
+        if "order" in vars(cls):  # derived from the sets below: a class's own would be overwritten silently
+            raise TypeError(f"{cls.__name__}.order: set min_order instead (order is the sets' highest or min_order)")
         names = [r.name for r in cls.sets]
         if len(set(names)) < len(names):
             raise TypeError(f"{cls.__name__}.sets: two sets named alike ({names})")

@@ -201,3 +201,10 @@ def test_new_parts_are_not_named_by_the_first_derivatives_families(toy):
     swap = {(0, ("x", 1, (("p", 1), ("b",)))), (0, ("x", 2, (("p", 0), ("b",))))}
     (relation,) = [r for r in probe.relations if set(r.keys) == swap]
     assert relation.family == "coinciding members" and relation.proved and relation.reach == "template"
+
+
+def test_an_expert_condition_states_min_order_not_order():
+    """order is derived from the sets (or min_order); a class's own order would be overwritten silently."""
+    with pytest.raises(TypeError, match="set min_order instead"):
+        type("Third", (ExpertCondition,), {"name": "third", "sets": (T13,), "order": 2})
+    assert type("Third", (ExpertCondition,), {"name": "third", "sets": (T13,)}).order == 3  # T13: third derivatives

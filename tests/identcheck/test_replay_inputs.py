@@ -66,7 +66,7 @@ def test_type2_options_and_head_are_read_with_their_types(tmp_path, capsys):
     for tamper, why in (
         ({"options": head | {"n_channels": 3}}, "are not details.head"),
         ({"details": stored["details"] | {"head": head | {"mixed_products": "yes"}}}, "mixed_products='yes' is not"),
-        ({"details": stored["details"] | {"head": head | {"n_gates": 2.0}}}, "n_gates=2.0 is not a int"),
+        ({"details": stored["details"] | {"head": head | {"n_gates": 2.0}}}, "n_gates=2.0 is not of type int"),
         ({"details": stored["details"] | {"head": {"n_gates": 2}}}, "does not name exactly"),
     ):
         code, out, err = run_cli(capsys, ["replay", write_result(tmp_path, stored | tamper), HEAD])
