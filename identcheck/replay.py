@@ -38,15 +38,15 @@ result (summary, tolerances, timings).
 
 ``identcheck replay CHECK.json PROBE`` (or ``--all``) is :func:`replay_file`: the saved output of
 ``check --certify --json`` (a JSON array, one result per (φ, condition), or one result object);
-PROBE is replayed in every result that has it with a certificate to replay, ``--all`` replays every
-probe that has one and checks each verdict with evidence ``proof``: ``identifiable`` needs every
-probe the check counts in the result, certified (a missing one is a failed record, kind
-``verdict``) and replayed; ``not identifiable`` its witness a counted probe proved dependent again,
-else a failed ``verdict`` record; ``verdict_replayed`` (True, False, None) and ``verdict_note`` say it. Each record carries ``"schema":
-"identcheck.replay/1"``. Schema 2 (no ``keys``): relations are read by label (:func:`_proved_pivots`
-in certificates). Bad input — a file that cannot be read, not JSON, not a check result,
-a probe in no result (with its close match), a probe without a certificate to replay, a record
-asking more than :data:`MAX_REPLAY_DIGITS` digits — is a one-line IdentcheckError (exit 2).
+PROBE is replayed in every result that has it with a certificate to replay, ``--all`` replays every probe
+that has one and checks each verdict with evidence ``proof``: ``identifiable`` needs every probe the check
+counts in the result, certified (a missing one is a failed record, kind ``verdict``) and replayed; ``not
+identifiable`` its witness a counted probe proved dependent again, else a failed ``verdict`` record;
+``verdict_replayed`` (True, False, None) and ``verdict_note`` say it. Records carry ``"schema":
+"identcheck.replay/1"``. Schema 2 (no ``keys``): relations are read by label (:func:`_proved_pivots` in
+certificates). Bad input — a file that cannot be read, not JSON, not a check result, a probe in no result
+(with its close match), a probe without a certificate to replay, a record asking more than
+:data:`MAX_REPLAY_DIGITS` digits — is a one-line IdentcheckError (exit 2).
 """
 
 from __future__ import annotations
