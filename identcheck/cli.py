@@ -26,10 +26,10 @@ import re
 import sys
 import tempfile
 
-from .cli_common import closed_stdout_quiet, command_parser, render_error
+from .cli_common import closed_stdout_quiet, command_parser, guarded, render_error
 from .cli_parser import build_parser
 from .errors import IdentcheckError
-from .interrupts import Interrupted, answer_interrupt, ignore_interrupts, interrupts, signal_of
+from .interrupts import Interrupted, ignore_interrupts, signal_of
 from .outputs import check_output_path
 from .progress import StatusLine
 
@@ -65,17 +65,7 @@ def program() -> int:
 
 
 def main(argv=None) -> int:
-    with interrupts():  # SIGINT and SIGTERM raise Interrupted (exit 130, 143)
-        try:
-            return _run(argv)
-        except IdentcheckError as exc:
-            print(f"identcheck: error: {exc}", file=sys.stderr)
-            return 2
-        except KeyboardInterrupt as exc:
-            return answer_interrupt(exc, "identcheck")
-        except Exception as exc:  # a bug: say so in one line, keep the exit code distinct
-            print(f"identcheck: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
-            return 1
+    return guarded("identcheck", IdentcheckError, _run, argv)
 
 
 def _run(argv) -> int:

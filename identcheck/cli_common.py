@@ -35,6 +35,7 @@ import re
 import sys
 
 from .errors import IdentcheckError, InputError, Param
+from .interrupts import answer_interrupt, interrupts
 
 __all__ = ["SuggestingParser", "command_parser", "flag_of", "render_error"]
 __all__ += ["CLOSED_STDOUT_EXIT", "StdoutClosed", "closed_stdout_quiet"]
@@ -220,3 +221,20 @@ def _spelled(param: Param, parser: argparse.ArgumentParser) -> str:
     if not param.text:
         return flag
     return f"{flag} {param.text}"
+
+
+def guarded(program: str, error: type, run, argv) -> int:
+    """``run(argv)`` as both programs' ``main`` runs it: SIGINT and SIGTERM raise Interrupted (exit 130,
+    143, with what was kept); bad input (``error``) is one line and exit 2; anything else is a bug, said
+    in one line with exit 1."""
+    with interrupts():
+        try:
+            return run(argv)
+        except error as exc:
+            print(f"{program}: error: {exc}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt as exc:
+            return answer_interrupt(exc, program)
+        except Exception as exc:  # a bug: say so in one line, keep the exit code distinct
+            print(f"{program}: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+            return 1

@@ -17,10 +17,10 @@ import sys
 
 from threadpoolctl import threadpool_limits
 
-from identcheck.cli_common import closed_stdout_quiet, command_parser, render_error
+from identcheck.cli_common import closed_stdout_quiet, command_parser, guarded, render_error
 from identcheck.environment import environment
 from identcheck.errors import InputError
-from identcheck.interrupts import Interrupted, answer_interrupt, ignore_interrupts, interrupts, signal_of
+from identcheck.interrupts import Interrupted, ignore_interrupts, signal_of
 from identcheck.outputs import check_output_path
 
 from .cli_parser import (
@@ -49,17 +49,7 @@ def program() -> int:
 
 
 def main(argv=None) -> int:
-    with interrupts():  # SIGINT and SIGTERM raise Interrupted (exit 130, 143)
-        try:
-            return _run(argv)
-        except NumericError as exc:
-            print(f"numeric: error: {exc}", file=sys.stderr)
-            return 2
-        except KeyboardInterrupt as exc:
-            return answer_interrupt(exc, "numeric")
-        except Exception as exc:
-            print(f"numeric: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
-            return 1
+    return guarded("numeric", NumericError, _run, argv)
 
 
 def _run(argv) -> int:

@@ -16,6 +16,7 @@ from identcheck.cli_common import SuggestingParser
 from .choices import MODELS, OPTIMIZERS
 from .confirm import cli as confirm_cli
 from .errors import NumericError
+from .flags import add_param_flag
 from .flags import non_negative_int as _non_negative_int
 from .flags import positive_float as _positive_float
 from .flags import positive_int as _positive_int
@@ -45,14 +46,7 @@ def _phi_args(p) -> None:
         metavar="PHI",
         help="gate activation in z (default: the truth's, sigmoid(z)); parsed by identcheck's parser",
     )
-    p.add_argument(
-        "--param",
-        dest="params",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="value of a named constant in PHI (repeatable)",
-    )
+    add_param_flag(p)
 
 
 REPRODUCE_OUT = "out/reproduce"  # the default store: its parents are created (cli_common's policy)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 
-__all__ = ["non_negative_int", "positive_float", "positive_int"]
+__all__ = ["add_param_flag", "non_negative_int", "positive_float", "positive_int"]
 
 
 def _int_from(flag, least: int):
@@ -53,3 +53,16 @@ def positive_float(flag):
         return value
 
     return convert
+
+
+def add_param_flag(parser) -> None:
+    """``--param NAME=VALUE`` (repeatable, into ``params``): a named constant of PHI, as every numeric
+    command that takes PHI spells it."""
+    parser.add_argument(
+        "--param",
+        dest="params",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="value of a named constant in PHI (repeatable)",
+    )

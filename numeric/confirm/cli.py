@@ -16,7 +16,7 @@ from identcheck.cli_common import render_error
 from identcheck.outputs import check_output_path
 
 from ..errors import NumericError
-from ..flags import non_negative_int, positive_float, positive_int
+from ..flags import add_param_flag, non_negative_int, positive_float, positive_int
 
 __all__ = ["add_parser", "run"]
 
@@ -61,14 +61,7 @@ def add_parser(subparsers):
         help="time budget of the whole command; the rate grid grows within it until its intervals separate "
         "(default 150 with --quick, 900 without)",
     )
-    p.add_argument(
-        "--param",
-        dest="params",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="value of a named constant in PHI (repeatable)",
-    )
+    add_param_flag(p)
     p.add_argument(
         "--K",
         type=positive_int("--K"),

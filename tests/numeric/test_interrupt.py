@@ -5,12 +5,13 @@ keeps every finished fit and the message says how many and that the same command
 import re
 import signal
 import sqlite3
-import sys
 
 import pytest
 
 from tests.identcheck.test_interrupt import interrupt_when_working
 from tests.identcheck.test_pool import _alive
+
+from .reproduce_support import slow_reproduce_argv
 
 
 def _fits(folder) -> int:
@@ -26,25 +27,7 @@ def _fits(folder) -> int:
 )
 def test_an_interrupt_ends_reproduce_keeps_the_store_and_says_so(tmp_path, signum, to_group):
     folder = tmp_path / "store"
-    argv = [
-        sys.executable,
-        "-m",
-        "numeric",
-        "reproduce",
-        "--models",
-        "gated2",
-        "--K",
-        "3",
-        "--sizes",
-        "20000",
-        "40000",
-        "--reps",
-        "4",
-        "--jobs",
-        "2",
-        "--out",
-        str(folder),
-    ]
+    argv = slow_reproduce_argv(folder)
     code, seconds, workers, stdout, stderr = interrupt_when_working(
         argv, signum, to_group, tmp_path, ready=lambda: _fits(folder) >= 1
     )

@@ -17,6 +17,8 @@ from numeric.rates import fit_rate
 from numeric.store import open_for_writing, read_records
 from numeric.sweep import Grid, run_grid
 
+from .reproduce_support import slow_reproduce_argv
+
 SMALL = Grid(models=("mha", "gated1"), Ks=(2,), sizes=(300, 600), reps=2, seed=4)
 
 
@@ -276,25 +278,7 @@ def test_a_weak_truth_is_refused_unless_allowed(tmp_path, capsys):
 
 
 def test_workers_die_with_their_parent(tmp_path):
-    argv = [
-        sys.executable,
-        "-m",
-        "numeric",
-        "reproduce",
-        "--models",
-        "gated2",
-        "--K",
-        "3",
-        "--sizes",
-        "20000",
-        "40000",
-        "--reps",
-        "4",
-        "--jobs",
-        "2",
-        "--out",
-        str(tmp_path),
-    ]
+    argv = slow_reproduce_argv(tmp_path)
     process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     children: set = set()
     deadline = time.time() + 60
