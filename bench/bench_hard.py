@@ -5,7 +5,7 @@ Run by hand:  python3 bench/bench_hard.py [--certify] [--catalog] [--dim 2] [--l
 Each φ runs as its own process (`python3 -m identcheck check PHI --dim D [--certify] --json`),
 so nothing is cached between them and a hang is cut at --limit seconds (reported as TIMEOUT,
 never waited for). Prints per φ the wall time, the verdict, the evidence and how many relations
-reported `timed_out` (a proof stopped by identcheck's own budget, see identcheck/budget.py);
+reported `timed_out` (a proof stopped by identcheck's own budget, see identcheck/util/budget.py);
 then the median and the worst case. Goals at d = 2: plain check ≤ 30 s, --certify ≤ 60 s.
 Wall time includes the interpreter start and imports (~2 s).
 """

@@ -11,7 +11,7 @@ identifiable
 
 from typing import TYPE_CHECKING
 
-from .lazy import lazy_package
+from .util.lazy import lazy_package
 
 if TYPE_CHECKING:  # the public API, for readers and type checkers; at run time __getattr__ imports it on first use
     from .activation import Activation, parse_activation, parse_param

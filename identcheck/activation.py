@@ -23,9 +23,9 @@ import numpy as np
 import sympy as sp
 from sympy.calculus.util import continuous_domain
 
-from .budget import SIMPLIFY_SECONDS, clock, run
 from .errors import IdentcheckError, Param
 from .grammar import FUNCTIONS, Z, lambdify_modules, parse_param, parse_text, written_numbers
+from .util.budget import SIMPLIFY_SECONDS, clock, run
 
 __all__ = ["Activation", "FUNCTIONS", "Z", "parse_activation", "parse_param"]
 

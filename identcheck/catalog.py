@@ -19,7 +19,7 @@ from .conditions import CONDITIONS as REGISTRY
 from .conditions import unknown_condition
 from .errors import IdentcheckError
 from .families import ODE
-from .pool import WorkerPool
+from .util.pool import WorkerPool
 
 __all__ = ["CATALOG", "CONDITIONS", "catalog_conditions", "catalog_rows", "to_markdown"]
 
@@ -145,7 +145,7 @@ def catalog_rows(progress=None, jobs: int = 1, entries=None, conditions=None) ->
         return rows
     cells: list[dict] = [{} for _ in entries]
     tasks = [(i, condition) for condition in reversed(conditions) for i in range(len(entries))]
-    with WorkerPool(jobs) as pool:  # an interrupt kills the workers at once (identcheck.pool)
+    with WorkerPool(jobs) as pool:  # an interrupt kills the workers at once (identcheck.util.pool)
         done = 0
         for k, cell in pool.imap_unordered(_cell_task, [(entries[i][0], condition) for i, condition in tasks]):
             i, condition = tasks[k]

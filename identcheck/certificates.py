@@ -27,13 +27,13 @@ import flint
 import numpy as np
 from sympy import Rational
 
-from .budget import Outcome
 from .certify import recover_relations
 from .errors import IdentcheckError
 from .evidence import Certificate, CertificateKind
 from .interval import IntervalCertificate, approximate_inverse_test, certify_full_column_rank
 from .relations import tied_components
 from .results import Relation
+from .util.budget import Outcome
 
 __all__ = [
     "IntervalDetail",
@@ -155,7 +155,7 @@ def certify_probe(decision, matrix, prove: Callable[[tuple], bool], relations: t
         the probe's full column list, recorded for :func:`replay_interval`).
     prove : callable
         ``prove(coefficients)`` → truthy when sympy proved Σ λ_c column_c ≡ 0 (an
-        :class:`~identcheck.budget.Outcome` also says when the proof timed out: counted in
+        :class:`~identcheck.util.budget.Outcome` also says when the proof timed out: counted in
         ``detail["timed_out"]``, present only when non-zero).
     relations : tuple of Relation
         What the numerical explanation found.

@@ -34,12 +34,12 @@ import numpy as np
 import sympy as sp
 
 from .activation import Z
-from .budget import PROOF_SECONDS, Outcome, run
 from .compile import arb_precision
 from .echelon import dependent_columns, pivoted_rows
 from .families import ODE, phi_properties
 from .families.ode import phi_odes
 from .terms import TermSet, _PhiDerivative, phi_placeholder, substitute_phi
+from .util.budget import PROOF_SECONDS, Outcome, run
 
 __all__ = [
     "Hypotheses",
@@ -228,7 +228,7 @@ def is_exact_zero(
     expr: sp.Expr, x, thorough: bool = True, derivatives: bool = True, seconds: float = PROOF_SECONDS
 ) -> Outcome:
     """:func:`_exact_zero` under a budget of ``seconds`` (:mod:`budget`): a truthy
-    :class:`~identcheck.budget.Outcome` when proved, ``timed_out`` when the budget ran out."""
+    :class:`~identcheck.util.budget.Outcome` when proved, ``timed_out`` when the budget ran out."""
     proved, timed_out = run(_exact_zero, expr, x, thorough, derivatives, seconds=seconds, default=False)
     return Outcome(proved, timed_out)
 

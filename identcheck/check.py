@@ -19,15 +19,15 @@ from typing import Mapping
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from .budget import CERTIFY_POOL_SECONDS, POOL_SECONDS, pool
 from .certificates import certify_probe
 from .conditions import CONDITIONS, Condition, unknown_condition
-from .environment import environment
 from .errors import IdentcheckError
 from .evidence import Certificate, CertificateKind, Evidence, Verdict
 from .rank import DEFAULT_LADDER, decide_rank, rule_tolerances
 from .relations import NULL_SPACE_TOLERANCE
 from .results import CheckResult, ProbeResult
+from .util.budget import CERTIFY_POOL_SECONDS, POOL_SECONDS, pool
+from .util.environment import environment
 
 __all__ = ["check", "conclude", "make_condition", "run", "CONDITIONS"]
 

@@ -11,7 +11,7 @@ condition: the registry reserves the name).
 
 Exit codes: 0 the checks ran (whatever the verdicts), 2 bad input (one line on stderr, nothing
 on stdout), 1 internal error, 130 interrupted by SIGINT (Ctrl-C), 143 by SIGTERM: the worker
-processes are killed at once (:mod:`identcheck.pool`) and one line says what was written; 141
+processes are killed at once (:mod:`identcheck.util.pool`) and one line says what was written; 141
 when stdout was closed early (``identcheck check z --json | head -c 10``: quietly, as a filter ended
 by SIGPIPE, :func:`~identcheck.cli_common.closed_stdout_quiet`).
 """
@@ -29,9 +29,9 @@ import tempfile
 from .cli_common import closed_stdout_quiet, command_parser, guarded, render_error
 from .cli_parser import build_parser
 from .errors import IdentcheckError
-from .interrupts import Interrupted, ignore_interrupts, signal_of
-from .outputs import check_output_path
-from .progress import StatusLine
+from .util.interrupts import Interrupted, ignore_interrupts, signal_of
+from .util.outputs import check_output_path
+from .util.progress import StatusLine
 
 # Each command imports what it needs when it runs (below, in its function): sympy, numpy, scipy and
 # matplotlib load only for the command that uses them, so `identcheck --help` and a mistyped flag

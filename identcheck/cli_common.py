@@ -1,6 +1,6 @@
 """What both command lines (``identcheck``, ``numeric``) share: a parser that suggests the flag or
 command the user meant, the rendering of errors as flags, and a quiet end on a closed stdout. (The
-output-path policy every flag that names where to write follows is :mod:`identcheck.outputs`, a
+output-path policy every flag that names where to write follows is :mod:`identcheck.util.outputs`, a
 module of its own below the tools that write figures too.)
 
 **Flags**: :class:`SuggestingParser` raises the command line's one exception type on every argparse
@@ -35,7 +35,7 @@ import re
 import sys
 
 from .errors import IdentcheckError, InputError, Param
-from .interrupts import answer_interrupt, interrupts
+from .util.interrupts import answer_interrupt, interrupts
 
 __all__ = ["SuggestingParser", "command_parser", "flag_of", "render_error"]
 __all__ += ["CLOSED_STDOUT_EXIT", "StdoutClosed", "closed_stdout_quiet"]

@@ -12,7 +12,7 @@ import argparse
 
 from .cli_common import SuggestingParser
 from .errors import IdentcheckError
-from .limits import MAX_COUNT, MAX_DIM
+from .util.limits import MAX_COUNT, MAX_DIM
 
 __all__ = ["PROGRESS_HELP", "build_parser"]
 

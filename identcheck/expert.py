@@ -34,7 +34,7 @@ import sympy as sp
 
 from .errors import IdentcheckError, Param
 from .grammar import CONSTANTS, FUNCTIONS, MAX_NESTING, MAX_NODES, MAX_TEXT_LENGTH, NOT_SMOOTH, _Builder, parse_param
-from .limits import MAX_DIM
+from .util.limits import MAX_DIM
 
 __all__ = ["Expert", "parse_expert", "ORDER_WORDS"]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from .check import check
 from .errors import IdentcheckError
 from .families.reach import REACH_EXPERT, REACH_TEMPLATE
-from .pool import WorkerPool
+from .util.pool import WorkerPool
 
 __all__ = ["EXPERT_CATALOG", "EXPERT_CONDITIONS", "expert_catalog_rows", "expert_catalog_markdown"]
 
@@ -115,7 +115,7 @@ def expert_catalog_rows(progress=None, jobs: int = 1, entries=None) -> list[dict
         for k, item in enumerate(items):
             store(k, _cell(item))
     else:
-        with WorkerPool(jobs) as pool:  # an interrupt kills the workers at once (identcheck.pool)
+        with WorkerPool(jobs) as pool:  # an interrupt kills the workers at once (identcheck.util.pool)
             for k, cell in pool.imap_unordered(_cell, items):
                 store(k, cell)
     return [{"expert": expert, "note": note, **cells[i]} for i, (expert, note) in enumerate(entries)]

@@ -20,10 +20,10 @@ from .catalog import CATALOG
 from .check import check, make_condition
 from .conditions.type1_full import head_terms
 from .families import ODE
-from .interrupts import Interrupted, answer_interrupt, interrupts, signal_of
-from .pool import WorkerPool
 from .rank import decide_rank
 from .reduce import sub_gram
+from .util.interrupts import Interrupted, answer_interrupt, interrupts, signal_of
+from .util.pool import WorkerPool
 
 __all__ = ["finding", "findings", "findings_markdown", "main"]
 
@@ -123,7 +123,7 @@ def findings(jobs: int = 1) -> list[dict]:
     """One row per catalog activation (order kept), in ``jobs`` processes."""
     if jobs == 1:
         return [finding(entry) for entry in CATALOG]
-    with WorkerPool(jobs) as pool:  # an interrupt kills the workers at once (identcheck.pool)
+    with WorkerPool(jobs) as pool:  # an interrupt kills the workers at once (identcheck.util.pool)
         return list(pool.imap(finding, CATALOG))
 
 
@@ -171,7 +171,7 @@ def main(argv=None) -> int:
     with interrupts():
         try:
             text = findings_markdown(findings(args.jobs))
-        except KeyboardInterrupt as exc:  # SIGINT or SIGTERM: the workers are gone already (identcheck.pool)
+        except KeyboardInterrupt as exc:  # SIGINT or SIGTERM: the workers are gone already (identcheck.util.pool)
             return answer_interrupt(
                 Interrupted(signal_of(exc), "nothing written (--out is written only when complete)"), parser.prog
             )

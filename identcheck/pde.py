@@ -39,9 +39,9 @@ from .activation import Z, parse_activation
 from .certify import is_exact_zero
 from .errors import IdentcheckError
 from .families import phi_properties
-from .render import proof_markdown
 from .terms import MAX_DIM, phi_placeholder, substitute_phi
-from .written import with_written_numbers
+from .util.markdown import proof_markdown
+from .util.written import with_written_numbers
 
 __all__ = ["FamilyProof", "prove_pde"]
 
@@ -77,7 +77,7 @@ class FamilyProof:
         }
 
     def _repr_markdown_(self) -> str:
-        """Jupyter's rendering (:func:`identcheck.render.proof_markdown`)."""
+        """Jupyter's rendering (:func:`identcheck.util.markdown.proof_markdown`)."""
         return proof_markdown(self)
 
     def to_text(self) -> str:
@@ -312,7 +312,7 @@ def _family(
 
 
 def _why_not(timed_out: bool, otherwise: str) -> str:
-    return "the exact proof timed out (time budget, see identcheck.budget)" if timed_out else otherwise
+    return "the exact proof timed out (time budget, see identcheck.util.budget)" if timed_out else otherwise
 
 
 def _plain(expr) -> str:

@@ -31,10 +31,10 @@ from fractions import Fraction
 import numpy as np
 import sympy as sp
 
-from .budget import Outcome
 from .echelon import echelon_basis
 from .evidence import Tolerance
 from .results import Relation
+from .util.budget import Outcome
 
 __all__ = ["explain_null_space", "tied_components", "IN_NULL_SPACE", "NULL_SPACE_TOLERANCE"]
 
@@ -58,7 +58,7 @@ def explain_null_space(
     :class:`~identcheck.conditions.base.ProbeMatrix`); each relation carries both.
     ``templates`` are candidate exact relations (:class:`~identcheck.families.Template`);
     ``prove(coefficients, thorough, family)`` returns whether sympy proved one (None: no proofs),
-    truthy when proved; an :class:`~identcheck.budget.Outcome` also says when the proof timed out,
+    truthy when proved; an :class:`~identcheck.util.budget.Outcome` also says when the proof timed out,
     and the relation is then kept with ``timed_out=True`` (never dropped). After one timeout the
     probe's later templates are not tried (each would likely spend a whole budget too): they are
     kept, ``timed_out=True``, on their numeric evidence.

@@ -1,7 +1,7 @@
 """The text report of a check: functions that take a result (:mod:`identcheck.results`) and return text.
 
 This is the face: it imports the result types, never the other way round. The types name its
-two renderers, :func:`check_text` and :func:`markdown_text` (:mod:`identcheck.render`'s layout), in
+two renderers, :func:`check_text` and :func:`markdown_text` (:mod:`identcheck.util.markdown`'s layout), in
 :data:`identcheck.results.RENDERERS`, and import this module by that name the first time
 ``result.to_text()`` or Jupyter's ``_repr_markdown_`` runs — however the result was built.
 
@@ -18,7 +18,6 @@ The result types are re-exported here for code written against the old layout
 from __future__ import annotations
 
 from .evidence import Certificate
-from .render import check_markdown
 from .results import (
     CheckResult,
     ProbeResult,
@@ -26,6 +25,7 @@ from .results import (
     format_relation,
     hypothesis_text,
 )
+from .util.markdown import check_markdown
 
 __all__ = [
     "CheckResult",
@@ -114,5 +114,5 @@ def check_text(result: CheckResult) -> str:
 
 
 def markdown_text(result: CheckResult) -> str:
-    """The markdown behind Jupyter's ``_repr_markdown_`` (:func:`identcheck.render.check_markdown`)."""
+    """The markdown behind Jupyter's ``_repr_markdown_`` (:func:`identcheck.util.markdown.check_markdown`)."""
     return check_markdown(result, literal_text(result), probe_result_text)

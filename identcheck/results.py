@@ -17,7 +17,7 @@ back). Golden tests hold the JSON and the text report (docs: tests/identcheck/js
 **Where the presentation lives.** This module imports nothing above the result vocabulary
 (:mod:`evidence`, :mod:`scope`, :mod:`written`). It keeps the *data formatting*: a relation's
 canonical text (``str(relation)``, the JSON's ``"text"``), its tag and the term-set description.
-The layouts live in the face, :mod:`identcheck.report` (markdown through :mod:`identcheck.render`):
+The layouts live in the face, :mod:`identcheck.report` (markdown through :mod:`identcheck.util.markdown`):
 :data:`RENDERERS` names them as lazy entries (module, function), like the condition registry's, and
 ``to_text()`` / ``_repr_markdown_`` import the module by that name through :mod:`importlib` when
 they first render. So a result renders however it was built (``from identcheck.check import check``
@@ -34,7 +34,7 @@ from typing import Callable, Mapping
 
 from .evidence import Certificate, Evidence, RankProof, Verdict
 from .scope import ScopeStatement
-from .written import with_written_numbers
+from .util.written import with_written_numbers
 
 __all__ = ["CheckResult", "ProbeResult", "RENDERERS", "Relation", "SCHEMA", "format_relation", "hypothesis_text"]
 __all__ += ["jsonable", "key_from_json", "register_renderer"]
@@ -323,7 +323,7 @@ class CheckResult:
     certified: bool = False
     include_inadmissible: bool = False
     scope: ScopeStatement | None = field(default=None, repr=False)  # what the verdict implies (identcheck.scope)
-    environment: dict | None = field(default=None, compare=False, repr=False)  # identcheck.environment
+    environment: dict | None = field(default=None, compare=False, repr=False)  # identcheck.util.environment
     phi_as_written: str | None = field(default=None, compare=False, repr=False)  # Activation.as_written
     written_numbers: tuple = field(default=(), compare=False, repr=False)  # Activation.written_numbers
     details: Mapping = field(default_factory=dict, repr=False)

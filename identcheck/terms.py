@@ -32,8 +32,8 @@ import sympy as sp
 
 from .activation import Z, parse_activation
 from .errors import IdentcheckError
-from .limits import MAX_DIM
 from .merge import Merge, merge_proportional
+from .util.limits import MAX_DIM
 
 __all__ = [
     "Merge",

@@ -5,7 +5,7 @@ Each subcommand is a function ``_name(args)`` (``COMMANDS``; the flags are in
 :func:`identcheck.cli_common.render_error` spells them as the command's flags (:func:`_message`).
 
 Exit codes: 0 ran, 2 bad input (one line on stderr, nothing on stdout), 1 internal error,
-130 interrupted by SIGINT (Ctrl-C), 143 by SIGTERM (workers killed at once, :mod:`identcheck.pool`),
+130 interrupted by SIGINT (Ctrl-C), 143 by SIGTERM (workers killed at once, :mod:`identcheck.util.pool`),
 141 stdout closed early (``| head``: nothing printed, as a filter ended by SIGPIPE).
 """
 
@@ -18,10 +18,10 @@ import sys
 from threadpoolctl import threadpool_limits
 
 from identcheck.cli_common import closed_stdout_quiet, command_parser, guarded, render_error
-from identcheck.environment import environment
 from identcheck.errors import InputError
-from identcheck.interrupts import Interrupted, ignore_interrupts, signal_of
-from identcheck.outputs import check_output_path
+from identcheck.util.environment import environment
+from identcheck.util.interrupts import Interrupted, ignore_interrupts, signal_of
+from identcheck.util.outputs import check_output_path
 
 from .cli_parser import (
     PRESET_OWNS,
@@ -107,7 +107,7 @@ def _kept(args) -> str:
 
 
 def _fit(args) -> int:
-    from identcheck.progress import StatusLine
+    from identcheck.util.progress import StatusLine
 
     from .fit import fit
 

@@ -6,9 +6,9 @@ numeric.rates) and, where the theory gives a rate, a reference line of the theor
 same colour) through the middle of the fitted line — so the eye compares slopes, not levels. The
 title says the grid: sizes, repetitions per size, and "quick" for the quick grids. Legends sit
 below their panels, off the data; a log axis spanning less than two decades gets labelled 1-2-5
-ticks (identcheck.figures.label_log_ticks).
+ticks (identcheck.util.figures.label_log_ticks).
 
-Drawn on a pyplot-free :class:`matplotlib.figure.Figure` (identcheck/figures.py): the caller's
+Drawn on a pyplot-free :class:`matplotlib.figure.Figure` (identcheck/util/figures.py): the caller's
 backend and pyplot's figures are left as they were; the figure shows inline in Jupyter.
 """
 
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from identcheck.figures import label_log_ticks, new_figure, tick_text
+from identcheck.util.figures import label_log_ticks, new_figure, tick_text
 
 from .sweep import QUICK, QUICK_LOCAL
 

@@ -10,7 +10,7 @@ resolved), and one table row per rate (Figure-1-style grid) with whether the int
 
 from __future__ import annotations
 
-from identcheck.render import code, table
+from identcheck.util.markdown import code, table
 
 __all__ = ["confirm_markdown"]
 

@@ -10,7 +10,7 @@ records (bar the timing column).
 apart by its settings (the truth's content with φ, optimizer, gd objective, init, box, seed).
 Each row is committed when its fit finishes (``synchronous=FULL``), so an interrupted run —
 Ctrl-C or kill -9 — loses at most the fits in flight, and rerunning the same grid skips every
-finished fit. With ``jobs > 1`` the fits run in :class:`identcheck.pool.WorkerPool`: the
+finished fit. With ``jobs > 1`` the fits run in :class:`identcheck.util.pool.WorkerPool`: the
 workers ignore Ctrl-C, die with their parent (``PR_SET_PDEATHSIG`` on Linux), and an interrupt
 (SIGINT, SIGTERM) of the main process kills them at once; the fits in flight are lost, the store
 kept.
@@ -30,8 +30,8 @@ from dataclasses import dataclass
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from identcheck.pool import WorkerPool
-from identcheck.progress import StatusLine
+from identcheck.util.pool import WorkerPool
+from identcheck.util.progress import StatusLine
 
 from .errors import Param
 from .models import MODELS

@@ -47,7 +47,6 @@ from functools import lru_cache
 
 import sympy as sp
 
-from ..budget import Outcome
 from ..certify import prove_relation
 from ..compile import CompiledTerms
 from ..merge import merge_proportional
@@ -55,6 +54,7 @@ from ..probes import HeadConfig, Probe, default_probes, head_experts, type1_head
 from ..rank import DEFAULT_LADDER
 from ..scope import SETTING_I_FULL
 from ..terms import derivative_label, m_variable, phi_placeholder, symmetric_matrix, type1_term_set
+from ..util.budget import Outcome
 from .base import Condition, ProbeMatrix
 from .type1 import explain_with_families
 

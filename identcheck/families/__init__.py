@@ -19,11 +19,11 @@ columns: :mod:`.type1` (``templates_for``), :mod:`.type2` (templates and the exa
 head), :mod:`.reach` (an expert's set members: relations proved, named, classified by reach).
 
 The names below are importable from the package as before the split (``from identcheck.families
-import templates_for``); each is imported on first use (:mod:`identcheck.lazy`): importing the
+import templates_for``); each is imported on first use (:mod:`identcheck.util.lazy`): importing the
 package imports none of its modules.
 """
 
-from ..lazy import lazy_package
+from ..util.lazy import lazy_package
 
 _API = {
     **dict.fromkeys(("ODE", "ode_templates_for"), ".ode"),

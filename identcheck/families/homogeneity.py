@@ -21,7 +21,7 @@ differentiated in any parameter. Where the conditions offer its structure:
 
 A hypothesis is decided once per (h, family, parameters) and cached (:func:`_identity`): refuted
 first by a value at rational points (30 digits), then proved by ``expand``, then by ``simplify``
-under the budget (:data:`~identcheck.budget.SIMPLIFY_SECONDS`, inside the check's pool); what the
+under the budget (:data:`~identcheck.util.budget.SIMPLIFY_SECONDS`, inside the check's pool); what the
 budget leaves undecided is not named (and not cached, so a later check with time left decides it).
 
 The names in the JSON stay those each condition has always shown (:data:`EULER`, :data:`LINEAR_EXPERT`,
@@ -36,8 +36,8 @@ from functools import lru_cache
 import numpy as np
 import sympy as sp
 
-from ..budget import SIMPLIFY_SECONDS, run
 from ..terms import _PhiDerivative
+from ..util.budget import SIMPLIFY_SECONDS, run
 from .base import Family, match_output
 
 __all__ = [

@@ -48,7 +48,7 @@ import mpmath
 import sympy as sp
 
 from ..activation import Z
-from ..budget import PROPERTIES_SECONDS, SIMPLIFY_SECONDS, clock, run
+from ..util.budget import PROPERTIES_SECONDS, SIMPLIFY_SECONDS, clock, run
 from .base import Builder, Template, m_name, weight
 
 __all__ = [
@@ -244,7 +244,7 @@ def annihilators(
 ) -> list[Operator]:
     """The proved annihilators of φ with support in ``columns`` ((i, m) pairs, echelon order): a
     canonical basis (module docstring). An operator whose proof ran out of time is left out and
-    ``"ode"`` appended to ``timed_out``; none is tried after ``deadline`` (:func:`~identcheck.budget.clock`).
+    ``"ode"`` appended to ``timed_out``; none is tried after ``deadline`` (:func:`~identcheck.util.budget.clock`).
     ``values``: φ's sampled values when already computed (:func:`_values`)."""
     values = _values(tuple(derivatives)) if values is None else values
     if values is None:

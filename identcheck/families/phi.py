@@ -5,7 +5,7 @@ zφ'' ≡ 0 (zero second derivative), zφ' = kφ (Euler/homogeneity), φ'' = cφ
 polynomial (its degree): read by the type-1 and type-2 families (:mod:`.type1`, :mod:`.type2`),
 by the certificates (:mod:`identcheck.certify`) and by the symbolic proofs (:mod:`identcheck.pde`).
 A numeric screen at fixed points settles "clearly not" before ``simplify`` runs; every check runs
-under the budget of :mod:`identcheck.budget`.
+under the budget of :mod:`identcheck.util.budget`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import numpy as np
 import sympy as sp
 
 from ..activation import Z
-from ..budget import PROPERTIES_SECONDS, SIMPLIFY_SECONDS, clock, current_pool, run
+from ..util.budget import PROPERTIES_SECONDS, SIMPLIFY_SECONDS, clock, current_pool, run
 
 __all__ = ["PhiProperties", "phi_properties"]
 
@@ -41,7 +41,7 @@ SCREEN_GAP = 1e-9  # relative spread above which sampled values are "clearly" no
 
 def _simplify(expr: sp.Expr, name: str, timed_out: list, deadline: float):
     """``sp.simplify(expr)`` under ``SIMPLIFY_SECONDS``, and not past ``deadline``
-    (:func:`~identcheck.budget.clock`, CPU time; the budget of all of φ's hypotheses together,
+    (:func:`~identcheck.util.budget.clock`, CPU time; the budget of all of φ's hypotheses together,
     :mod:`budget`); None when it failed or timed out (then ``name`` is appended to ``timed_out``)."""
     seconds = min(SIMPLIFY_SECONDS, deadline - clock())
     if seconds <= 0:
@@ -115,7 +115,7 @@ def phi_properties(derivatives: tuple) -> PhiProperties:
     Each ``simplify`` has ``SIMPLIFY_SECONDS``, all together ``PROPERTIES_SECONDS``
     (:mod:`budget`); a hypothesis whose check ran out is taken as not holding (its relations are
     then reported unrecognised, never dropped) and named in ``timed_out``. Such an answer is not
-    cached beyond the current check (its :func:`~identcheck.budget.pool`): a later check asks sympy again."""
+    cached beyond the current check (its :func:`~identcheck.util.budget.pool`): a later check asks sympy again."""
     if derivatives in _PROPERTIES:
         return _PROPERTIES[derivatives]
     late = _LATE.get(derivatives)

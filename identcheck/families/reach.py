@@ -40,9 +40,9 @@ from fractions import Fraction
 import numpy as np
 import sympy as sp
 
-from ..budget import Outcome, run
 from ..relations import explain_null_space
 from ..results import Relation
+from ..util.budget import Outcome, run
 from . import constant, homogeneity, symmetry, xmultiplied
 from .base import structure
 

@@ -27,9 +27,9 @@ from __future__ import annotations
 import sympy as sp
 
 from ..activation import Z
-from ..budget import SIMPLIFY_SECONDS, run
 from ..terms import _PhiDerivative
 from ..type2 import on_channel
+from ..util.budget import SIMPLIFY_SECONDS, run
 from .base import Family, match_output
 
 __all__ = [

@@ -25,10 +25,10 @@ from functools import lru_cache
 import numpy as np
 import sympy as sp
 
-from ..budget import PROOF_SECONDS, Outcome, run
 from ..certify import is_exact_zero
 from ..terms import substitute_phi
 from ..type2 import on_channel
+from ..util.budget import PROOF_SECONDS, Outcome, run
 from . import homogeneity, symmetry, zero_second
 from .base import Template
 from .homogeneity import apply_euler, euler_parts
@@ -118,7 +118,7 @@ def prover(ts, activation, values, columns, full_terms):
     :func:`~identcheck.families.phi_properties`): an abstract identity holds for the concrete φ
     too (substitution is a homomorphism). Then with φ substituted. All routes together run
     under one budget of ``PROOF_SECONDS`` (:mod:`budget`); the returned
-    :class:`~identcheck.budget.Outcome` is truthy when proved and says when it timed out.
+    :class:`~identcheck.util.budget.Outcome` is truthy when proved and says when it timed out.
     """
     exprs = ts.exprs() if full_terms else ts.factor_exprs()
     properties = phi_properties(tuple(activation.derivatives))

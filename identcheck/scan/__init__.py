@@ -13,13 +13,13 @@ One module per concept:
 - :mod:`~identcheck.scan.summary` — the one-paragraph summary;
 - :mod:`~identcheck.scan.plot` — the figure (matplotlib), written atomically.
 
-Names are imported on first use (:mod:`identcheck.lazy`), so ``import identcheck.scan.report``
+Names are imported on first use (:mod:`identcheck.util.lazy`), so ``import identcheck.scan.report``
 does not load the scan's driver.
 """
 
 from typing import TYPE_CHECKING
 
-from ..lazy import lazy_package
+from ..util.lazy import lazy_package
 
 if TYPE_CHECKING:  # the public API, for readers and type checkers; at run time __getattr__ imports it on first use
     from .params import parse_scan_param

@@ -15,7 +15,7 @@ import sympy as sp
 
 from ..errors import IdentcheckError, Param
 from ..grammar import parse_param
-from ..limits import MAX_COUNT, MAX_VALUES
+from ..util.limits import MAX_COUNT, MAX_VALUES
 
 __all__ = ["Axis", "axis_from", "exact", "number", "parse_scan_param", "split_params"]
 

@@ -23,10 +23,10 @@ import numpy as np
 import sympy as sp
 
 from ..activation import Activation
-from ..budget import SIMPLIFY_SECONDS
-from ..budget import run as budgeted
 from ..errors import IdentcheckError
 from ..grammar import Z, parse_text
+from ..util.budget import SIMPLIFY_SECONDS
+from ..util.budget import run as budgeted
 from .family import Family
 from .params import number, split_params
 from .report import ForAll

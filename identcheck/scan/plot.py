@@ -7,7 +7,7 @@ grid values where φ is not valid marked ▼ at the bottom, brackets shaded and 
 as vertical lines.
 Two parameters: a heat map of log10 of the smallest margin over the probes that count, with the
 not-identifiable values marked × and inconclusive ones ○, exceptional points ★.
-The figures are pyplot-free :class:`matplotlib.figure.Figure` objects (identcheck/figures.py):
+The figures are pyplot-free :class:`matplotlib.figure.Figure` objects (identcheck/util/figures.py):
 drawing one leaves the caller's backend and pyplot's figures as they were, and a returned figure
 shows inline in Jupyter. matplotlib is imported only when a figure is drawn.
 """
@@ -21,8 +21,8 @@ import numpy as np
 
 from ..conditions import CONDITIONS
 from ..evidence import Verdict
-from ..figures import new_figure
-from ..outputs import check_output_path
+from ..util.figures import new_figure
+from ..util.outputs import check_output_path
 
 __all__ = ["check_plot_path", "plot_scan"]
 

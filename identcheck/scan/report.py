@@ -16,9 +16,9 @@ import sympy as sp
 
 from ..conditions import CONDITIONS
 from ..evidence import Verdict
-from ..limits import MAX_COUNT, MAX_VALUES
-from ..render import cell, code, table
 from ..results import hypothesis_text
+from ..util.limits import MAX_COUNT, MAX_VALUES
+from ..util.markdown import cell, code, table
 from .params import Axis, number
 
 __all__ = [
@@ -204,7 +204,7 @@ class ScanResult:
     timings: tuple = ()  # ((stage, seconds), ...): setup, grid, bisection, exact checks
     environment: dict | None = field(
         default=None, compare=False, repr=False
-    )  # versions and BLAS (identcheck.environment)
+    )  # versions and BLAS (identcheck.util.environment)
 
     @property
     def shape(self) -> tuple:

@@ -33,9 +33,9 @@ import sympy as sp
 from threadpoolctl import threadpool_limits
 
 from ..conditions import CONDITIONS
-from ..environment import environment
 from ..errors import IdentcheckError
-from ..pool import WorkerPool
+from ..util.environment import environment
+from ..util.pool import WorkerPool
 from .family import Family, reads_phi, with_value
 from .params import exact, parse_scan_param
 from .phi import PhiFamily
@@ -127,7 +127,7 @@ def scan(
         for_all = family.for_all(grid)
         clock.append(("exact checks", time.perf_counter() - started))
     finally:
-        if pool is not None:  # an interrupt or an error: the workers are killed at once (identcheck.pool)
+        if pool is not None:  # an interrupt or an error: the workers are killed at once (identcheck.util.pool)
             pool.kill()
         limits.restore_original_limits()
         _FAMILY = None

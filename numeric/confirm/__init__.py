@@ -11,13 +11,13 @@ One module per concept:
 - :mod:`~numeric.confirm.plot` — the figures (matplotlib, imported when drawn);
 - :mod:`~numeric.confirm.cli` — the command line (an entry point: it imports the rest when it runs).
 
-Names are imported on first use (:mod:`identcheck.lazy`): ``numeric --help`` imports
+Names are imported on first use (:mod:`identcheck.util.lazy`): ``numeric --help`` imports
 ``numeric.confirm.cli`` and, through this package, nothing heavy.
 """
 
 from typing import TYPE_CHECKING
 
-from identcheck.lazy import lazy_package
+from identcheck.util.lazy import lazy_package
 
 if TYPE_CHECKING:  # the public API, for readers and type checkers; at run time __getattr__ imports it on first use
     from .rates import SNR_TARGET

@@ -13,7 +13,7 @@ import sys
 
 from identcheck import IdentcheckError
 from identcheck.cli_common import render_error
-from identcheck.outputs import check_output_path
+from identcheck.util.outputs import check_output_path
 
 from ..errors import NumericError
 from ..flags import add_param_flag, non_negative_int, positive_float, positive_int
@@ -88,7 +88,7 @@ def run(args) -> int:
     from .run import confirm
 
     try:
-        if args.out is not None:  # the policy every output path follows (identcheck.outputs); the default is created
+        if args.out is not None:  # the policy every output path follows (identcheck.util.outputs); the default is created
             check_output_path(args.out, "--out", folder=True, error=NumericError)
         params = {name: str(value) for name, value in (parse_param(text) for text in args.params)}
         result = confirm(

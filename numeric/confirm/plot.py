@@ -6,7 +6,7 @@ path is drawn red and thick, probe paths grey, random paths blue; a path whose f
 move (ρ ≡ 0) is drawn dashed at a floor a decade below the smallest positive ratio; a computed
 t → 0 limit ρ₀ is drawn dotted, left of the measured range.
 
-Drawn on a pyplot-free :class:`matplotlib.figure.Figure` (identcheck/figures.py): the caller's
+Drawn on a pyplot-free :class:`matplotlib.figure.Figure` (identcheck/util/figures.py): the caller's
 backend and pyplot's figures are left as they were; the figure shows inline in Jupyter.
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from identcheck.figures import label_log_ticks, new_figure
+from identcheck.util.figures import label_log_ticks, new_figure
 
 __all__ = ["confirm_figure", "ratio_figure"]
 

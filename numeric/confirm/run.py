@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 
 import identcheck
-from identcheck.environment import environment
+from identcheck.util.environment import environment
 
 from ..curves import ratio_curve
 from ..models import Model, exact_constants

@@ -10,8 +10,8 @@ import sympy as sp
 
 import identcheck.conditions.type1 as type1_condition
 from identcheck import check, default_probes, parse_activation, type1_term_set
-from identcheck.budget import Outcome, budget_available, pool, pool_remaining, run
 from identcheck.certify import prove_relation
+from identcheck.util.budget import Outcome, budget_available, pool, pool_remaining, run
 
 Z = sp.Symbol("z")
 
@@ -185,7 +185,7 @@ def test_cpu_time_taken_by_another_thread_does_not_consume_the_budget():
 def test_a_computation_that_does_not_run_is_cut_by_the_wall_clock_backstop(monkeypatch):
     """Blocked (no CPU time passes), a computation is still stopped: by the wall-clock backstop
     (here set to 1·s + 0.1 s)."""
-    budget = importlib.import_module("identcheck.budget")
+    budget = importlib.import_module("identcheck.util.budget")
     monkeypatch.setattr(budget, "WALL_FACTOR", 1.0)
     monkeypatch.setattr(budget, "WALL_SLACK", 0.1)
     started = time.monotonic()
@@ -199,7 +199,7 @@ def test_a_computation_that_does_not_run_is_cut_by_the_wall_clock_backstop(monke
 def test_a_deadline_swallowed_once_is_raised_again():
     """An alarm whose exception Python discards (raised inside a __del__ or a weakref finalizer, seen
     under load) must not let the computation run on: the alarm repeats until run() ends."""
-    from identcheck.budget import BudgetExceeded
+    from identcheck.util.budget import BudgetExceeded
 
     def swallows_the_first_alarm():
         swallowed = False

@@ -7,7 +7,7 @@ import pytest
 
 from identcheck.cli import main as identcheck_main
 from identcheck.errors import IdentcheckError
-from identcheck.outputs import check_output_path
+from identcheck.util.outputs import check_output_path
 from numeric.cli import main as numeric_main
 from numeric.errors import NumericError
 

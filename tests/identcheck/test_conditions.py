@@ -19,8 +19,8 @@ from identcheck.conditions.type1 import Type1
 from identcheck.families.type2 import templates
 from identcheck.interval import IntervalCertificate
 from identcheck.probes import head_probes
-from identcheck.progress import StatusLine
 from identcheck.type2 import type2_term_set
+from identcheck.util.progress import StatusLine
 
 
 def test_the_registry_names_every_condition():

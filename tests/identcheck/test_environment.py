@@ -1,4 +1,4 @@
-"""Results record where they were computed (identcheck.environment)."""
+"""Results record where they were computed (identcheck.util.environment)."""
 
 import platform
 
@@ -7,7 +7,7 @@ import scipy
 import sympy
 from threadpoolctl import threadpool_info
 
-from identcheck.environment import environment
+from identcheck.util.environment import environment
 
 from .shared_checks import checked
 

@@ -4,7 +4,6 @@ has it, proved (checked here by sympy on functions written by hand), never named
 import sympy as sp
 
 from identcheck import parse_activation
-from identcheck.budget import pool
 from identcheck.check import check
 from identcheck.expert import parse_expert
 from identcheck.families import homogeneity
@@ -12,6 +11,7 @@ from identcheck.families.phi import phi_properties
 from identcheck.families.type1 import templates_for
 from identcheck.probes import default_probes
 from identcheck.terms import type1_term_set
+from identcheck.util.budget import pool
 
 from .family_checks import Atom, Recorder, expert_residual, member, type1_residual
 

@@ -6,12 +6,12 @@ import sympy as sp
 
 from identcheck import parse_activation
 from identcheck.activation import Z
-from identcheck.budget import pool
 from identcheck.check import check
 from identcheck.expert import parse_expert
 from identcheck.families import symmetry
 from identcheck.families.phi import phi_properties
 from identcheck.terms import type1_term_set
+from identcheck.util.budget import pool
 
 from .family_checks import Atom, Recorder, expert_residual, member, type1_residual
 

@@ -6,8 +6,8 @@ import pytest
 from matplotlib.figure import Figure
 
 from identcheck import scan
-from identcheck.figures import new_figure, png_bytes
 from identcheck.scan.plot import plot_scan
+from identcheck.util.figures import new_figure, png_bytes
 from tests.users_matplotlib import is_png, users_matplotlib
 
 
@@ -108,7 +108,7 @@ def test_the_overlap_checker_sees_a_legend_on_the_data():
 
 @pytest.mark.parametrize("lo, hi, at_least", [(6.0, 9.4, 3), (1e4, 1e5, 3), (0.3, 20.0, 3)])
 def test_a_short_log_range_gets_labelled_ticks_inside_it(lo, hi, at_least):
-    from identcheck.figures import label_log_ticks
+    from identcheck.util.figures import label_log_ticks
 
     figure = new_figure((4, 3), 100)
     ax = figure.subplots()
@@ -126,7 +126,7 @@ def test_a_short_log_range_gets_labelled_ticks_inside_it(lo, hi, at_least):
 def test_a_long_log_range_is_left_to_matplotlib():
     from matplotlib.ticker import LogFormatterSciNotation
 
-    from identcheck.figures import label_log_ticks
+    from identcheck.util.figures import label_log_ticks
 
     figure = new_figure((4, 3), 100)
     ax = figure.subplots()

@@ -1,4 +1,4 @@
-"""The worker pool every multi-process command uses (identcheck/pool.py): an interrupt ends it
+"""The worker pool every multi-process command uses (identcheck/util/pool.py): an interrupt ends it
 within 2 s, workers included; results, errors and order as a map's."""
 
 import os
@@ -11,16 +11,16 @@ import time
 
 import pytest
 
-from identcheck.interrupts import Interrupted, exit_code, ignore_interrupts, interrupts
-from identcheck.pool import WorkerError, WorkerPool
+from identcheck.util.interrupts import Interrupted, exit_code, ignore_interrupts, interrupts
+from identcheck.util.pool import WorkerError, WorkerPool
 
 #: A main process with a pool of two workers asleep in long tasks: prints the workers' pids,
 #: then waits on the pool, as the commands do; its exit code is the CLIs' for an interrupt.
 SLEEPER = textwrap.dedent(
     """
     import sys, time
-    from identcheck.interrupts import exit_code, ignore_interrupts, interrupts
-    from identcheck.pool import WorkerPool
+    from identcheck.util.interrupts import exit_code, ignore_interrupts, interrupts
+    from identcheck.util.pool import WorkerPool
 
     with interrupts():
         try:
@@ -220,8 +220,8 @@ def _slept(seconds):
 CHURN = textwrap.dedent(
     """
     import sys
-    from identcheck.interrupts import answer_interrupt, interrupts
-    from identcheck.pool import WorkerPool
+    from identcheck.util.interrupts import answer_interrupt, interrupts
+    from identcheck.util.pool import WorkerPool
 
     print("ready", flush=True)
     with interrupts():

@@ -2,8 +2,8 @@
 
 import io
 
-import identcheck.progress as progress
-from identcheck.progress import CLEAR, StatusLine
+import identcheck.util.progress as progress
+from identcheck.util.progress import CLEAR, StatusLine
 
 
 class Terminal(io.StringIO):

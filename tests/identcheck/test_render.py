@@ -7,7 +7,7 @@ import pytest
 
 from identcheck import check
 from identcheck.pde import prove_pde
-from identcheck.render import table
+from identcheck.util.markdown import table
 
 
 def tables(markdown: str) -> list:

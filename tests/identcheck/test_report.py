@@ -87,7 +87,7 @@ def test_a_constant_written_in_phi_is_shown_as_written_in_the_relations_tags():
 def test_only_the_written_values_are_rewritten(printed, shown):
     import sympy as sp
 
-    from identcheck.written import with_written_numbers
+    from identcheck.util.written import with_written_numbers
 
     assert with_written_numbers(printed, ((sp.Rational(851, 500), "1.702"),)) == shown
 
@@ -167,7 +167,7 @@ def test_a_result_renders_however_it_was_built():
     for render in (first_lines, "\n".join(reversed(first_lines.splitlines())) + "\n"):
         code = (
             "import sys\nfrom identcheck.check import check\nresult = check('z', dim=1)\n"
-            "assert 'identcheck.report' not in sys.modules and 'identcheck.render' not in sys.modules\n" + render
+            "assert 'identcheck.report' not in sys.modules and 'identcheck.util.markdown' not in sys.modules\n" + render
         )
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
         assert sorted(out.splitlines()) == ["**φ(z) = `z`** · type1, d = 1", "φ(z) = z    [type1, d = 1]"]

@@ -7,7 +7,7 @@ interrupt it answers with :func:`answer_interrupt`: further signals ignored (a s
 cannot turn its one-line message into a traceback), the line printed, the exit code returned.
 Python discards an exception raised inside a ``__del__`` or a weakref callback, and a signal
 handler can run there: the handler also notes the signal (``received``), and
-:class:`~identcheck.pool.WorkerPool` polls :func:`raise_received` while it waits.
+:class:`~identcheck.util.pool.WorkerPool` polls :func:`raise_received` while it waits.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def exit_code(exc: KeyboardInterrupt) -> int:
 @contextmanager
 def interrupts():
     """While the block runs, SIGINT and SIGTERM raise :class:`Interrupted` in the main thread (and
-    are noted for :class:`~identcheck.pool.WorkerPool`'s poll). On exit the previous handlers are restored, unless
+    are noted for :class:`~identcheck.util.pool.WorkerPool`'s poll). On exit the previous handlers are restored, unless
     :func:`ignore_interrupts` was called (the process is ending). Outside the main thread nothing
     is installed (Python allows handlers only there)."""
     if threading.current_thread() is not threading.main_thread():

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 
-from .errors import IdentcheckError
+from ..errors import IdentcheckError
 
 __all__ = ["check_output_path"]
 

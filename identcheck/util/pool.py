@@ -25,8 +25,8 @@ reproduce`` and ``numeric confirm`` (through :func:`numeric.sweep.run_grid`) han
   results live in the main process once received (numeric's store commits each fit as it
   arrives), and the tasks in flight are lost.
 
-The CLIs run inside :func:`~identcheck.interrupts.interrupts`, which turns SIGINT and SIGTERM into
-:class:`~identcheck.interrupts.Interrupted` in the main thread (:mod:`identcheck.interrupts`);
+The CLIs run inside :func:`~identcheck.util.interrupts.interrupts`, which turns SIGINT and SIGTERM into
+:class:`~identcheck.util.interrupts.Interrupted` in the main thread (:mod:`identcheck.util.interrupts`);
 Python discards an exception raised inside a ``__del__`` or a weakref callback, and a signal
 handler can run there: so the pool also polls, every :data:`POLL_SECONDS` while it waits,
 whether a signal came whose exception never arrived, and raises it then.
