@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING
 from .util.lazy import lazy_package
 
 if TYPE_CHECKING:  # the public API, for readers and type checkers; at run time __getattr__ imports it on first use
-    from .activation import Activation, parse_activation, parse_param
     from .check import check
     from .conditions import CONDITIONS, Condition, ProbeMatrix
     from .errors import IdentcheckError, InputError, Param
     from .evidence import Certificate, CertificateKind, Evidence, Tolerance, Verdict
+    from .parse.activation import Activation, parse_activation, parse_param
     from .probes import Component, Probe, default_probes
     from .replay import replay
     from .results import CheckResult, ProbeResult, Relation

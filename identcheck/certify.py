@@ -33,11 +33,11 @@ import flint
 import numpy as np
 import sympy as sp
 
-from .activation import Z
 from .compile import arb_precision
 from .echelon import dependent_columns, pivoted_rows
 from .families import ODE, phi_properties
 from .families.ode import phi_odes
+from .parse.activation import Z
 from .terms import TermSet, _PhiDerivative, phi_placeholder, substitute_phi
 from .util.budget import PROOF_SECONDS, Outcome, run
 
@@ -65,7 +65,7 @@ def relation_expression(term_set: TermSet, derivatives: tuple | None, components
     ----------
     term_set : TermSet
     derivatives : tuple of sympy.Expr
-        (φ, φ', φ'') in :data:`~identcheck.activation.Z`; None keeps φ abstract (placeholders
+        (φ, φ', φ'') in :data:`~identcheck.parse.activation.Z`; None keeps φ abstract (placeholders
         ``Phi<m>`` at exact arguments).
     components : sequence of Component
     coefficients : iterable of (column, exact coefficient)

@@ -87,9 +87,9 @@ def _run(argv) -> int:
 
 
 def _check(args) -> int:
-    from .activation import parse_param
     from .check import check, make_condition
     from .conditions import CONDITIONS, unknown_condition
+    from .parse.activation import parse_param
     from .report import check_text
 
     if args.condition != "both" and args.condition not in CONDITIONS:  # a built-in name reads no plug-in
@@ -242,7 +242,7 @@ def _inputs(args, condition: str, subject) -> list:
 
 def _width(text: str):
     """--width as an exact number, refused in its own name (parse_param's are about a NAME=VALUE text)."""
-    from .activation import parse_param
+    from .parse.activation import parse_param
 
     try:
         return parse_param(f"width={text}")[1]
@@ -312,7 +312,7 @@ def _replay(args) -> int:
 
 
 def _prove_pde(args) -> int:
-    from .activation import parse_param
+    from .parse.activation import parse_param
     from .pde import prove_pde
 
     params = dict(parse_param(p) for p in args.params)
@@ -336,8 +336,8 @@ def _prove_pde(args) -> int:
 
 
 def _positions(args) -> int:
-    from .activation import parse_activation, parse_param
     from .check import check
+    from .parse.activation import parse_activation, parse_param
     from .positions import positions
 
     params = dict(parse_param(p) for p in args.params)

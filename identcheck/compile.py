@@ -27,7 +27,7 @@ import flint
 import numpy as np
 import sympy as sp
 
-from .grammar import lambdify_modules
+from .parse.grammar import lambdify_modules
 from .terms import TermSet, _PhiDerivative
 
 __all__ = ["CompiledTerms", "arb_closure", "arb_precision", "compile_terms", "phi_functions"]

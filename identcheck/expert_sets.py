@@ -22,7 +22,7 @@ condition on experts may declare its own — derivatives of any order, products 
 parts, x-multiplied derivative parts, the constant 1 (:mod:`identcheck.set_recipes`).
 
 A member's structural key (:attr:`Member.key`; a relation's column is ``(atom, key)``, the JSON's
-``keys``) names its parameters typed, as type-1's keys do (``("a", 0)``; :mod:`identcheck.param_ids`):
+``keys``) names its parameters typed, as type-1's keys do (``("a", 0)``; :mod:`identcheck.parse.param_ids`):
 ``("e1", 0)`` for component 0 of the vector parameter e1 (0-based; the symbol e1_1, label e1⁽¹⁾),
 ``("e0",)`` for a scalar — ``("d", (("e1", 0),))`` is ∂h/∂e1⁽¹⁾, ``("x", 2, (("e0",),))`` is x2·∂h/∂e0.
 """
@@ -39,9 +39,9 @@ from numpy.exceptions import ComplexWarning
 
 from .compile import CompiledTerms, arb_precision
 from .errors import IdentcheckError
-from .expert import ORDER_WORDS, Expert
-from .grammar import lambdify_modules
-from .param_ids import parameter_ids, symbol_name
+from .parse.expert import ORDER_WORDS, Expert
+from .parse.grammar import lambdify_modules
+from .parse.param_ids import parameter_ids, symbol_name
 from .probes import Probe, exact
 from .set_recipes import Derivatives, Product, SetRecipe, XMultiplied, build
 

@@ -35,10 +35,10 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-from .activation import Z, parse_activation
 from .certify import is_exact_zero
 from .errors import IdentcheckError
 from .families import phi_properties
+from .parse.activation import Z, parse_activation
 from .terms import MAX_DIM, phi_placeholder, substitute_phi
 from .util.markdown import proof_markdown
 from .util.written import with_written_numbers

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
-from .activation import Z, parse_activation
+from .parse.activation import Z, parse_activation
 
 __all__ = ["POSITIONS", "PositionResult", "positions"]
 

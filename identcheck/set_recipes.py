@@ -2,7 +2,7 @@
 declares — derivatives of h of given orders, products of two derivative parts, x-multiplied
 derivative parts, the constant 1 — and the members they give, each with its label and structural key.
 
-A part gives, for the expert's flat parameters θ (typed ids, :mod:`identcheck.param_ids`), its
+A part gives, for the expert's flat parameters θ (typed ids, :mod:`identcheck.parse.param_ids`), its
 members in a fixed order, as (label, key):
 
 - :class:`Derivatives` (n): ∂ⁿh/∂θ⁽ᵘ¹⁾…∂θ⁽ᵘⁿ⁾ for every multiset u1 ≤ … ≤ un of parameters; key
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from .param_ids import symbol_name
+from .parse.param_ids import symbol_name
 
 __all__ = ["Derivatives", "Product", "SetRecipe", "XMultiplied", "build"]
 

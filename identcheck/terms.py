@@ -30,9 +30,9 @@ from functools import lru_cache
 
 import sympy as sp
 
-from .activation import Z, parse_activation
 from .errors import IdentcheckError
 from .merge import Merge, merge_proportional
+from .parse.activation import Z, parse_activation
 from .util.limits import MAX_DIM
 
 __all__ = [

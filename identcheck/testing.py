@@ -43,7 +43,7 @@ Example (docs/examples/test_my_activation.py, run by identcheck's own suite)::
 
 ``params`` (here and in every function of this module that takes φ) are the values the command
 line's ``--param NAME=VALUE`` takes, as text (``"-1/2"``, ``"1e-3"``) read exactly by its own
-parser (:func:`identcheck.grammar.parse_param`, never evaluated), or as numbers.
+parser (:func:`identcheck.parse.grammar.parse_param`, never evaluated), or as numbers.
 """
 
 from __future__ import annotations
@@ -55,11 +55,11 @@ import numpy as np
 import sympy as sp
 from hypothesis import strategies as st
 
-from .activation import parse_activation
 from .catalog import CATALOG
 from .check import check
 from .compile import compile_terms
 from .errors import IdentcheckError
+from .parse.activation import parse_activation
 from .probes import DENOMINATOR, Component, Probe
 from .terms import type1_term_set
 

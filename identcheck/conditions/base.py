@@ -23,8 +23,8 @@ from typing import Callable, ClassVar
 
 import numpy as np
 
-from ..activation import Activation, parse_activation
 from ..errors import IdentcheckError
+from ..parse.activation import Activation, parse_activation
 from ..probes import Component, Probe
 from ..rank import DEFAULT_LADDER, raw_gram, unresolved_columns
 from ..scope import Scope

@@ -4,7 +4,7 @@
 - ``deepseek-routed``: S3 of Definition 1 for the routed expert h2(x, η) (twice differentiable);
 - ``deepseek-weak``: Definition 2, {∂h2/∂η⁽ᵘ⁾(x, η_j)} (differentiable once).
 
-``phi`` is the expert's text (:mod:`~identcheck.expert`: ``e2*gelu(dot(e1, x))``; the command
+``phi`` is the expert's text (:mod:`~identcheck.parse.expert`: ``e2*gelu(dot(e1, x))``; the command
 line's ``--expert``). Each probe is one set on a family of atoms (:mod:`~identcheck.expert_sets`),
 keyed ``(atom, member key)`` (atom 0-based; S2's constant: ``("1",)``); its null space is read,
 proved and classified by reach in :mod:`~identcheck.families.reach`. The verdict is the family
@@ -25,9 +25,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import IdentcheckError
-from ..expert import parse_expert
 from ..expert_sets import D2, S1, S2, S3, Atom, SetEvaluator, check_members_finite, expert_probes, member_set
 from ..families.reach import REACH_EXPERT, REACH_TEMPLATE, ProbeAlgebra
+from ..parse.expert import parse_expert
 from ..probes import Probe
 from ..rank import DEFAULT_LADDER
 from ..scope import Scope

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..activation import parse_activation
 from ..errors import IdentcheckError
+from ..parse.activation import parse_activation
 from ..scope import LINEAR_EXPERT
 from .type1 import Type1
 

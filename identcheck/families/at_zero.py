@@ -6,7 +6,7 @@ Then ∂ū/∂M_jk = w_jk x_j x_k φ(0) e and ∂²ū/∂a_j∂a_k = x_j x_k φ'
 
 from __future__ import annotations
 
-from ..activation import Z
+from ..parse.activation import Z
 from .base import Family, m_name, weight
 
 __all__ = ["AT_ZERO", "FAMILY", "type1_templates"]

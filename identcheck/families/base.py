@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from ..param_ids import symbol_name
+from ..parse.param_ids import symbol_name
 
 __all__ = ["Builder", "Family", "Member", "Template", "m_name", "match_output", "structure", "weight"]
 

@@ -47,7 +47,7 @@ from fractions import Fraction
 import mpmath
 import sympy as sp
 
-from ..activation import Z
+from ..parse.activation import Z
 from ..util.budget import PROPERTIES_SECONDS, SIMPLIFY_SECONDS, clock, run
 from .base import Builder, Template, m_name, weight
 
@@ -268,7 +268,7 @@ def guess_ode(derivatives: tuple, max_order: int = 2, max_degree: int = 3) -> Op
     the first order m = 1, 2 (≤ ``max_order``), then the first degree ≤ ``max_degree``, with an
     annihilator supported on {z^i ∂^k : k ≤ m, i ≤ degree}; None when there is none.
 
-    >>> from identcheck.activation import parse_activation
+    >>> from identcheck.parse.activation import parse_activation
     >>> str(guess_ode(parse_activation("exp(z)").derivatives))
     "phi' - phi = 0"
     """

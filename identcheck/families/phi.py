@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
-from ..activation import Z
+from ..parse.activation import Z
 from ..util.budget import PROPERTIES_SECONDS, SIMPLIFY_SECONDS, clock, current_pool, run
 
 __all__ = ["PhiProperties", "phi_properties"]

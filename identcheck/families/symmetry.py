@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..activation import Z
+from ..parse.activation import Z
 from ..terms import _PhiDerivative
 from ..type2 import on_channel
 from ..util.budget import SIMPLIFY_SECONDS, run

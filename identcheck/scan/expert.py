@@ -22,8 +22,8 @@ import dataclasses
 
 import sympy as sp
 
-from ..expert import Expert, parse_expert
 from ..families.reach import PROVED, ProbeAlgebra
+from ..parse.expert import Expert, parse_expert
 from .report import ForAll
 
 __all__ = ["symbolic_witness"]

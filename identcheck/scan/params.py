@@ -14,7 +14,7 @@ from typing import Mapping
 import sympy as sp
 
 from ..errors import IdentcheckError, Param
-from ..grammar import parse_param
+from ..parse.grammar import parse_param
 from ..util.limits import MAX_COUNT, MAX_VALUES
 
 __all__ = ["Axis", "axis_from", "exact", "number", "parse_scan_param", "split_params"]

@@ -5,7 +5,7 @@ For a family φ_p the condition's term set and probes do not depend on p: only t
 φ^(m)(s) do. So everything is built once — φ(z; p), φ', φ'' in sympy with p symbolic,
 F_m(z, p) = lambdify(φ^(m)) in numpy, the condition at the first valid grid value — and per grid
 value the condition is that one with its activation rebound (:meth:`PhiFamily.condition_at`),
-after φ_p's domain check (:meth:`~identcheck.activation.Activation.check_domain`).
+after φ_p's domain check (:meth:`~identcheck.parse.activation.Activation.check_domain`).
 
 **For all p** (:meth:`PhiFamily.symbolic_reading`): each relation family's hypothesis
 (:mod:`~identcheck.families`) is tried with p symbolic — φ'' ≡ 0, zφ'/φ, φ''/φ or φ''/(zφ') free
@@ -22,9 +22,9 @@ import copy
 import numpy as np
 import sympy as sp
 
-from ..activation import Activation
 from ..errors import IdentcheckError
-from ..grammar import Z, parse_text
+from ..parse.activation import Activation
+from ..parse.grammar import Z, parse_text
 from ..util.budget import SIMPLIFY_SECONDS
 from ..util.budget import run as budgeted
 from .family import Family

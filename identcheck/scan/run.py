@@ -69,7 +69,7 @@ def scan(
     ----------
     phi : str
         The activation in ``z`` and named constants, e.g. ``"sigmoid(z + b)"``; for an expert
-        condition the expert, e.g. ``"tanh(dot(e1, x) + b)"`` (:mod:`~identcheck.expert`).
+        condition the expert, e.g. ``"tanh(dot(e1, x) + b)"`` (:mod:`~identcheck.parse.expert`).
     params : mapping
         name → ``(lo, hi, count)`` for a scanned parameter (one or two), name → value for a fixed one.
         Values are exact (int, Fraction, sympy Rational; a float is read as the decimal it prints as).

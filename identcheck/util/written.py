@@ -3,7 +3,7 @@
 φ is read exactly (``1.702`` is 851/500), and what is derived from it — a family hypothesis
 ``φ(−z) = φ(z) − 851*z/500``, a proof step — is printed by sympy in exact rationals. The text and
 markdown reports show each rational equal to a decimal written in φ (or in a ``--param`` value)
-as it was written (:attr:`identcheck.activation.Activation.written_numbers`); other rationals,
+as it was written (:attr:`identcheck.parse.activation.Activation.written_numbers`); other rationals,
 and the JSON, stay exact. Display only: nothing reads these strings back.
 """
 

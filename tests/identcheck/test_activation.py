@@ -5,9 +5,9 @@ import os
 import pytest
 import sympy as sp
 
-import identcheck.activation as activation_module
+import identcheck.parse.activation as activation_module
 from identcheck import IdentcheckError, parse_activation, parse_param
-from identcheck.activation import FUNCTIONS, Z
+from identcheck.parse.activation import FUNCTIONS, Z
 
 ACCEPTED = [
     ("z", Z),
@@ -229,7 +229,7 @@ def test_numpy_alone_evaluates_phi_as_scipy_and_numpy_did(name):
     erfc (gelu) keep SciPy."""
     import numpy as np
 
-    from identcheck.grammar import lambdify_modules
+    from identcheck.parse.grammar import lambdify_modules
 
     phi = parse_activation(f"{name}(z/2 + 1/3) + z/5")
     z = np.linspace(-3, 3, 41)

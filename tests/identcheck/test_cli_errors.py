@@ -15,15 +15,15 @@ import sys
 import pytest
 
 from identcheck import IdentcheckError
-from identcheck.activation import parse_activation
 from identcheck.catalog import catalog_rows
 from identcheck.check import make_condition
 from identcheck.cli import main
 from identcheck.cli_common import command_parser, flag_of, render_error
 from identcheck.cli_parser import build_parser
 from identcheck.errors import InputError, Param
-from identcheck.expert import parse_expert
-from identcheck.grammar import parse_param
+from identcheck.parse.activation import parse_activation
+from identcheck.parse.expert import parse_expert
+from identcheck.parse.grammar import parse_param
 from identcheck.scan.params import exact
 
 # --- the structured fields, at a sample of raise sites, against the call that raised ---------------

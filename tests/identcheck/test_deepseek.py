@@ -9,9 +9,9 @@ import sympy as sp
 from identcheck.check import check
 from identcheck.cli import main
 from identcheck.errors import IdentcheckError
-from identcheck.expert import parse_expert
 from identcheck.expert_sets import member_set
 from identcheck.families.reach import REACH_EXPERT, REACH_TEMPLATE
+from identcheck.parse.expert import parse_expert
 from identcheck.results import key_from_json
 
 x1, x2 = sp.symbols("x1 x2", real=True)

@@ -13,7 +13,7 @@ import sympy as sp
 
 from identcheck.check import check
 from identcheck.families.reach import REACH_EXPERT, REACH_TEMPLATE
-from identcheck.param_ids import symbol_name
+from identcheck.parse.param_ids import symbol_name
 
 x1, x2 = sp.symbols("x1 x2", real=True)
 z = sp.Symbol("z", real=True)

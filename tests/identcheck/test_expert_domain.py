@@ -5,8 +5,8 @@ import pytest
 import sympy as sp
 
 from identcheck.cli import main
-from identcheck.expert import parse_expert
 from identcheck.families.symmetry import expert_parity
+from identcheck.parse.expert import parse_expert
 
 
 def _refusal(capsys, expert: str) -> str:

@@ -20,9 +20,9 @@ from identcheck import CONDITIONS, check
 from identcheck.cli import main
 from identcheck.conditions.deepseek import DeepSeekRouted, DeepSeekShared, DeepSeekWeak, ExpertCondition
 from identcheck.errors import IdentcheckError
-from identcheck.expert import parse_expert
 from identcheck.expert_sets import SETS, member_set
 from identcheck.families.xmultiplied import BIAS_SHIFT, X_SWAP
+from identcheck.parse.expert import parse_expert
 from identcheck.replay import replay
 from identcheck.set_recipes import Derivatives, Product, SetRecipe, XMultiplied
 

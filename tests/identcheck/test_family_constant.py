@@ -4,8 +4,8 @@
 import sympy as sp
 
 from identcheck.check import check
-from identcheck.expert import parse_expert
 from identcheck.families import constant
+from identcheck.parse.expert import parse_expert
 
 from .family_checks import Atom, expert_residual, member
 

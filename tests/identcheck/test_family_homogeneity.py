@@ -5,10 +5,10 @@ import sympy as sp
 
 from identcheck import parse_activation
 from identcheck.check import check
-from identcheck.expert import parse_expert
 from identcheck.families import homogeneity
 from identcheck.families.phi import phi_properties
 from identcheck.families.type1 import templates_for
+from identcheck.parse.expert import parse_expert
 from identcheck.probes import default_probes
 from identcheck.terms import type1_term_set
 from identcheck.util.budget import pool

@@ -5,11 +5,11 @@ checked here by sympy on functions written by hand, and never named where the sy
 import sympy as sp
 
 from identcheck import parse_activation
-from identcheck.activation import Z
 from identcheck.check import check
-from identcheck.expert import parse_expert
 from identcheck.families import symmetry
 from identcheck.families.phi import phi_properties
+from identcheck.parse.activation import Z
+from identcheck.parse.expert import parse_expert
 from identcheck.terms import type1_term_set
 from identcheck.util.budget import pool
 

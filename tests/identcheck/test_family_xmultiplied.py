@@ -4,8 +4,8 @@ f(η1ᵀx + η0), the ridge x-swap of any f(η1ᵀx), exp's ∂h/∂η = x·…;
 import sympy as sp
 
 from identcheck.check import check
-from identcheck.expert import parse_expert
 from identcheck.families import xmultiplied
+from identcheck.parse.expert import parse_expert
 
 from .family_checks import Atom, expert_residual, member
 

@@ -9,9 +9,9 @@ import pytest
 import sympy as sp
 
 from identcheck import parse_activation
-from identcheck.activation import Z
 from identcheck.families import ODE, ode_templates_for
 from identcheck.families.ode import guess_ode, phi_odes, realizable_shapes
+from identcheck.parse.activation import Z
 
 from .shared_checks import checked
 

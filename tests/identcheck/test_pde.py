@@ -3,8 +3,8 @@
 import pytest
 import sympy as sp
 
-from identcheck.activation import parse_activation
 from identcheck.errors import IdentcheckError
+from identcheck.parse.activation import parse_activation
 from identcheck.pde import _family, _phi, _polynomial, _Symbols, prove_pde
 
 

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from identcheck import IdentcheckError, type1_term_set, type1_terms
-from identcheck.activation import Z
+from identcheck.parse.activation import Z
 
 from .conftest import components, dyadic
 

@@ -60,7 +60,7 @@ def test_the_pde_residual_detects_a_broken_identity():
     assert linear_expert_pde_residual(component, x) < 1e-14
 
     # evaluate u at `component` but weight by `wrong`'s a: emulate by comparing the two residual scales
-    from identcheck.activation import parse_activation
+    from identcheck.parse.activation import parse_activation
     from identcheck.testing import _mha
 
     ts, compiled = _mha(2)

@@ -91,7 +91,7 @@ def _taylor_residuals(mixed, frozen_denominator=False):
     φ(f* + (U(θ) − f*·E(θ))/E*), the numerator expanded, the softmax denominator kept at E*
     (the proof divides by the fitted E_n, which tends to E*).
     """
-    from identcheck.activation import parse_activation
+    from identcheck.parse.activation import parse_activation
     from identcheck.terms import substitute_phi
 
     act = parse_activation("sigmoid(z + 1)")

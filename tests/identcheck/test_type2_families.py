@@ -6,8 +6,8 @@ import sympy as sp
 
 import identcheck.families.type2 as families
 from identcheck import parse_activation
-from identcheck.activation import Z
 from identcheck.families import homogeneity, phi_properties
+from identcheck.parse.activation import Z
 from identcheck.probes import head_probes
 from identcheck.terms import _PhiDerivative, phi_placeholder, substitute_phi
 from identcheck.type2 import type2_term_set

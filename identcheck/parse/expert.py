@@ -1,8 +1,8 @@
 """Parse an expert h(x; θ) of a mixture of experts, without executing it (issue 25 §1).
 
 An expert is text in the input vector ``x`` (components ``x1 .. xd``) and named parameters,
-read with the whitelist of :mod:`~identcheck.grammar` (numbers, ``+ - * / **``, the unary
-functions of :data:`~identcheck.grammar.FUNCTIONS`, constants ``pi``, ``e``) plus one binary
+read with the whitelist of :mod:`~identcheck.parse.grammar` (numbers, ``+ - * / **``, the unary
+functions of :data:`~identcheck.parse.grammar.FUNCTIONS`, constants ``pi``, ``e``) plus one binary
 form, ``dot(p, x)`` = Σ_i p⁽ⁱ⁾ x_i:
 
 - a parameter used as ``dot(p, x)`` is a d-vector p = (p⁽¹⁾, …, p⁽ᵈ⁾), every other free name a
@@ -32,9 +32,9 @@ from typing import Mapping
 
 import sympy as sp
 
-from .errors import IdentcheckError, Param
+from ..errors import IdentcheckError, Param
+from ..util.limits import MAX_DIM
 from .grammar import CONSTANTS, FUNCTIONS, MAX_NESTING, MAX_NODES, MAX_TEXT_LENGTH, NOT_SMOOTH, _Builder, parse_param
-from .util.limits import MAX_DIM
 
 __all__ = ["Expert", "parse_expert", "ORDER_WORDS"]
 

@@ -2,7 +2,7 @@
 
 φ comes as text (``"sigmoid(z + 1)"``), as a sympy expression in one symbol, or as an
 :class:`Activation` already parsed. Text is read against a whitelist, never evaluated
-(:mod:`~identcheck.grammar`).
+(:mod:`~identcheck.parse.grammar`).
 
 The strong-identifiability conditions differentiate φ twice, so φ must be real and C² on the
 domain the probes reach, z = aᵀx ∈ [−Z, Z] (Z = the largest ‖a‖₁ over the probes, x ∈ [−1, 1]^d).
@@ -23,9 +23,9 @@ import numpy as np
 import sympy as sp
 from sympy.calculus.util import continuous_domain
 
-from .errors import IdentcheckError, Param
+from ..errors import IdentcheckError, Param
+from ..util.budget import SIMPLIFY_SECONDS, clock, run
 from .grammar import FUNCTIONS, Z, lambdify_modules, parse_param, parse_text, written_numbers
-from .util.budget import SIMPLIFY_SECONDS, clock, run
 
 __all__ = ["Activation", "FUNCTIONS", "Z", "parse_activation", "parse_param"]
 

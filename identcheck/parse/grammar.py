@@ -20,7 +20,7 @@ from typing import Callable, Mapping
 import sympy as sp
 from sympy.printing.numpy import NumPyPrinter
 
-from .errors import IdentcheckError, Param
+from ..errors import IdentcheckError, Param
 
 __all__ = [
     "CONSTANTS",
