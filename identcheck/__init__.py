@@ -19,11 +19,11 @@ if TYPE_CHECKING:  # the public API, for readers and type checkers; at run time 
     from .errors import IdentcheckError, InputError, Param
     from .evidence import Certificate, CertificateKind, Evidence, Tolerance, Verdict
     from .parse.activation import Activation, parse_activation, parse_param
-    from .probes import Component, Probe, default_probes
     from .replay import replay
     from .results import CheckResult, ProbeResult, Relation
     from .scan import ScanResult, scan
-    from .terms import Merge, Term, TermSet, type1_term_set, type1_terms
+    from .terms.probes import Component, Probe, default_probes
+    from .terms.type1 import Merge, Term, TermSet, type1_term_set, type1_terms
 
 #: Public name → the module that defines it. ``import identcheck`` loads none of them (no sympy,
 #: numpy or scipy: ``identcheck --help`` starts in a tenth of a second); a name is imported the

@@ -33,12 +33,12 @@ import flint
 import numpy as np
 import sympy as sp
 
-from .compile import arb_precision
 from .echelon import dependent_columns, pivoted_rows
 from .families import ODE, phi_properties
 from .families.ode import phi_odes
 from .parse.activation import Z
-from .terms import TermSet, _PhiDerivative, phi_placeholder, substitute_phi
+from .terms.compile import arb_precision
+from .terms.type1 import TermSet, _PhiDerivative, phi_placeholder, substitute_phi
 from .util.budget import PROOF_SECONDS, Outcome, run
 
 __all__ = [

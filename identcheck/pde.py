@@ -39,7 +39,7 @@ from .certify import is_exact_zero
 from .errors import IdentcheckError
 from .families import phi_properties
 from .parse.activation import Z, parse_activation
-from .terms import MAX_DIM, phi_placeholder, substitute_phi
+from .terms.type1 import MAX_DIM, phi_placeholder, substitute_phi
 from .util.markdown import proof_markdown
 from .util.written import with_written_numbers
 

@@ -76,9 +76,9 @@ from typing import Callable
 import flint
 import numpy as np
 
-from .compile import arb_precision
 from .evidence import Tolerance
 from .interval import IntervalCertificate, certify_full_column_rank, start_digits
+from .terms.compile import arb_precision
 
 __all__ = ["RankDecision", "decide_rank", "raw_gram", "rule_tolerances", "unresolved_columns", "DEFAULT_LADDER"]
 

@@ -57,11 +57,11 @@ from hypothesis import strategies as st
 
 from .catalog import CATALOG
 from .check import check
-from .compile import compile_terms
 from .errors import IdentcheckError
 from .parse.activation import parse_activation
-from .probes import DENOMINATOR, Component, Probe
-from .terms import type1_term_set
+from .terms.compile import compile_terms
+from .terms.probes import DENOMINATOR, Component, Probe
+from .terms.type1 import type1_term_set
 
 __all__ = [
     "FAMILIES",

@@ -83,7 +83,7 @@ def _coefficients(relation):
 
     The keys are identcheck's (:attr:`identcheck.Relation.keys`, typed; also in its JSON): type-1
     ``(component, derivative)`` with ``derivative`` a tuple of typed variables (``()``, ``(("a", 0),)``,
-    ``(("M", 0, 0), ("a", 1))``); type-2 :attr:`identcheck.type2.Type2Term.key` (``("phi", k)`` for φ(f^k)).
+    ``(("M", 0, 0), ("a", 1))``); type-2 :attr:`identcheck.terms.type2.Type2Term.key` (``("phi", k)`` for φ(f^k)).
     """
     pairs = relation.exact if relation.exact is not None else relation.terms
     if len(relation.keys) != len(pairs):

@@ -25,9 +25,9 @@ import numpy as np
 
 from ..errors import IdentcheckError
 from ..parse.activation import Activation, parse_activation
-from ..probes import Component, Probe
 from ..rank import DEFAULT_LADDER, raw_gram, unresolved_columns
 from ..scope import Scope
+from ..terms.probes import Component, Probe
 
 __all__ = ["Condition", "ProbeMatrix", "SUBJECTS", "UNRESOLVED"]
 
@@ -66,7 +66,7 @@ class ProbeMatrix:
         One per column, for people.
     keys : sequence of tuple
         One per column, for code: which term it is by structure (the condition's documented key,
-        e.g. type-1's ``(component, derivative)``, type-2's :attr:`~identcheck.type2.Type2Term.key`);
+        e.g. type-1's ``(component, derivative)``, type-2's :attr:`~identcheck.terms.type2.Type2Term.key`);
         relations carry them (:attr:`~identcheck.report.Relation.keys`).
     columns : sequence of int, optional
         The columns' positions in the probe's full column list (for replaying a certificate);
@@ -119,7 +119,7 @@ class Condition(ABC):
 
     Subclasses set ``name`` (the registry key), ``scope`` (what each verdict implies for the
     model, :class:`~identcheck.scope.Scope`), ``component`` (the type of their probes'
-    components, :class:`~identcheck.probes.Component` unless they say otherwise), ``options`` (the
+    components, :class:`~identcheck.terms.probes.Component` unless they say otherwise), ``options`` (the
     keyword arguments they take beyond the common ones, with their defaults), ``stream`` (seeds their sample points)
     and ``subject`` (what the user's text is: φ by default, an expert, or nothing),
     build ``self.term_set`` in ``__init__``, and implement the abstract methods.
@@ -221,7 +221,7 @@ class Condition(ABC):
 
     @abstractmethod
     def probes(self) -> list:
-        """The probes (:class:`~identcheck.probes.Probe`), in report order."""
+        """The probes (:class:`~identcheck.terms.probes.Probe`), in report order."""
 
     @abstractmethod
     def matrix(self, probe, index: int) -> ProbeMatrix:

@@ -5,14 +5,14 @@
 - ``deepseek-weak``: Definition 2, {∂h2/∂η⁽ᵘ⁾(x, η_j)} (differentiable once).
 
 ``phi`` is the expert's text (:mod:`~identcheck.parse.expert`: ``e2*gelu(dot(e1, x))``; the command
-line's ``--expert``). Each probe is one set on a family of atoms (:mod:`~identcheck.expert_sets`),
+line's ``--expert``). Each probe is one set on a family of atoms (:mod:`~identcheck.terms.expert_sets`),
 keyed ``(atom, member key)`` (atom 0-based; S2's constant: ``("1",)``); its null space is read,
 proved and classified by reach in :mod:`~identcheck.families.reach`. The verdict is the family
 reading (any dependent probe ⇒ not identifiable); the summary says whether every relation found
 is shared by every expert of its template — the condition then fails for the set's reasons, not
 the expert's.
 
-A condition on experts declares its sets as recipes (:class:`~identcheck.set_recipes.SetRecipe`:
+A condition on experts declares its sets as recipes (:class:`~identcheck.terms.recipes.SetRecipe`:
 derivatives of any order, products of two derivative parts, x-multiplied parts, the constant 1):
 ``sets = (S1, S2)``; the derivatives the expert must have (``order``, which the differentiability
 refusal reads) are the recipes' highest, or the condition's ``min_order`` (Definition 1's twice
@@ -25,13 +25,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import IdentcheckError
-from ..expert_sets import D2, S1, S2, S3, Atom, SetEvaluator, check_members_finite, expert_probes, member_set
 from ..families.reach import REACH_EXPERT, REACH_TEMPLATE, ProbeAlgebra
 from ..parse.expert import parse_expert
-from ..probes import Probe
 from ..rank import DEFAULT_LADDER
 from ..scope import Scope
-from ..set_recipes import SetRecipe
+from ..terms.expert_sets import D2, S1, S2, S3, Atom, SetEvaluator, check_members_finite, expert_probes, member_set
+from ..terms.probes import Probe
+from ..terms.recipes import SetRecipe
 from .base import Condition, ProbeMatrix, unresolved_summary
 
 __all__ = ["DeepSeekRouted", "DeepSeekShared", "DeepSeekWeak", "ExpertCondition"]
@@ -55,7 +55,7 @@ def _scope(theorem: str, sets: str) -> Scope:
 
 
 class ExpertCondition(Condition):
-    """A condition on an expert h(x; θ): ``sets`` (a tuple of :class:`~identcheck.set_recipes.SetRecipe`,
+    """A condition on an expert h(x; θ): ``sets`` (a tuple of :class:`~identcheck.terms.recipes.SetRecipe`,
     names distinct), ``h`` (the expert's name in labels); ``order`` (derivatives needed) is set when a
     subclass is made: the recipes' highest, or ``min_order`` if the condition's definition asks more
     (Definition 1 asks a twice differentiable h1 of S1 and S2, which take first derivatives only)."""

@@ -1,10 +1,10 @@
 """Type-1 strong identifiability (Setting I, SPEC §2): the gate after the value projection.
 
 One component θ = (M, a) contributes the terms ∂^t ū, |t| ≤ 2, of ū(x; M, a) = exp(xᵀMx)·φ(aᵀx)
-(:mod:`~identcheck.terms`, 18 distinct at d = 2). A probe with C components has C × 18 columns,
+(:mod:`~identcheck.terms.type1`, 18 distinct at d = 2). A probe with C components has C × 18 columns,
 component by component, labelled ``label[c]`` when C > 1 and keyed ``(c, derivative)`` (c 0-based,
 ``derivative`` the term's typed variables, in parameter order, e.g. ``(("M", 0, 0), ("a", 0))`` for
-∂²ū/∂M11∂a1, :attr:`~identcheck.terms.Term.key`; ``()`` for ū). A null space is read against the
+∂²ū/∂M11∂a1, :attr:`~identcheck.terms.type1.Term.key`; ``()`` for ū). A null space is read against the
 relation families φ satisfies (:mod:`~identcheck.families`; the ``ode`` family only where the named
 ones leave some of it unexplained); relations are proved with sympy (:mod:`~identcheck.certify`).
 """
@@ -12,13 +12,13 @@ ones leave some of it unexplained); relations are proved with sympy (:mod:`~iden
 from __future__ import annotations
 
 from ..certify import prove_relation
-from ..compile import compile_terms
 from ..families import ode_templates_for, phi_properties, templates_for
-from ..probes import default_probes
 from ..rank import DEFAULT_LADDER
 from ..relations import explain_null_space
 from ..scope import SETTING_I
-from ..terms import type1_term_set
+from ..terms.compile import compile_terms
+from ..terms.probes import default_probes
+from ..terms.type1 import type1_term_set
 from .base import Condition, ProbeMatrix
 
 __all__ = ["Type1", "explain_with_families"]

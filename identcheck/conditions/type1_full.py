@@ -31,7 +31,7 @@ Our reading (the printed formula is extracted from a PDF and garbled; we state i
 - v̄-terms are merged like T1's (same function up to a constant for every φ): at d = 2,
   ∂²v̄/∂M12² = 4·∂²v̄/∂M11∂M22, so 3 + 5 = 8 v̄-terms per (free gate, channel).
 
-Probes: Type1's probes, each read as one head (:func:`~identcheck.probes.type1_head`):
+Probes: Type1's probes, each read as one head (:func:`~identcheck.terms.probes.type1_head`):
 components sharing a gating matrix are channels of one gate, components with M = 0 are the
 fixed gate's experts, and a head without them gets its fixed gate with fresh experts. "M = 0"
 and "shared M = 0" then have no free gate: they violate (A.4) and are reported apart. Relations
@@ -48,12 +48,12 @@ from functools import lru_cache
 import sympy as sp
 
 from ..certify import prove_relation
-from ..compile import CompiledTerms
-from ..merge import merge_proportional
-from ..probes import HeadConfig, Probe, default_probes, head_experts, type1_head
 from ..rank import DEFAULT_LADDER
 from ..scope import SETTING_I_FULL
-from ..terms import derivative_label, m_variable, phi_placeholder, symmetric_matrix, type1_term_set
+from ..terms.compile import CompiledTerms
+from ..terms.merge import merge_proportional
+from ..terms.probes import HeadConfig, Probe, default_probes, head_experts, type1_head
+from ..terms.type1 import derivative_label, m_variable, phi_placeholder, symmetric_matrix, type1_term_set
 from ..util.budget import Outcome
 from .base import Condition, ProbeMatrix
 from .type1 import explain_with_families

@@ -1,6 +1,6 @@
 """Type-2 strong identifiability (Setting II, SPEC §2–3): the gate after the SDPA output.
 
-Per probe (a head configuration, :func:`~identcheck.probes.head_probes`): the full set's
+Per probe (a head configuration, :func:`~identcheck.terms.probes.head_probes`): the full set's
 collocation matrix A and the matrix F of its φ-free factors are evaluated at
 n = ``points_per_term`` × (number of terms) points; :mod:`~identcheck.reduce` finds the
 relations that hold for every φ, group by group, and keeps a basis of each group; the *reduced*
@@ -23,15 +23,15 @@ from functools import lru_cache
 
 import flint
 
-from ..compile import CompiledTerms, arb_precision, phi_functions
 from ..evidence import Verdict
 from ..families.type2 import prover, templates
-from ..probes import HeadConfig, head_probes
 from ..rank import DEFAULT_LADDER, RankDecision, raw_gram
 from ..reduce import reduce_groups
 from ..relations import explain_null_space
 from ..scope import SETTING_II
-from ..type2 import type2_term_set
+from ..terms.compile import CompiledTerms, arb_precision, phi_functions
+from ..terms.probes import HeadConfig, head_probes
+from ..terms.type2 import type2_term_set
 from .base import Condition, ProbeMatrix, resolution_note, unresolved_summary
 
 __all__ = ["Type2"]

@@ -99,7 +99,7 @@ class Builder:
 class Member:
     """One column of an expert's relation, read from its key: ``atom`` (None for the set's constant
     1), ``kind`` ("d" ∂h/∂u, "dd" ∂²h/∂u∂v, "prod" ∂h/∂u·∂h/∂v, "x" x_w·∂h/∂v, "1"; a recipe's other
-    parts — :mod:`identcheck.set_recipes` — "ddd"…, "prod" of higher derivatives, "x" of a higher
+    parts — :mod:`identcheck.terms.recipes` — "ddd"…, "prod" of higher derivatives, "x" of a higher
     derivative), ``names`` (the parameter symbols' names, every factor's), ``w`` (the x-index of an
     "x" member), ``coefficient``."""
 

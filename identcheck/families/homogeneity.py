@@ -36,7 +36,7 @@ from functools import lru_cache
 import numpy as np
 import sympy as sp
 
-from ..terms import _PhiDerivative
+from ..terms.type1 import _PhiDerivative
 from ..util.budget import SIMPLIFY_SECONDS, run
 from .base import Family, match_output
 

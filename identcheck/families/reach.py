@@ -23,7 +23,7 @@ Each relation is named by the general family whose shape it has (:mod:`.constant
 :mod:`.xmultiplied`, :mod:`.homogeneity`, each proving its hypothesis for h where it has one), else
 by the set's own reading: a zero member, a member linear in a parameter, atoms tied, coinciding members.
 A relation with a member of a recipe's other parts (third derivatives, products of higher
-derivatives, x-multiplied higher derivatives: :mod:`identcheck.set_recipes`) is named by the set's
+derivatives, x-multiplied higher derivatives: :mod:`identcheck.terms.recipes`) is named by the set's
 own reading only — the general families read the paper's shapes (:attr:`.base.Member.known_shape`) —
 and proved and classified by reach like any other.
 

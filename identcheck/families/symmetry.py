@@ -27,8 +27,8 @@ from __future__ import annotations
 import sympy as sp
 
 from ..parse.activation import Z
-from ..terms import _PhiDerivative
-from ..type2 import on_channel
+from ..terms.type1 import _PhiDerivative
+from ..terms.type2 import on_channel
 from ..util.budget import SIMPLIFY_SECONDS, run
 from .base import Family, match_output
 

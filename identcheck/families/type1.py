@@ -33,8 +33,8 @@ from __future__ import annotations
 
 import itertools
 
-from ..probes import Probe
-from ..terms import TermSet
+from ..terms.probes import Probe
+from ..terms.type1 import TermSet
 from . import at_zero, gaussian, heat, homogeneity, polynomial, symmetry, zero_second
 from .base import Builder, Template
 from .ode import ODE, ode_templates_for

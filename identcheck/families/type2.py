@@ -14,7 +14,7 @@ Each family's module writes its relations (:mod:`.homogeneity`, :mod:`.zero_seco
 :mod:`.symmetry`, the rewrites the proofs use: :func:`~.homogeneity.apply_euler`,
 :func:`~.symmetry.apply_parity`); this module places them on the head's columns and proves them.
 
-Terms are found through :attr:`~identcheck.type2.Type2TermSet.index`, keyed by (kind, channel,
+Terms are found through :attr:`~identcheck.terms.type2.Type2TermSet.index`, keyed by (kind, channel,
 gate, typed derivative variables such as ``("a", 0)``): a label is display text only.
 """
 
@@ -26,8 +26,8 @@ import numpy as np
 import sympy as sp
 
 from ..certify import is_exact_zero
-from ..terms import substitute_phi
-from ..type2 import on_channel
+from ..terms.type1 import substitute_phi
+from ..terms.type2 import on_channel
 from ..util.budget import PROOF_SECONDS, Outcome, run
 from . import homogeneity, symmetry, zero_second
 from .base import Template

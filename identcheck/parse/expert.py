@@ -14,7 +14,7 @@ form, ``dot(p, x)`` = Σ_i p⁽ⁱ⁾ x_i:
   of arXiv 2505.10860, 1 for its Definition 2), complex values, and every refusal of φ's grammar.
 
 Whether h and its derivatives are finite and real where the probes evaluate them is checked by
-the condition on its probes (:mod:`~identcheck.expert_sets`).
+the condition on its probes (:mod:`~identcheck.terms.expert_sets`).
 
 Besides h itself the parser builds its **template**: h with every function call f(s) — and every
 power s**n of an s that depends on x and on parameters — replaced by an arbitrary function F_k(s)

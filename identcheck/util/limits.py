@@ -1,6 +1,6 @@
 """Input limits, in a module that imports nothing: the command line's help states them without
 loading sympy (``identcheck --help`` starts in a tenth of a second); the modules that enforce them
-import them from here (:mod:`~identcheck.terms`, :mod:`~identcheck.scan.report`)."""
+import them from here (:mod:`~identcheck.terms.type1`, :mod:`~identcheck.scan.report`)."""
 
 __all__ = ["MAX_COUNT", "MAX_DIM", "MAX_VALUES"]
 

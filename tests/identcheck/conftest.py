@@ -3,7 +3,7 @@ import pytest
 import sympy as sp
 from hypothesis import strategies as st
 
-from identcheck.terms import type1_term_set
+from identcheck.terms.type1 import type1_term_set
 
 dyadic = st.integers(-8, 8).map(lambda k: sp.Rational(k, 8))
 
@@ -33,7 +33,7 @@ def rng():
 def probe_matrix(term_set, phi, probe_index, seed):
     """(activation, probe, matrix, arb(rows, digits)) for a default d = 2 probe at 4T random points."""
     from identcheck import default_probes, parse_activation
-    from identcheck.compile import compile_terms
+    from identcheck.terms.compile import compile_terms
 
     act = parse_activation(phi)
     compiled = compile_terms(term_set)

@@ -4,8 +4,8 @@ sets or the member sets under test), and a Builder that records what a family pr
 import sympy as sp
 
 from identcheck.families.base import Builder, Member
-from identcheck.probes import Component, Probe
-from identcheck.terms import type1_term_set
+from identcheck.terms.probes import Component, Probe
+from identcheck.terms.type1 import type1_term_set
 
 
 class Recorder(Builder):

@@ -154,7 +154,7 @@ def test_irrational_coefficients_are_not_guessed():
     """A null vector with coefficient sqrt(2) is not rounded into a rational 'relation'."""
     import flint
 
-    from identcheck.compile import arb_precision
+    from identcheck.terms.compile import arb_precision
 
     def matrix(digits):
         with arb_precision(digits):

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from identcheck import parse_activation, type1_terms
-from identcheck.compile import CompiledTerms, arb_closure, arb_precision, compile_terms
+from identcheck.terms.compile import CompiledTerms, arb_closure, arb_precision, compile_terms
 
 from .conftest import components, dyadic
 
@@ -100,7 +100,7 @@ def test_a_sum_of_thousands_of_terms_compiles_and_is_exact():
     import flint
     import sympy as sp
 
-    from identcheck.compile import arb_closure, arb_precision
+    from identcheck.terms.compile import arb_closure, arb_precision
 
     xs = sp.symbols("x0:3000")
     closure = arb_closure([sp.Add(*[(i % 7 + 1) * x for i, x in enumerate(xs)])], xs)

@@ -18,8 +18,8 @@ from identcheck.conditions.type1 import Type1
 from identcheck.families.type2 import templates
 from identcheck.interval import IntervalCertificate
 from identcheck.parse.activation import parse_param
-from identcheck.probes import head_probes
-from identcheck.type2 import type2_term_set
+from identcheck.terms.probes import head_probes
+from identcheck.terms.type2 import type2_term_set
 from identcheck.util.progress import StatusLine
 
 
@@ -191,9 +191,9 @@ def test_the_status_line_writes_only_to_a_terminal():
 
 # --- type1-full: Theorem 2's full decomposition (issue 10, part 3) -----------------------------
 
-from identcheck.compile import compile_terms  # noqa: E402
 from identcheck.conditions.type1_full import head_terms  # noqa: E402
-from identcheck.terms import type1_term_set  # noqa: E402
+from identcheck.terms.compile import compile_terms  # noqa: E402
+from identcheck.terms.type1 import type1_term_set  # noqa: E402
 
 
 def _sigmoid_bias(z):

@@ -9,10 +9,10 @@ import sympy as sp
 from identcheck.check import check
 from identcheck.cli import main
 from identcheck.errors import IdentcheckError
-from identcheck.expert_sets import member_set
 from identcheck.families.reach import REACH_EXPERT, REACH_TEMPLATE
 from identcheck.parse.expert import parse_expert
 from identcheck.results import key_from_json
+from identcheck.terms.expert_sets import member_set
 
 x1, x2 = sp.symbols("x1 x2", real=True)
 F = sp.Function("F")

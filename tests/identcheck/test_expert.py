@@ -1,4 +1,4 @@
-"""The expert parser (identcheck/parse/expert.py) and the DeepSeekMoE sets (identcheck/expert_sets.py):
+"""The expert parser (identcheck/parse/expert.py) and the DeepSeekMoE sets (identcheck/terms/expert_sets.py):
 values compared with sympy built by hand, refusals one line each."""
 
 import numpy as np
@@ -7,8 +7,8 @@ import sympy as sp
 
 from identcheck.cli import main
 from identcheck.errors import IdentcheckError
-from identcheck.expert_sets import SetEvaluator, expert_probes, member_set
 from identcheck.parse.expert import parse_expert
+from identcheck.terms.expert_sets import SetEvaluator, expert_probes, member_set
 
 x1, x2 = sp.symbols("x1 x2", real=True)
 e2, e11, e12, k0 = sp.symbols("e2 e1_1 e1_2 k0", real=True)

@@ -1,4 +1,4 @@
-"""Expert sets as declarative recipes (issue 25 §2; identcheck/set_recipes.py): the paper's four sets
+"""Expert sets as declarative recipes (issue 25 §2; identcheck/terms/recipes.py): the paper's four sets
 as recipes, unchanged; the new parts (third derivatives, products of a first and a second
 derivative, x-multiplied second derivatives) member by member against sympy; and a toy condition
 on experts written in one module outside the package (:mod:`.toy_expert_condition`), registered with
@@ -20,11 +20,11 @@ from identcheck import CONDITIONS, check
 from identcheck.cli import main
 from identcheck.conditions.deepseek import DeepSeekRouted, DeepSeekShared, DeepSeekWeak, ExpertCondition
 from identcheck.errors import IdentcheckError
-from identcheck.expert_sets import SETS, member_set
 from identcheck.families.xmultiplied import BIAS_SHIFT, X_SWAP
 from identcheck.parse.expert import parse_expert
 from identcheck.replay import replay
-from identcheck.set_recipes import Derivatives, Product, SetRecipe, XMultiplied
+from identcheck.terms.expert_sets import SETS, member_set
+from identcheck.terms.recipes import Derivatives, Product, SetRecipe, XMultiplied
 
 from .toy_expert_condition import T13, XP, ToyExpert
 

@@ -6,13 +6,13 @@ import sympy as sp
 from identcheck import default_probes, parse_activation
 from identcheck.certify import prove_relation
 from identcheck.check import check
-from identcheck.expert_sets import member_set
 from identcheck.families import at_zero, gaussian, heat, phi_properties, polynomial, templates_for, zero_second
 from identcheck.families.base import structure
 from identcheck.families.reach import REACH_EXPERT, REACH_TEMPLATE, ProbeAlgebra
 from identcheck.parse.activation import Z
 from identcheck.parse.expert import parse_expert
-from identcheck.terms import type1_term_set
+from identcheck.terms.expert_sets import member_set
+from identcheck.terms.type1 import type1_term_set
 
 A2 = type1_term_set(2).a_symbols()
 

@@ -9,8 +9,8 @@ from identcheck.families import homogeneity
 from identcheck.families.phi import phi_properties
 from identcheck.families.type1 import templates_for
 from identcheck.parse.expert import parse_expert
-from identcheck.probes import default_probes
-from identcheck.terms import type1_term_set
+from identcheck.terms.probes import default_probes
+from identcheck.terms.type1 import type1_term_set
 from identcheck.util.budget import pool
 
 from .family_checks import Atom, Recorder, expert_residual, member, type1_residual

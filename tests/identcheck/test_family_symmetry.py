@@ -10,7 +10,7 @@ from identcheck.families import symmetry
 from identcheck.families.phi import phi_properties
 from identcheck.parse.activation import Z
 from identcheck.parse.expert import parse_expert
-from identcheck.terms import type1_term_set
+from identcheck.terms.type1 import type1_term_set
 from identcheck.util.budget import pool
 
 from .family_checks import Atom, Recorder, expert_residual, member, type1_residual

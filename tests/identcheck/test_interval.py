@@ -7,7 +7,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from identcheck.compile import arb_precision
 from identcheck.interval import (
     _frobenius_upper,
     approximate_inverse_test,
@@ -15,6 +14,7 @@ from identcheck.interval import (
     column_exponents,
     select_rows,
 )
+from identcheck.terms.compile import arb_precision
 
 from .conftest import probe_matrix
 

@@ -2,10 +2,10 @@
 
 import sympy as sp
 
-import identcheck.merge as merge
-from identcheck.merge import merge_proportional
-from identcheck.terms import type1_term_set
-from identcheck.type2 import type2_term_set
+import identcheck.terms.merge as merge
+from identcheck.terms.merge import merge_proportional
+from identcheck.terms.type1 import type1_term_set
+from identcheck.terms.type2 import type2_term_set
 
 x, y = sp.symbols("x y", real=True)
 

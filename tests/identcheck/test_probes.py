@@ -45,7 +45,7 @@ def test_a_zero_only_on_request_and_never_counted():
 
 # --- the paper's assumptions (A.1)–(A.5): tags computed from the parameters ---------------------
 
-from identcheck.probes import ASSUMPTIONS, Component, HeadConfig, Probe, head_probes, type1_head  # noqa: E402
+from identcheck.terms.probes import ASSUMPTIONS, Component, HeadConfig, Probe, head_probes, type1_head  # noqa: E402
 
 R = sp.Rational
 ZERO = ((0, 0), (0, 0))

@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from identcheck import rank
-from identcheck.compile import arb_precision
 from identcheck.rank import decide_rank, raw_gram, unresolved_columns
+from identcheck.terms.compile import arb_precision
 
 
 def _functions_matrix(columns, points):

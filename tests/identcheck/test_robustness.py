@@ -66,7 +66,7 @@ def test_each_parsed_name_is_that_function(name):
 def test_the_pde_property_checker_notices_a_broken_expert(monkeypatch):
     """linear_expert_pde_residual is ~0 for the linear expert; with its u column doubled it must not be."""
     import identcheck.testing as testing
-    from identcheck.probes import Component
+    from identcheck.terms.probes import Component
 
     component = Component(
         ((sp.Rational(1, 2), sp.Rational(1, 4)), (sp.Rational(1, 4), sp.Rational(-1, 2))),

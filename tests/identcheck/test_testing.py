@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from identcheck.errors import IdentcheckError
-from identcheck.probes import Component
+from identcheck.terms.probes import Component
 from identcheck.testing import (
     FAMILIES,
     assert_identifiable,

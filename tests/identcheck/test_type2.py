@@ -5,7 +5,7 @@ import pytest
 import sympy as sp
 
 from identcheck import IdentcheckError, check, parse_activation
-from identcheck.type2 import type2_term_set
+from identcheck.terms.type2 import type2_term_set
 
 
 def test_sizes_and_merges_at_the_paper_shape():
@@ -92,7 +92,7 @@ def _taylor_residuals(mixed, frozen_denominator=False):
     (the proof divides by the fitted E_n, which tends to E*).
     """
     from identcheck.parse.activation import parse_activation
-    from identcheck.terms import substitute_phi
+    from identcheck.terms.type1 import substitute_phi
 
     act = parse_activation("sigmoid(z + 1)")
     phi = sp.Function("phi")
@@ -179,7 +179,7 @@ def test_a_symmetry_template_on_the_wrong_probe_is_not_proved():
     combination is not an identity, and the prover must not say it is."""
     from identcheck.families import Template
     from identcheck.families.type2 import prover
-    from identcheck.probes import head_probes
+    from identcheck.terms.probes import head_probes
 
     ts = type2_term_set(2, 2, 2, False)
     act = parse_activation("sin(z)")
@@ -201,8 +201,8 @@ def test_the_parity_rewrite_is_an_identity(phi):
     (checked at random points for m = 0, 1, 2): the rewrite the abstract proofs rely on is sound."""
     from identcheck.families import phi_properties
     from identcheck.families.type2 import apply_parity
-    from identcheck.probes import head_probes
-    from identcheck.terms import phi_placeholder, substitute_phi
+    from identcheck.terms.probes import head_probes
+    from identcheck.terms.type1 import phi_placeholder, substitute_phi
 
     ts = type2_term_set(2, 2, 2, False)
     act = parse_activation(phi)

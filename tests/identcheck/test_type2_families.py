@@ -8,9 +8,9 @@ import identcheck.families.type2 as families
 from identcheck import parse_activation
 from identcheck.families import homogeneity, phi_properties
 from identcheck.parse.activation import Z
-from identcheck.probes import head_probes
-from identcheck.terms import _PhiDerivative, phi_placeholder, substitute_phi
-from identcheck.type2 import type2_term_set
+from identcheck.terms.probes import head_probes
+from identcheck.terms.type1 import _PhiDerivative, phi_placeholder, substitute_phi
+from identcheck.terms.type2 import type2_term_set
 
 
 def _head(name="random head"):

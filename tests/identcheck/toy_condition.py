@@ -8,9 +8,9 @@ linearly independent in x? Its family of relations: Euler's — when zφ'(z) = �
 degree 1), Σ_j a_j ∂φ(aᵀx)/∂a_j = aᵀx·φ'(aᵀx) = φ(aᵀx), so T(a) is dependent for every a.
 
 Everything here uses the package's public pieces only: :class:`~identcheck.conditions.base.Condition`
-and :class:`~identcheck.conditions.base.ProbeMatrix`, :class:`~identcheck.compile.CompiledTerms` with
-φ's placeholders (:func:`~identcheck.terms.phi_placeholder`), :class:`~identcheck.probes.Component`
-and :class:`~identcheck.probes.Probe` (its component type: the condition's default), the null-space
+and :class:`~identcheck.conditions.base.ProbeMatrix`, :class:`~identcheck.terms.compile.CompiledTerms` with
+φ's placeholders (:func:`~identcheck.terms.type1.phi_placeholder`), :class:`~identcheck.terms.probes.Component`
+and :class:`~identcheck.terms.probes.Probe` (its component type: the condition's default), the null-space
 reading (:func:`~identcheck.relations.explain_null_space`) with a template
 (:class:`~identcheck.families.base.Template`) and the exact proof (:func:`~identcheck.certify.is_exact_zero`).
 Registering it is one line: ``CONDITIONS["toy"] = Toy``.
@@ -24,14 +24,14 @@ import numpy as np
 import sympy as sp
 
 from identcheck.certify import is_exact_zero
-from identcheck.compile import CompiledTerms
 from identcheck.conditions.base import Condition, ProbeMatrix
 from identcheck.families.base import Template
-from identcheck.probes import Component, Probe
 from identcheck.rank import DEFAULT_LADDER
 from identcheck.relations import explain_null_space
 from identcheck.scope import Scope
-from identcheck.terms import phi_placeholder, substitute_phi
+from identcheck.terms.compile import CompiledTerms
+from identcheck.terms.probes import Component, Probe
+from identcheck.terms.type1 import phi_placeholder, substitute_phi
 
 EULER = "Euler (toy): zφ' = φ"
 

@@ -12,7 +12,7 @@ line: ``CONDITIONS["toy-expert"] = ToyExpert``.
 
 from identcheck.conditions.deepseek import ExpertCondition
 from identcheck.scope import Scope
-from identcheck.set_recipes import Derivatives, Product, SetRecipe, XMultiplied
+from identcheck.terms.recipes import Derivatives, Product, SetRecipe, XMultiplied
 
 T13 = SetRecipe("T13", "first and third derivatives", (Derivatives(1), Derivatives(3)))
 XP = SetRecipe(

@@ -27,8 +27,8 @@ import flint
 import numpy as np
 import sympy as sp
 
-from .parse.grammar import lambdify_modules
-from .terms import TermSet, _PhiDerivative
+from ..parse.grammar import lambdify_modules
+from .type1 import TermSet, _PhiDerivative
 
 __all__ = ["CompiledTerms", "arb_closure", "arb_precision", "compile_terms", "phi_functions"]
 

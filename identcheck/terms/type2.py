@@ -20,7 +20,7 @@ also produces. M-derivatives are taken at M_1..M_{N−1} only: M_N = 0 is fixed,
 
 Each term is (φ-free factor) × φ^(m)(f^k); terms of one channel and one m share the φ factor
 and form a *group*. Two terms of a group that are the same function up to a constant (for
-every φ) are merged, as for type-1 (:mod:`~identcheck.merge`). Relations *within* a group hold for every φ — the linear
+every φ) are merged, as for type-1 (:mod:`~identcheck.terms.merge`). Relations *within* a group hold for every φ — the linear
 expert's own PDE Σ_l a_l ∂²u/∂M_jk∂a_l = ∂u/∂M_jk is one — and are handled by the check
 (:mod:`~identcheck.conditions.type2`), which judges φ on a set reduced by them and reports the literal verdict beside.
 """
@@ -33,9 +33,9 @@ from functools import lru_cache
 
 import sympy as sp
 
-from .errors import IdentcheckError
+from ..errors import IdentcheckError
 from .merge import merge_proportional
-from .terms import a_variable, derivative_label, m_variable, phi_placeholder, symmetric_matrix
+from .type1 import a_variable, derivative_label, m_variable, phi_placeholder, symmetric_matrix
 
 __all__ = ["Type2Term", "Type2TermSet", "on_channel", "type2_term_set"]
 
@@ -51,7 +51,7 @@ class Type2Term:
     it is by structure — families match terms by it, never by label:
     ``("phi", k)``, ``("v", k, i, names)``, ``("u", k, i, names)`` (gate i, the parameters
     differentiated as typed variables of that gate: ``("M", 0, 1)`` for M_12, ``("a", 0)`` for a_1,
-    :func:`~identcheck.terms.m_variable`), and for the products ``(kind, k, (i1, names1), (i2, names2))``.
+    :func:`~identcheck.terms.type1.m_variable`), and for the products ``(kind, k, (i1, names1), (i2, names2))``.
     Channels and gates are 0-based.
     """
 
@@ -77,7 +77,7 @@ class Type2TermSet:
     """The distinct type-2 terms of one head configuration shape (d, N, K).
 
     ``index`` maps the key of every term, merged ones included, to (position in ``terms``,
-    factor): that term equals factor × ``terms[position]`` (as :class:`~identcheck.terms.TermSet`
+    factor): that term equals factor × ``terms[position]`` (as :class:`~identcheck.terms.type1.TermSet`
     does for derivatives). ``experts[i][k]`` are the symbols of a_{i,k}.
     """
 

@@ -1,6 +1,6 @@
 """Merging terms that are the same function up to a constant factor, for every φ.
 
-Every term set here (type-1 :mod:`~identcheck.terms`, type-2 :mod:`~identcheck.type2`, the
+Every term set here (type-1 :mod:`~identcheck.terms.type1`, type-2 :mod:`~identcheck.terms.type2`, the
 softmax-denominator terms of :mod:`~identcheck.conditions.type1_full`) is built from derivatives
 of one base function, and some derivatives coincide up to a constant: at d = 2,
 ∂²ū/∂M12∂a1 = 2·∂²ū/∂M11∂a2. Such a pair is one term of the Taylor expansion, so the later

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from .parse.param_ids import symbol_name
+from ..parse.param_ids import symbol_name
 
 __all__ = ["Derivatives", "Product", "SetRecipe", "XMultiplied", "build"]
 

@@ -16,7 +16,7 @@ that is 1 + p + p(p+1)/2 derivatives (21 at d = 2). φ is kept abstract: it is t
 **Merges.** Derivatives that are the same function up to a constant factor for *every* φ (same
 x^α and m) are one term of the Taylor expansion, whose coefficients the expansion collects: at
 d = 2, ∂²ū/∂M12∂a1 = 2·∂²ū/∂M11∂a2 and ∂²ū/∂M12² = 4·∂²ū/∂M11∂M22, so 21 → 18 distinct terms.
-They are found as for every term set (:mod:`~identcheck.merge`: a fingerprint proposes, an exact
+They are found as for every term set (:mod:`~identcheck.terms.merge`: a fingerprint proposes, an exact
 ratio confirms), never assumed.
 
 The linear expert of plain MHA, u(x; M, a) = exp(xᵀMx)·aᵀx, is the same construction with φ(z) = z.
@@ -30,10 +30,10 @@ from functools import lru_cache
 
 import sympy as sp
 
-from .errors import IdentcheckError
+from ..errors import IdentcheckError
+from ..parse.activation import Z, parse_activation
+from ..util.limits import MAX_DIM
 from .merge import Merge, merge_proportional
-from .parse.activation import Z, parse_activation
-from .util.limits import MAX_DIM
 
 __all__ = [
     "Merge",

@@ -17,9 +17,9 @@ across atoms (the paper's sets are for distinct atoms): random atoms (k = 1, 2, 
 θ₂ = −θ₁, a sign pair of the vector parameters (scalars drawn afresh), and for each parameter two
 atoms sharing it.
 
-Each set is a :class:`~identcheck.set_recipes.SetRecipe` (:data:`SETS`: the paper's four), and a
+Each set is a :class:`~identcheck.terms.recipes.SetRecipe` (:data:`SETS`: the paper's four), and a
 condition on experts may declare its own — derivatives of any order, products of two derivative
-parts, x-multiplied derivative parts, the constant 1 (:mod:`identcheck.set_recipes`).
+parts, x-multiplied derivative parts, the constant 1 (:mod:`identcheck.terms.recipes`).
 
 A member's structural key (:attr:`Member.key`; a relation's column is ``(atom, key)``, the JSON's
 ``keys``) names its parameters typed, as type-1's keys do (``("a", 0)``; :mod:`identcheck.parse.param_ids`):
@@ -37,13 +37,13 @@ import numpy as np
 import sympy as sp
 from numpy.exceptions import ComplexWarning
 
+from ..errors import IdentcheckError
+from ..parse.expert import ORDER_WORDS, Expert
+from ..parse.grammar import lambdify_modules
+from ..parse.param_ids import parameter_ids, symbol_name
 from .compile import CompiledTerms, arb_precision
-from .errors import IdentcheckError
-from .parse.expert import ORDER_WORDS, Expert
-from .parse.grammar import lambdify_modules
-from .parse.param_ids import parameter_ids, symbol_name
 from .probes import Probe, exact
-from .set_recipes import Derivatives, Product, SetRecipe, XMultiplied, build
+from .recipes import Derivatives, Product, SetRecipe, XMultiplied, build
 
 __all__ = ["D2", "S1", "S2", "S3", "SETS", "Atom", "Member", "MemberSet", "SetEvaluator", "expert_probes", "member_set"]
 
@@ -100,7 +100,7 @@ class MemberSet:
 
 
 def member_set(expert: Expert, recipe: SetRecipe | str, h: str = "h") -> MemberSet:
-    """The members of ``recipe`` (a :class:`~identcheck.set_recipes.SetRecipe`, or the name of one of
+    """The members of ``recipe`` (a :class:`~identcheck.terms.recipes.SetRecipe`, or the name of one of
     :data:`SETS`: "S1", "S2", "S3", "D2") for ``expert``; ``h``: its name in labels."""
     if isinstance(recipe, str):
         if recipe not in SETS:
@@ -117,7 +117,7 @@ def member_set(expert: Expert, recipe: SetRecipe | str, h: str = "h") -> MemberS
 class SetEvaluator:
     """A set's columns at points and atoms: the members compiled once (:class:`CompiledTerms`,
     no φ placeholders), then the shared constant columns (value 1). The interface of
-    :class:`~identcheck.compile.CompiledTerms` that :class:`~identcheck.conditions.base.ProbeMatrix` uses."""
+    :class:`~identcheck.terms.compile.CompiledTerms` that :class:`~identcheck.conditions.base.ProbeMatrix` uses."""
 
     def __init__(self, member_set: MemberSet, expert: Expert):
         self.inner = CompiledTerms(member_set.exprs, expert.x, expert.params)
@@ -143,7 +143,7 @@ class SetEvaluator:
 class Atom:
     """One atom θ_i: exact values aligned with the expert's flat parameters (``labels``).
 
-    The component type of the expert conditions' probes (:class:`~identcheck.probes.Probe`): no
+    The component type of the expert conditions' probes (:class:`~identcheck.terms.probes.Probe`): no
     (A.1)–(A.5) here (they are the HMoE paper's); the DeepSeekMoE sets are for distinct atoms,
     which every probe's atoms are by construction (:func:`expert_probes`)."""
 

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import sympy as sp
 
-from .errors import IdentcheckError
+from ..errors import IdentcheckError
 
 __all__ = [
     "ASSUMPTIONS",
@@ -122,7 +122,7 @@ class Probe:
     ``assumptions`` (the tags of (A.1)–(A.5) it satisfies) and ``violations`` ((tag, why) for
     the others) are computed from the components by their type (:func:`assumptions_of`). A
     component type — :class:`Component`, :class:`HeadConfig`, a condition's own (the DeepSeekMoE
-    atoms, :class:`~identcheck.expert_sets.Atom`) — supplies ``assumptions_of(family)``,
+    atoms, :class:`~identcheck.terms.expert_sets.Atom`) — supplies ``assumptions_of(family)``,
     ``to_dict()`` and ``from_dict(data)`` (exact: rationals as text), and ``l1`` (a bound on the
     inner argument |aᵀx| over x in [−1, 1]^d: the driver checks φ's domain up to the largest); a
     condition names the type its probes hold (``Condition.component``) and a certificate's probe
