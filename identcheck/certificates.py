@@ -27,11 +27,11 @@ import flint
 import numpy as np
 from sympy import Rational
 
-from .certify import recover_relations
 from .errors import IdentcheckError
 from .evidence import Certificate, CertificateKind
+from .families.proofs import recover_relations
+from .families.relations import tied_components
 from .interval import IntervalCertificate, approximate_inverse_test, certify_full_column_rank
-from .relations import tied_components
 from .results import Relation
 from .util.budget import Outcome
 

@@ -23,8 +23,8 @@ from .certificates import certify_probe
 from .conditions import CONDITIONS, Condition, unknown_condition
 from .errors import IdentcheckError
 from .evidence import Certificate, CertificateKind, Evidence, Verdict
+from .families.relations import NULL_SPACE_TOLERANCE
 from .rank import DEFAULT_LADDER, decide_rank, rule_tolerances
-from .relations import NULL_SPACE_TOLERANCE
 from .results import CheckResult, ProbeResult
 from .util.budget import CERTIFY_POOL_SECONDS, POOL_SECONDS, pool
 from .util.environment import environment

@@ -39,7 +39,7 @@ from typing import Callable, Sequence
 import flint
 import numpy as np
 
-from .echelon import pivoted_rows
+from .families.echelon import pivoted_rows
 from .terms.compile import arb_precision
 
 __all__ = [

@@ -35,9 +35,9 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-from .certify import is_exact_zero
 from .errors import IdentcheckError
 from .families import phi_properties
+from .families.proofs import is_exact_zero
 from .parse.activation import Z, parse_activation
 from .terms.type1 import MAX_DIM, phi_placeholder, substitute_phi
 from .util.markdown import proof_markdown

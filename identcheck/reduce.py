@@ -11,7 +11,7 @@ whatever φ is, which says nothing about φ. So, per probe:
    is the number of φ-independent relations there;
 2. a basis of the group is kept — the *earliest* columns in term order that are independent:
    column j is dropped when it is a combination of the columns before it: the pivots of the
-   null space's reduced echelon form in term order (:func:`~identcheck.echelon.dependent_columns`).
+   null space's reduced echelon form in term order (:func:`~identcheck.families.echelon.dependent_columns`).
    The choice is canonical: the same columns on every machine,
    where a column-pivoted QR broke near-ties of equal-norm columns by rounding (tanh type-2 kept
    ∂²u[1,2]/∂M_22∂a_2 on one machine and ∂u[1,2]/∂M_22 on another). Should the elimination not
@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import flint
 import numpy as np
 
-from .echelon import dependent_columns, pivoted_rows
+from .families.echelon import dependent_columns, pivoted_rows
 from .rank import decide_rank
 
 __all__ = ["Reduction", "reduce_groups", "sub_gram"]

@@ -6,15 +6,15 @@ component by component, labelled ``label[c]`` when C > 1 and keyed ``(c, derivat
 ``derivative`` the term's typed variables, in parameter order, e.g. ``(("M", 0, 0), ("a", 0))`` for
 ∂²ū/∂M11∂a1, :attr:`~identcheck.terms.type1.Term.key`; ``()`` for ū). A null space is read against the
 relation families φ satisfies (:mod:`~identcheck.families`; the ``ode`` family only where the named
-ones leave some of it unexplained); relations are proved with sympy (:mod:`~identcheck.certify`).
+ones leave some of it unexplained); relations are proved with sympy (:mod:`~identcheck.families.proofs`).
 """
 
 from __future__ import annotations
 
-from ..certify import prove_relation
 from ..families import ode_templates_for, phi_properties, templates_for
+from ..families.proofs import prove_relation
+from ..families.relations import explain_null_space
 from ..rank import DEFAULT_LADDER
-from ..relations import explain_null_space
 from ..scope import SETTING_I
 from ..terms.compile import compile_terms
 from ..terms.probes import default_probes

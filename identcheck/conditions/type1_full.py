@@ -47,7 +47,7 @@ from functools import lru_cache
 
 import sympy as sp
 
-from ..certify import prove_relation
+from ..families.proofs import prove_relation
 from ..rank import DEFAULT_LADDER
 from ..scope import SETTING_I_FULL
 from ..terms.compile import CompiledTerms

@@ -24,10 +24,10 @@ from functools import lru_cache
 import flint
 
 from ..evidence import Verdict
+from ..families.relations import explain_null_space
 from ..families.type2 import prover, templates
 from ..rank import DEFAULT_LADDER, RankDecision, raw_gram
 from ..reduce import reduce_groups
-from ..relations import explain_null_space
 from ..scope import SETTING_II
 from ..terms.compile import CompiledTerms, arb_precision, phi_functions
 from ..terms.probes import HeadConfig, head_probes

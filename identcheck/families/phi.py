@@ -3,7 +3,7 @@
 zφ'' ≡ 0 (zero second derivative), zφ' = kφ (Euler/homogeneity), φ'' = cφ (heat type),
 φ'' = c·z·φ' (Gaussian type), φ(−z) = sφ(z) + q(z) with q a polynomial (symmetry), φ a
 polynomial (its degree): read by the type-1 and type-2 families (:mod:`.type1`, :mod:`.type2`),
-by the certificates (:mod:`identcheck.certify`) and by the symbolic proofs (:mod:`identcheck.pde`).
+by the certificates (:mod:`identcheck.families.proofs`) and by the symbolic proofs (:mod:`identcheck.pde`).
 A numeric screen at fixed points settles "clearly not" before ``simplify`` runs; every check runs
 under the budget of :mod:`identcheck.util.budget`.
 """

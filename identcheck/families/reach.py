@@ -1,6 +1,6 @@
 """Relations among an expert's set members on one probe: found, proved, and classified by reach.
 
-A dependent probe's null space is read by :func:`~identcheck.relations.explain_null_space`: the
+A dependent probe's null space is read by :func:`~identcheck.families.relations.explain_null_space`: the
 members that coincide (a zero member; two members with a constant ratio, found from the float64
 columns and read as an exact rational) are offered as templates, the rest is reported in the
 canonical echelon form with exact rational coefficients where they exist. Every relation with
@@ -40,11 +40,11 @@ from fractions import Fraction
 import numpy as np
 import sympy as sp
 
-from ..relations import explain_null_space
 from ..results import Relation
 from ..util.budget import Outcome, run
 from . import constant, homogeneity, symmetry, xmultiplied
 from .base import structure
+from .relations import explain_null_space
 
 __all__ = ["ExpertRelation", "ProbeAlgebra", "REACH_TEMPLATE", "REACH_EXPERT"]
 

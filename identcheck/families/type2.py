@@ -25,7 +25,6 @@ from functools import lru_cache
 import numpy as np
 import sympy as sp
 
-from ..certify import is_exact_zero
 from ..terms.type1 import substitute_phi
 from ..terms.type2 import on_channel
 from ..util.budget import PROOF_SECONDS, Outcome, run
@@ -33,6 +32,7 @@ from . import homogeneity, symmetry, zero_second
 from .base import Template
 from .homogeneity import apply_euler, euler_parts
 from .phi import phi_properties
+from .proofs import is_exact_zero
 from .symmetry import apply_parity
 
 __all__ = ["apply_euler", "apply_parity", "prover", "templates"]

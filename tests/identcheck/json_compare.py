@@ -19,13 +19,13 @@ the value comes from:
   on one kernel, 1.4e-71 on another).
   A change of a value by more than this — a different margin, a different rational, a different
   digit count — turns the test red.
-- **Relations** are canonical (identcheck/echelon.py: the reduced echelon basis of a null
+- **Relations** are canonical (identcheck/families/echelon.py: the reduced echelon basis of a null
   space in term order, for raw relations, a certificate's recovered relations and type-2's
   kept columns), so they are compared one by one: labels, texts and exact rationals exactly;
   the float coefficients of a relation without exact ones (``exact`` null: not rational) with
   ``NULL_VECTOR_TOL``·max(1, |c|), 1e-6 — the accuracy of a float64 null vector that
   identcheck itself assumes when it recognises a template in a null space
-  (:data:`identcheck.relations.IN_NULL_SPACE`) — and their six-digit ``text`` not at all; their
+  (:data:`identcheck.families.relations.IN_NULL_SPACE`) — and their six-digit ``text`` not at all; their
   structural ``keys`` (schema 3) exactly. A relation list is found by its key wherever it sits
   (type-2's ``phi_free_relations`` is in a probe's ``details``).
   (Before the echelon form, another LAPACK returned another basis of the same null space:

@@ -10,7 +10,7 @@ import sympy as sp
 
 import identcheck.conditions.type1 as type1_condition
 from identcheck import check, default_probes, parse_activation, type1_term_set
-from identcheck.certify import prove_relation
+from identcheck.families.proofs import prove_relation
 from identcheck.util.budget import Outcome, budget_available, pool, pool_remaining, run
 
 Z = sp.Symbol("z")

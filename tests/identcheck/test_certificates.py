@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from identcheck import check
-from identcheck.certify import prove_relation, recover_relations
 from identcheck.errors import IdentcheckError
+from identcheck.families.proofs import prove_relation, recover_relations
 from identcheck.rank import decide_rank
 from identcheck.replay import replay
 

@@ -5,7 +5,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from identcheck import default_probes, parse_activation
-from identcheck.certify import (
+from identcheck.families import templates_for
+from identcheck.families.proofs import (
     Hypotheses,
     _exact_zero,
     apply_hypotheses,
@@ -13,7 +14,6 @@ from identcheck.certify import (
     prove_relation,
     relation_expression,
 )
-from identcheck.families import templates_for
 
 
 def _euler_template(term_set, phi="z"):

@@ -4,10 +4,10 @@ import pytest
 import sympy as sp
 
 from identcheck import default_probes, parse_activation
-from identcheck.certify import prove_relation
 from identcheck.check import check
 from identcheck.families import at_zero, gaussian, heat, phi_properties, polynomial, templates_for, zero_second
 from identcheck.families.base import structure
+from identcheck.families.proofs import prove_relation
 from identcheck.families.reach import REACH_EXPERT, REACH_TEMPLATE, ProbeAlgebra
 from identcheck.parse.activation import Z
 from identcheck.parse.expert import parse_expert

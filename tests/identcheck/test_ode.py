@@ -173,7 +173,7 @@ def test_a_coupling_of_experts_is_exact_and_says_which():
 
 def test_the_prover_rejects_a_perturbed_ode_relation(term_set_2d):
     from identcheck import default_probes
-    from identcheck.certify import prove_relation
+    from identcheck.families.proofs import prove_relation
 
     act = parse_activation("gelu(z)")
     probe = next(p for p in default_probes(2) if p.name == "random single")

@@ -1,4 +1,4 @@
-"""Canonical bases of null spaces (identcheck.echelon) and the type-2 reduction that keeps the earliest
+"""Canonical bases of null spaces (identcheck.families.echelon) and the type-2 reduction that keeps the earliest
 independent columns of each group."""
 
 import numpy as np
@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.linalg import null_space
 
-from identcheck.echelon import dependent_columns, echelon_basis
+from identcheck.families.echelon import dependent_columns, echelon_basis
 
 
 def dependent_set(null_space, nullity):
@@ -110,7 +110,7 @@ def test_pivoted_rows_are_lapacks_column_pivots(seed, n, m):
     (random rows: no ties)."""
     import scipy.linalg
 
-    from identcheck.echelon import pivoted_rows
+    from identcheck.families.echelon import pivoted_rows
 
     matrix = np.random.default_rng(seed).normal(size=(n, m))
     count = min(n, m)

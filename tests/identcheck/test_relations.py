@@ -6,7 +6,7 @@ import numpy as np
 import sympy as sp
 
 from identcheck import check
-from identcheck.relations import _rationals
+from identcheck.families.relations import _rationals
 
 
 def test_a_rational_is_read_and_an_irrational_is_not():

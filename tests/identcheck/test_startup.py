@@ -42,7 +42,7 @@ def test_nothing_heavy_loads_before_a_command_needs_it(code):
 
 def test_a_command_loads_what_it_needs_and_no_more():
     """The check needs sympy, numpy and python-flint; not scipy (its pivoted QR was replaced by
-    identcheck.echelon.pivoted_rows), not the optimizer, not matplotlib. (Also shows the probe sees imports: the
+    identcheck.families.echelon.pivoted_rows), not the optimizer, not matplotlib. (Also shows the probe sees imports: the
     lists above are empty because nothing loaded.)"""
     code = (
         "from identcheck.cli import main\nimport contextlib, io\n"

@@ -11,8 +11,8 @@ Everything here uses the package's public pieces only: :class:`~identcheck.condi
 and :class:`~identcheck.conditions.base.ProbeMatrix`, :class:`~identcheck.terms.compile.CompiledTerms` with
 φ's placeholders (:func:`~identcheck.terms.type1.phi_placeholder`), :class:`~identcheck.terms.probes.Component`
 and :class:`~identcheck.terms.probes.Probe` (its component type: the condition's default), the null-space
-reading (:func:`~identcheck.relations.explain_null_space`) with a template
-(:class:`~identcheck.families.base.Template`) and the exact proof (:func:`~identcheck.certify.is_exact_zero`).
+reading (:func:`~identcheck.families.relations.explain_null_space`) with a template
+(:class:`~identcheck.families.base.Template`) and the exact proof (:func:`~identcheck.families.proofs.is_exact_zero`).
 Registering it is one line: ``CONDITIONS["toy"] = Toy``.
 """
 
@@ -23,11 +23,11 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
-from identcheck.certify import is_exact_zero
 from identcheck.conditions.base import Condition, ProbeMatrix
 from identcheck.families.base import Template
+from identcheck.families.proofs import is_exact_zero
+from identcheck.families.relations import explain_null_space
 from identcheck.rank import DEFAULT_LADDER
-from identcheck.relations import explain_null_space
 from identcheck.scope import Scope
 from identcheck.terms.compile import CompiledTerms
 from identcheck.terms.probes import Component, Probe

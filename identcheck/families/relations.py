@@ -31,10 +31,10 @@ from fractions import Fraction
 import numpy as np
 import sympy as sp
 
+from ..evidence import Tolerance
+from ..results import Relation
+from ..util.budget import Outcome
 from .echelon import echelon_basis
-from .evidence import Tolerance
-from .results import Relation
-from .util.budget import Outcome
 
 __all__ = ["explain_null_space", "tied_components", "IN_NULL_SPACE", "NULL_SPACE_TOLERANCE"]
 

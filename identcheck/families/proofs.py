@@ -33,13 +33,13 @@ import flint
 import numpy as np
 import sympy as sp
 
+from ..parse.activation import Z
+from ..terms.compile import arb_precision
+from ..terms.type1 import TermSet, _PhiDerivative, phi_placeholder, substitute_phi
+from ..util.budget import PROOF_SECONDS, Outcome, run
+from . import ODE, phi_properties
 from .echelon import dependent_columns, pivoted_rows
-from .families import ODE, phi_properties
-from .families.ode import phi_odes
-from .parse.activation import Z
-from .terms.compile import arb_precision
-from .terms.type1 import TermSet, _PhiDerivative, phi_placeholder, substitute_phi
-from .util.budget import PROOF_SECONDS, Outcome, run
+from .ode import phi_odes
 
 __all__ = [
     "Hypotheses",
