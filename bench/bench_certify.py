@@ -23,9 +23,9 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
 from identcheck import check  # noqa: E402
-from identcheck.certificates import certify_probe  # noqa: E402
 from identcheck.check import make_condition  # noqa: E402
-from identcheck.rank import decide_rank  # noqa: E402
+from identcheck.rank.certificates import certify_probe  # noqa: E402
+from identcheck.rank.rule import decide_rank  # noqa: E402
 
 PHIS = ["z", "exp(z)", "sigmoid(z + 1)", "tanh(z) + z/10", "gelu(z + 1)"]
 

@@ -19,12 +19,12 @@ from typing import Mapping
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from .certificates import certify_probe
 from .conditions import CONDITIONS, Condition, unknown_condition
 from .errors import IdentcheckError
 from .evidence import Certificate, CertificateKind, Evidence, Verdict
 from .families.relations import NULL_SPACE_TOLERANCE
-from .rank import DEFAULT_LADDER, decide_rank, rule_tolerances
+from .rank.certificates import certify_probe
+from .rank.rule import DEFAULT_LADDER, decide_rank, rule_tolerances
 from .results import CheckResult, ProbeResult
 from .util.budget import CERTIFY_POOL_SECONDS, POOL_SECONDS, pool
 from .util.environment import environment

@@ -44,7 +44,7 @@ class CertificateDetail(Protocol):
 
 class RankProof(Protocol):
     """What a rank decision's proof of full column rank offers a result (an
-    :class:`~identcheck.interval.IntervalCertificate`, above this module: the protocol keeps
+    :class:`~identcheck.rank.interval.IntervalCertificate`, above this module: the protocol keeps
     :attr:`~identcheck.results.ProbeResult.rank_proof`'s annotation on the ground floor)."""
 
     def to_dict(self) -> dict: ...
@@ -55,9 +55,9 @@ class Certificate:
     """What a probe's outcome rests on beyond numerics (:mod:`certificates`).
 
     ``kind`` is None when nothing could be certified; ``detail`` then says why (a string, or a
-    record with ``why_not``). The records are :class:`~identcheck.certificates.IntervalDetail`
-    (what :func:`~identcheck.certificates.replay` needs: the sample points (float64 hex), columns,
-    column scaling, precision and bounds) and :class:`~identcheck.certificates.RelationsDetail`
+    record with ``why_not``). The records are :class:`~identcheck.rank.certificates.IntervalDetail`
+    (what :func:`~identcheck.rank.certificates.replay` needs: the sample points (float64 hex), columns,
+    column scaling, precision and bounds) and :class:`~identcheck.rank.certificates.RelationsDetail`
     (the exact relations); each has ``brief()`` and ``to_dict()`` (schema 1).
     """
 

@@ -20,8 +20,8 @@ from .catalog import CATALOG
 from .check import check, make_condition
 from .conditions.type1_full import head_terms
 from .families import ODE
-from .rank import decide_rank
-from .reduce import sub_gram
+from .rank.reduce import sub_gram
+from .rank.rule import decide_rank
 from .util.interrupts import Interrupted, answer_interrupt, interrupts, signal_of
 from .util.pool import WorkerPool
 

@@ -1,5 +1,5 @@
 """Replay a certificate from a check's JSON (``identcheck check --certify --json``): the entry point
-that finds the condition by name, above the conditions (:mod:`identcheck.certificates` is below
+that finds the condition by name, above the conditions (:mod:`identcheck.rank.certificates` is below
 them and knows none).
 
 >>> from identcheck.replay import replay
@@ -10,14 +10,14 @@ The condition is rebuilt from the JSON (``Condition.from_json``: φ — its ``ex
 expert, d, the seed, its options), the probe through the condition (``Condition.probe_from_json``:
 its component type reads the parameters exactly). Before any arithmetic the record is checked
 against what the probe *claims*, rebuilt from the condition and never read from the record
-(:func:`~identcheck.certificates.claim_mismatch`): the condition must have a probe of that name
+(:func:`~identcheck.rank.certificates.claim_mismatch`): the condition must have a probe of that name
 with exactly the recorded components; an independent probe (``dependent: false``, nullity 0)
 needs a minor on exactly all the columns its rank decision judged (``condition.matrix``), a
 dependent one of nullity k its k recorded relations — each proved identically zero again by the
 condition's sympy prover, each with a pivot (its first column) no other relation uses — and a
 minor on exactly the other columns (the ``rest_certificate``); the minor's rows must be distinct
 sample points of the probe, the recorded points exactly those. Only then is the interval test
-repeated (:func:`~identcheck.certificates.replay_interval`). A record that fits no claim is not
+repeated (:func:`~identcheck.rank.certificates.replay_interval`). A record that fits no claim is not
 replayed (``proved`` False, ``reason`` why; exit 1 from the command); one that cannot be read
 against its probe is malformed (an IdentcheckError, exit 2). A condition registered at run time
 (``CONDITIONS["toy"] = Toy``) replays the same way.
@@ -56,11 +56,11 @@ import json
 import math
 from functools import lru_cache
 
-from .certificates import IntervalDetail, dependence_mismatch, replay_interval
 from .conditions import CONDITIONS
 from .errors import IdentcheckError
 from .evidence import CertificateKind
-from .interval import MAX_DIGITS
+from .rank.certificates import IntervalDetail, dependence_mismatch, replay_interval
+from .rank.interval import MAX_DIGITS
 
 __all__ = ["REPLAY_SCHEMA", "condition_of", "interval_record", "load_results", "replay", "replay_file", "replay_text"]
 
@@ -269,7 +269,7 @@ def _witness_gap(result: dict, replays: list[dict]) -> list[dict]:
     """A failed record (kind ``verdict``) when a ``not identifiable``/``proof`` verdict's witness is missing,
     not a counted probe of the condition, recorded independent, or not proved dependent again: through
     its replay (``replays``, those of ``result``) when it has a rest certificate, else by its recorded
-    exact relations proved again (:func:`~identcheck.certificates.dependence_mismatch`)."""
+    exact relations proved again (:func:`~identcheck.rank.certificates.dependence_mismatch`)."""
     if result.get("verdict") != "not identifiable" or result.get("evidence") != "proof":
         return []
     condition, witness = condition_of(result), result.get("witness")

@@ -218,8 +218,8 @@ class ProbeResult:
 
     ``tolerances``: the rank decision's thresholds on this matrix; ``unsettled``: the matrix's reason
     why its decision could not be the outcome (None when it could); the JSON lists neither.
-    ``rank_proof``: the rank decision's proof of full column rank (:mod:`~identcheck.rank`, an
-    :class:`~identcheck.interval.IntervalCertificate`) when it settled the probe; in the JSON as an
+    ``rank_proof``: the rank decision's proof of full column rank (:mod:`~identcheck.rank.rule`, an
+    :class:`~identcheck.rank.interval.IntervalCertificate`) when it settled the probe; in the JSON as an
     interval record without the points. ``details``: what only the condition knows (its ``extras``
     hook), e.g. type-2's ``literal_dependent`` and ``phi_free_relations``; in the JSON as ``"details"``.
     """

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..errors import IdentcheckError
 from ..parse.activation import Activation, parse_activation
-from ..rank import DEFAULT_LADDER, raw_gram, unresolved_columns
+from ..rank.rule import DEFAULT_LADDER, raw_gram, unresolved_columns
 from ..scope import Scope
 from ..terms.probes import Component, Probe
 
@@ -107,7 +107,7 @@ class ProbeMatrix:
         return self.compiled.arb(self.points[list(rows)], self.parameters, self.activation, digits, keep=False)
 
     def gram(self, digits: int):
-        """AᵀA at ``digits`` digits, for :func:`~identcheck.rank.decide_rank`; when columns are not
+        """AᵀA at ``digits`` digits, for :func:`~identcheck.rank.rule.decide_rank`; when columns are not
         resolved there, ``note`` and ``unsettled`` say so (the last, highest precision asked counts)."""
         raw = raw_gram(self.arb(digits), digits)
         self.note = self.unsettled = resolution_note(raw, digits, self.labels)
@@ -235,7 +235,7 @@ class Condition(ABC):
         return Probe(name, tuple(self.component.from_dict(c) for c in components))
 
     def full_matrix(self, probe, points: np.ndarray) -> ProbeMatrix:
-        """The probe's full column list at given points (:func:`~identcheck.certificates.replay`)."""
+        """The probe's full column list at given points (:func:`~identcheck.rank.certificates.replay`)."""
         raise NotImplementedError(f"condition {self.name!r} cannot replay certificates")
 
     @abstractmethod

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from ..errors import IdentcheckError
 from ..families.reach import REACH_EXPERT, REACH_TEMPLATE, ProbeAlgebra
 from ..parse.expert import parse_expert
-from ..rank import DEFAULT_LADDER
+from ..rank.rule import DEFAULT_LADDER
 from ..scope import Scope
 from ..terms.expert_sets import D2, S1, S2, S3, Atom, SetEvaluator, check_members_finite, expert_probes, member_set
 from ..terms.probes import Probe

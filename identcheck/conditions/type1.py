@@ -14,7 +14,7 @@ from __future__ import annotations
 from ..families import ode_templates_for, phi_properties, templates_for
 from ..families.proofs import prove_relation
 from ..families.relations import explain_null_space
-from ..rank import DEFAULT_LADDER
+from ..rank.rule import DEFAULT_LADDER
 from ..scope import SETTING_I
 from ..terms.compile import compile_terms
 from ..terms.probes import default_probes

@@ -48,7 +48,7 @@ from functools import lru_cache
 import sympy as sp
 
 from ..families.proofs import prove_relation
-from ..rank import DEFAULT_LADDER
+from ..rank.rule import DEFAULT_LADDER
 from ..scope import SETTING_I_FULL
 from ..terms.compile import CompiledTerms
 from ..terms.merge import merge_proportional

@@ -2,7 +2,7 @@
 
 Per probe (a head configuration, :func:`~identcheck.terms.probes.head_probes`): the full set's
 collocation matrix A and the matrix F of its φ-free factors are evaluated at
-n = ``points_per_term`` × (number of terms) points; :mod:`~identcheck.reduce` finds the
+n = ``points_per_term`` × (number of terms) points; :mod:`~identcheck.rank.reduce` finds the
 relations that hold for every φ, group by group, and keeps a basis of each group; the *reduced*
 decision — the one that says something about φ — is the rank of A on the kept columns, so the
 probe's :class:`ProbeMatrix` is A restricted to them. The verdict is the reduced one. The
@@ -26,8 +26,8 @@ import flint
 from ..evidence import Verdict
 from ..families.relations import explain_null_space
 from ..families.type2 import prover, templates
-from ..rank import DEFAULT_LADDER, RankDecision, raw_gram
-from ..reduce import reduce_groups
+from ..rank.reduce import reduce_groups
+from ..rank.rule import DEFAULT_LADDER, RankDecision, raw_gram
 from ..scope import SETTING_II
 from ..terms.compile import CompiledTerms, arb_precision, phi_functions
 from ..terms.probes import HeadConfig, head_probes

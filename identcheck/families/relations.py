@@ -1,6 +1,6 @@
 """Read a numerical null space as relations between labelled terms.
 
-Given the null space N found by :func:`~identcheck.rank.decide_rank` (nullity k) and the
+Given the null space N found by :func:`~identcheck.rank.rule.decide_rank` (nullity k) and the
 templates of the known families (:mod:`families`), all in column-scaled coordinates:
 
 1. a template t is **recognised** when it lies in the null space:
@@ -18,7 +18,7 @@ templates of the known families (:mod:`families`), all in column-scaled coordina
    check's sympy budget goes to the templates (a raw relation is often a family no template
    knows, whose proofs time out: erf's type-2 relations spent a whole check's budget). With
    ``--certify`` the certificate recovers these same relations at 120 digits (the same echelon
-   pivots) and proves them (:func:`~identcheck.certificates.certify_probe`). Otherwise a raw
+   pivots) and proves them (:func:`~identcheck.rank.certificates.certify_probe`). Otherwise a raw
    relation is printed with float coefficients.
 
 Kept templates are proved with sympy (:mod:`certify`).

@@ -29,7 +29,7 @@ from ..check import decide_probe, make_condition, run, verdict_of
 from ..conditions import CONDITIONS, Condition, unknown_condition
 from ..errors import IdentcheckError
 from ..evidence import Evidence, Verdict
-from ..rank import DEFAULT_LADDER
+from ..rank.rule import DEFAULT_LADDER
 from .expert import symbolic_witness
 from .params import split_params
 from .report import Bracket, ExceptionalPoint, GridValue, ProbeMargin

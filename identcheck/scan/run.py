@@ -5,7 +5,7 @@ for an expert condition (deepseek-shared, -routed, -weak) — any registered con
 value's condition is the one :func:`~identcheck.check.check` sets up at that exact p
 (:class:`~identcheck.scan.family.Family`), for φ made fast (:class:`~identcheck.scan.phi.PhiFamily`:
 term set, probes and compiled terms built once, only φ's placeholders F_m(aᵀx, p) rebound). Per
-value every probe is decided with the rank rule of :func:`~identcheck.rank.decide_rank`
+value every probe is decided with the rank rule of :func:`~identcheck.rank.rule.decide_rank`
 unchanged (float64; where borderline, a proof of full rank at 60 digits when float64 sees a value
 above its rounding floor, else 30/60/120 digits, with the exact rational p); a value where the
 expression is not valid (φ's domain check, an expert's members not finite) is reported with its
@@ -80,7 +80,7 @@ def scan(
     width : number, optional
         Bisection stops when a bracket is this narrow (default (hi − lo)/10⁴ of its axis).
     certify : bool
-        Certify the exact checks at simple numbers (:mod:`~identcheck.certificates`).
+        Certify the exact checks at simple numbers (:mod:`~identcheck.rank.certificates`).
     jobs : int
         Worker processes for the grid and the bisections (1: in this process).
     progress : callable, optional

@@ -40,7 +40,7 @@ the value comes from:
   compared by what does not depend on those choices — the keys, ``proved``, ``method``, the
   minor's size — and by what makes them a proof (``residual_bound < 1`` and
   ``sigma_min_lower_bound > 0`` when proved); the golden test also replays every fresh
-  interval certificate (:func:`identcheck.certificates.replay`).
+  interval certificate (:func:`identcheck.rank.certificates.replay`).
 - ``environment`` (the versions and BLAS that computed the result) differs between machines
   by design: only its keys are compared.
 - A probe's ``relation`` (its first relation's terms) like the terms of a relation without

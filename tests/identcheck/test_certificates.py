@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from identcheck import check
 from identcheck.errors import IdentcheckError
 from identcheck.families.proofs import prove_relation, recover_relations
-from identcheck.rank import decide_rank
+from identcheck.rank.rule import decide_rank
 from identcheck.replay import replay
 
 from .conftest import probe_matrix

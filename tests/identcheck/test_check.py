@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from identcheck import IdentcheckError, check, default_probes, parse_activation, type1_term_set
-from identcheck.rank import decide_rank
+from identcheck.rank.rule import decide_rank
 from identcheck.terms.compile import arb_precision, compile_terms
 
 

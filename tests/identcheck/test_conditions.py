@@ -12,12 +12,12 @@ import sympy as sp
 
 from identcheck import CONDITIONS, Certificate, CertificateKind, IdentcheckError, Verdict, check, parse_activation
 from identcheck.catalog import catalog_rows
-from identcheck.certificates import IntervalDetail
 from identcheck.check import make_condition
 from identcheck.conditions.type1 import Type1
 from identcheck.families.type2 import templates
-from identcheck.interval import IntervalCertificate
 from identcheck.parse.activation import parse_param
+from identcheck.rank.certificates import IntervalDetail
+from identcheck.rank.interval import IntervalCertificate
 from identcheck.terms.probes import head_probes
 from identcheck.terms.type2 import type2_term_set
 from identcheck.util.progress import StatusLine

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from identcheck.interval import (
+from identcheck.rank.interval import (
     _frobenius_upper,
     approximate_inverse_test,
     certify_full_column_rank,

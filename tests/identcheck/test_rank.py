@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from identcheck import rank
-from identcheck.rank import decide_rank, raw_gram, unresolved_columns
+from identcheck.rank.rule import decide_rank, raw_gram, unresolved_columns
 from identcheck.terms.compile import arb_precision
 
 

@@ -27,7 +27,7 @@ from identcheck.conditions.base import Condition, ProbeMatrix
 from identcheck.families.base import Template
 from identcheck.families.proofs import is_exact_zero
 from identcheck.families.relations import explain_null_space
-from identcheck.rank import DEFAULT_LADDER
+from identcheck.rank.rule import DEFAULT_LADDER
 from identcheck.scope import Scope
 from identcheck.terms.compile import CompiledTerms
 from identcheck.terms.probes import Component, Probe

@@ -27,13 +27,13 @@ import flint
 import numpy as np
 from sympy import Rational
 
-from .errors import IdentcheckError
-from .evidence import Certificate, CertificateKind
-from .families.proofs import recover_relations
-from .families.relations import tied_components
+from ..errors import IdentcheckError
+from ..evidence import Certificate, CertificateKind
+from ..families.proofs import recover_relations
+from ..families.relations import tied_components
+from ..results import Relation
+from ..util.budget import Outcome
 from .interval import IntervalCertificate, approximate_inverse_test, certify_full_column_rank
-from .results import Relation
-from .util.budget import Outcome
 
 __all__ = [
     "IntervalDetail",
@@ -50,7 +50,7 @@ RECOVERED = "rational relation recovered from a 120-digit null space, proved ide
 
 @dataclass(frozen=True, slots=True)
 class IntervalDetail:
-    """An interval certificate as recorded: the test's outcome (:class:`~identcheck.interval.IntervalCertificate`)
+    """An interval certificate as recorded: the test's outcome (:class:`~identcheck.rank.interval.IntervalCertificate`)
     and what :func:`replay_interval` needs besides — the minor's sample points (float64 hex, exact) and its
     columns' positions in the probe's full column list."""
 

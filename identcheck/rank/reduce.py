@@ -7,7 +7,7 @@ appears this way, three times per channel at d = 2). Taken literally, the set is
 whatever φ is, which says nothing about φ. So, per probe:
 
 1. each group's φ-free factor matrix goes through the same rank decision
-   (:func:`~identcheck.rank.decide_rank`, with higher precision where borderline): its nullity
+   (:func:`~identcheck.rank.rule.decide_rank`, with higher precision where borderline): its nullity
    is the number of φ-independent relations there;
 2. a basis of the group is kept — the *earliest* columns in term order that are independent:
    column j is dropped when it is a combination of the columns before it: the pivots of the
@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 import flint
 import numpy as np
 
-from .families.echelon import dependent_columns, pivoted_rows
-from .rank import decide_rank
+from ..families.echelon import dependent_columns, pivoted_rows
+from .rule import decide_rank
 
 __all__ = ["Reduction", "reduce_groups", "sub_gram"]
 

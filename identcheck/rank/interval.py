@@ -39,8 +39,8 @@ from typing import Callable, Sequence
 import flint
 import numpy as np
 
-from .families.echelon import pivoted_rows
-from .terms.compile import arb_precision
+from ..families.echelon import pivoted_rows
+from ..terms.compile import arb_precision
 
 __all__ = [
     "IntervalCertificate",

@@ -40,9 +40,9 @@ The rule, with its named tolerances (recorded in every :class:`RankDecision`):
    land below it, at ≤ 6.3e-16; one landing above it only costs the attempt, and an independence
    below it climbs the ladder as before) and the caller can
    evaluate rows in arb, the matrix's full column rank is first tried by proof: the
-   approximate-inverse test of :mod:`~identcheck.interval` on a square minor, in ball arithmetic,
+   approximate-inverse test of :mod:`~identcheck.rank.interval` on a square minor, in ball arithmetic,
    once, at 2p digits for the first rung p whose 2p covers what float64's value says is lost to
-   conditioning (:func:`~identcheck.interval.start_digits`): 60 digits with the default ladder —
+   conditioning (:func:`~identcheck.rank.interval.start_digits`): 60 digits with the default ladder —
    the first rung's working precision (the ladder *evaluates* at 120). Proved ⇒ *independent*,
    settled at that precision (``precision_digits`` is then the proof's working precision, not a
    rung); the smallest singular value recorded is float64's (accurate to about eps·s_1 absolute,
@@ -76,9 +76,9 @@ from typing import Callable
 import flint
 import numpy as np
 
-from .evidence import Tolerance
+from ..evidence import Tolerance
+from ..terms.compile import arb_precision
 from .interval import IntervalCertificate, certify_full_column_rank, start_digits
-from .terms.compile import arb_precision
 
 __all__ = ["RankDecision", "decide_rank", "raw_gram", "rule_tolerances", "unresolved_columns", "DEFAULT_LADDER"]
 
