@@ -34,7 +34,7 @@ REFERENCE = "7b477aa"
 
 RUN = r"""
 import json, resource, sys, time
-from identcheck.catalog import catalog_rows
+from identcheck.catalog.activations import catalog_rows
 jobs = int(sys.argv[1])
 t, c = time.perf_counter(), time.process_time()
 rows = catalog_rows(jobs=jobs)
@@ -46,7 +46,7 @@ print(json.dumps({"wall": wall, "cpu": cpu, "rows": rows}))
 
 PROFILE = r"""
 import cProfile, json, pstats, sys
-from identcheck.catalog import catalog_rows
+from identcheck.catalog.activations import catalog_rows
 profile = cProfile.Profile()
 profile.runcall(catalog_rows, jobs=1)
 stats = pstats.Stats(profile).stats

@@ -88,7 +88,7 @@ def main() -> None:
     phis = list(HARD)
     if args.catalog:
         sys.path.insert(0, str(ROOT))
-        from identcheck.catalog import CATALOG
+        from identcheck.catalog.activations import CATALOG
 
         phis += [phi for phi, _ in CATALOG]
     goal = 60 if args.certify else 30

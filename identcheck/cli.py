@@ -264,13 +264,13 @@ def _options(args, condition: str, strict: bool) -> dict:
 def _catalog(args) -> int:
     import functools
 
-    from .catalog import catalog_conditions, catalog_rows, to_markdown
+    from .catalog.activations import catalog_conditions, catalog_rows, to_markdown
 
     if args.experts and args.conditions:
         raise IdentcheckError("--condition: not with --experts (its table is the three DeepSeekMoE conditions')")
     if args.experts:  # the expert conditions' table (issue 25)
-        from .expert_catalog import expert_catalog_markdown as to_markdown
-        from .expert_catalog import expert_catalog_rows as catalog_rows
+        from .catalog.experts import expert_catalog_markdown as to_markdown
+        from .catalog.experts import expert_catalog_rows as catalog_rows
     else:  # any registered condition on φ, default type-1 and type-2 (docs/catalog.md)
         catalog_rows = functools.partial(catalog_rows, conditions=catalog_conditions(args.conditions))
     if args.out is not None:

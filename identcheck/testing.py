@@ -55,7 +55,7 @@ import numpy as np
 import sympy as sp
 from hypothesis import strategies as st
 
-from .catalog import CATALOG
+from .catalog.activations import CATALOG
 from .check import check
 from .errors import IdentcheckError
 from .parse.activation import parse_activation
@@ -147,7 +147,7 @@ def points(dim: int, n: int):
 
 
 def catalog_activations():
-    """Activation texts from the catalog (:mod:`identcheck.catalog`)."""
+    """Activation texts from the catalog (:mod:`identcheck.catalog.activations`)."""
     return st.sampled_from([phi for phi, _ in CATALOG])
 
 

@@ -1,6 +1,6 @@
 """Worker processes that an interrupt ends: the one pool of every multi-process command (issue 24).
 
-``identcheck scan``, ``identcheck catalog``, ``python3 -m identcheck.full_catalog``, ``numeric
+``identcheck scan``, ``identcheck catalog``, ``python3 -m identcheck.catalog.type1_full``, ``numeric
 reproduce`` and ``numeric confirm`` (through :func:`numeric.sweep.run_grid`) hand their tasks to
 ``jobs`` forked workers through :class:`WorkerPool`. Its contract:
 

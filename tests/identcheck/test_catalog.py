@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from identcheck import CONDITIONS
-from identcheck.catalog import CATALOG, catalog_rows, to_markdown
+from identcheck.catalog.activations import CATALOG, catalog_rows, to_markdown
 from identcheck.cli import main
 from identcheck.errors import IdentcheckError
 

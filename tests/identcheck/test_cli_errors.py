@@ -15,7 +15,7 @@ import sys
 import pytest
 
 from identcheck import IdentcheckError
-from identcheck.catalog import catalog_rows
+from identcheck.catalog.activations import catalog_rows
 from identcheck.check import make_condition
 from identcheck.cli import main
 from identcheck.cli_common import command_parser, flag_of, render_error

@@ -11,7 +11,7 @@ import pytest
 import sympy as sp
 
 from identcheck import CONDITIONS, Certificate, CertificateKind, IdentcheckError, Verdict, check, parse_activation
-from identcheck.catalog import catalog_rows
+from identcheck.catalog.activations import catalog_rows
 from identcheck.check import make_condition
 from identcheck.conditions.type1 import Type1
 from identcheck.families.type2 import templates
@@ -299,8 +299,8 @@ def test_type1_full_verdicts_and_inadmissible_heads(checked):
 
 from pathlib import Path  # noqa: E402
 
-from identcheck.catalog import CATALOG  # noqa: E402
-from identcheck.full_catalog import finding, findings, findings_markdown  # noqa: E402
+from identcheck.catalog.activations import CATALOG  # noqa: E402
+from identcheck.catalog.type1_full import finding, findings, findings_markdown  # noqa: E402
 
 FINDINGS = Path(__file__).resolve().parents[2] / "docs" / "catalog_type1_full.md"
 
@@ -316,7 +316,7 @@ def test_committed_type1_full_findings_cover_the_catalog_and_two_rows_are_curren
             [finding(entry, checked[entry[0], "type1"], checked[entry[0], "type1-full"])]
         ).splitlines()[-1]
         assert row in committed, (
-            "docs/catalog_type1_full.md is stale: python3 -m identcheck.full_catalog --out docs/catalog_type1_full.md"
+            "docs/catalog_type1_full.md is stale: python3 -m identcheck.catalog.type1_full --out docs/catalog_type1_full.md"
         )
 
 
@@ -324,7 +324,7 @@ def test_committed_type1_full_findings_cover_the_catalog_and_two_rows_are_curren
 def test_committed_type1_full_findings_are_current():
     fresh = findings_markdown(findings(jobs=2))
     assert fresh == FINDINGS.read_text(encoding="utf-8"), (
-        "docs/catalog_type1_full.md is stale: python3 -m identcheck.full_catalog --out docs/catalog_type1_full.md"
+        "docs/catalog_type1_full.md is stale: python3 -m identcheck.catalog.type1_full --out docs/catalog_type1_full.md"
     )
 
 

@@ -1,8 +1,8 @@
-"""The expert catalog (identcheck/expert_catalog.py): rows regenerated match the committed table."""
+"""The expert catalog (identcheck/catalog/experts.py): rows regenerated match the committed table."""
 
 from pathlib import Path
 
-from identcheck.expert_catalog import EXPERT_CATALOG, expert_catalog_markdown, expert_catalog_rows
+from identcheck.catalog.experts import EXPERT_CATALOG, expert_catalog_markdown, expert_catalog_rows
 
 COMMITTED = Path(__file__).resolve().parents[2] / "docs" / "conditions" / "deepseekmoe_catalog.md"
 

@@ -24,7 +24,7 @@ def test_input_faults_are_one_line_exit_2(capsys, argv, reason):
 
 
 def test_catalog_out_is_checked_before_the_work_and_leaves_nothing(tmp_path, capsys, monkeypatch):
-    import identcheck.catalog as catalog  # the command imports it when it runs
+    import identcheck.catalog.activations as catalog  # the command imports it when it runs
 
     monkeypatch.setattr(
         catalog, "catalog_rows", lambda *a, **k: pytest.fail("the catalog ran before --out was checked")
@@ -35,7 +35,7 @@ def test_catalog_out_is_checked_before_the_work_and_leaves_nothing(tmp_path, cap
 
 
 def test_catalog_write_failure_leaves_no_temporary_file(tmp_path, capsys, monkeypatch):
-    import identcheck.catalog as catalog  # the command imports it when it runs
+    import identcheck.catalog.activations as catalog  # the command imports it when it runs
     import identcheck.cli as cli
 
     monkeypatch.setattr(catalog, "catalog_rows", lambda *a, **k: [])

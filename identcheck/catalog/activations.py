@@ -9,17 +9,17 @@ Any registered condition that judges an activation φ runs over the same activat
 one cell per condition, under its name, and the table one verdict and one witness column per
 condition. A condition whose :attr:`~identcheck.conditions.base.Condition.subject` is not φ — one on
 experts, or one that takes no input (mha) — reads no activation: it is refused (the expert conditions
-have ``catalog --experts``, :mod:`identcheck.expert_catalog`).
+have ``catalog --experts``, :mod:`identcheck.catalog.experts`).
 """
 
 from __future__ import annotations
 
-from .check import check
-from .conditions import CONDITIONS as REGISTRY
-from .conditions import unknown_condition
-from .errors import IdentcheckError
-from .families import ODE
-from .util.pool import WorkerPool
+from ..check import check
+from ..conditions import CONDITIONS as REGISTRY
+from ..conditions import unknown_condition
+from ..errors import IdentcheckError
+from ..families import ODE
+from ..util.pool import WorkerPool
 
 __all__ = ["CATALOG", "CONDITIONS", "catalog_conditions", "catalog_rows", "to_markdown"]
 

@@ -9,10 +9,10 @@ probes with relations specific to the expert. No floating-point number is in the
 
 from __future__ import annotations
 
-from .check import check
-from .errors import IdentcheckError
-from .families.reach import REACH_EXPERT, REACH_TEMPLATE
-from .util.pool import WorkerPool
+from ..check import check
+from ..errors import IdentcheckError
+from ..families.reach import REACH_EXPERT, REACH_TEMPLATE
+from ..util.pool import WorkerPool
 
 __all__ = ["EXPERT_CATALOG", "EXPERT_CONDITIONS", "expert_catalog_rows", "expert_catalog_markdown"]
 
