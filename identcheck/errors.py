@@ -13,7 +13,7 @@ spells it, ``jobs=0: must be from 1 to 64``. A mapping's entry names its key
 An error that is about no one parameter keeps a plain message (``IdentcheckError("…")``).
 
 The command lines spell each :class:`Param` as the flag the user typed
-(:func:`identcheck.cli_common.render_error`): ``--jobs 0: must be from 1 to 64``. Imports
+(:func:`identcheck.cli.common.render_error`): ``--jobs 0: must be from 1 to 64``. Imports
 nothing: the command lines raise these before numpy loads.
 """
 

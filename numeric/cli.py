@@ -2,7 +2,7 @@
 
 Each subcommand is a function ``_name(args)`` (``COMMANDS``; the flags are in
 :mod:`numeric.cli_parser`). Library errors name the API's parameters;
-:func:`identcheck.cli_common.render_error` spells them as the command's flags (:func:`_message`).
+:func:`identcheck.cli.common.render_error` spells them as the command's flags (:func:`_message`).
 
 Exit codes: 0 ran, 2 bad input (one line on stderr, nothing on stdout), 1 internal error,
 130 interrupted by SIGINT (Ctrl-C), 143 by SIGTERM (workers killed at once, :mod:`identcheck.util.pool`),
@@ -17,7 +17,7 @@ import sys
 
 from threadpoolctl import threadpool_limits
 
-from identcheck.cli_common import closed_stdout_quiet, command_parser, guarded, render_error
+from identcheck.cli.common import closed_stdout_quiet, command_parser, guarded, render_error
 from identcheck.errors import InputError
 from identcheck.util.environment import environment
 from identcheck.util.interrupts import Interrupted, ignore_interrupts, signal_of
@@ -42,7 +42,7 @@ def program() -> int:
     """The program (``numeric``, ``python -m numeric``): :func:`main` on the process's own arguments;
     once it has answered, a late Ctrl-C is ignored (seen: a SIGINT during the exit of a finished
     ``reproduce`` ended the process by the signal, exit −2, instead of its own code). A stdout closed
-    early (``| head``) ends it quietly, exit 141 (:func:`identcheck.cli_common.closed_stdout_quiet`)."""
+    early (``| head``) ends it quietly, exit 141 (:func:`identcheck.cli.common.closed_stdout_quiet`)."""
     code = closed_stdout_quiet(main)
     ignore_interrupts()
     return code

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-from identcheck.cli_common import SuggestingParser
+from identcheck.cli.common import SuggestingParser
 
 from .choices import MODELS, OPTIMIZERS
 from .confirm import cli as confirm_cli
@@ -32,7 +32,7 @@ __all__ = [
 ]
 
 # Every flag's errors read ``--flag VALUE: reason`` (errors name the API's parameters, spelled as the flag
-# whose ``dest`` or name they are: :func:`identcheck.cli_common.render_error`; the converters, numeric.flags).
+# whose ``dest`` or name they are: :func:`identcheck.cli.common.render_error`; the converters, numeric.flags).
 
 
 class _Parser(SuggestingParser):  # every error one line, exit 2; an unknown flag or command gets its close match

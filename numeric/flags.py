@@ -1,10 +1,10 @@
 """The converters of numeric's flags: :func:`positive_int` for counts, where 0 is refused;
 :func:`non_negative_int` for ``--seed``; :func:`positive_float`. They reject a bad value before
 any library code runs, naming the flag and the value as typed, as every error reads: ``--n 0: must be a
-positive integer`` (argparse's ``argument --n:`` prefix is dropped, :class:`identcheck.cli_common.SuggestingParser`).
+positive integer`` (argparse's ``argument --n:`` prefix is dropped, :class:`identcheck.cli.common.SuggestingParser`).
 
 (The other way round — a library error naming an API parameter, ``jobs=0: must be from 1 to 64``,
-read as the flag the user typed, ``--jobs 0: ...`` — is :func:`identcheck.cli_common.render_error`,
+read as the flag the user typed, ``--jobs 0: ...`` — is :func:`identcheck.cli.common.render_error`,
 which finds the flag in the command's parser.)
 """
 

@@ -12,7 +12,7 @@ import json
 import sys
 
 from identcheck import IdentcheckError
-from identcheck.cli_common import render_error
+from identcheck.cli.common import render_error
 from identcheck.util.outputs import check_output_path
 
 from ..errors import NumericError

@@ -2,7 +2,7 @@
 
 import json
 
-from identcheck.cli import main
+from identcheck.cli.main import main
 
 
 def probe_of(result, name):

@@ -17,7 +17,7 @@ import pytest
 
 from identcheck import CONDITIONS
 from identcheck.catalog.activations import CATALOG, catalog_rows, to_markdown
-from identcheck.cli import main
+from identcheck.cli.main import main
 from identcheck.errors import IdentcheckError
 
 from .toy_condition import EULER, Toy

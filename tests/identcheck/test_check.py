@@ -99,7 +99,7 @@ def test_rank_decision_invariant_to_term_order_and_scaling_on_real_probes(phi):
 # --- probes outside the paper's assumptions (issue 10, part 2) ---------------------------------
 
 from identcheck.check import conclude, verdict_of  # noqa: E402
-from identcheck.cli import main  # noqa: E402
+from identcheck.cli.main import main  # noqa: E402
 from identcheck.results import ProbeResult  # noqa: E402
 
 

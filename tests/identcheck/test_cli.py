@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from identcheck import check
-from identcheck.cli import main
+from identcheck.cli.main import main
 
 
 def _volatile(d):

@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from identcheck.cli import main as identcheck_main
+from identcheck.cli.main import main as identcheck_main
 from identcheck.errors import IdentcheckError
 from identcheck.util.outputs import check_output_path
 from numeric.cli import main as numeric_main

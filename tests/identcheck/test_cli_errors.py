@@ -1,8 +1,8 @@
 """Errors carry param/value/reason (identcheck.errors); the command line spells each parameter as
-the flag of the command that ran, found in its argparse parser (identcheck.cli_common.render_error)
+the flag of the command that ran, found in its argparse parser (identcheck.cli.common.render_error)
 — no table of messages (issue 25 §2).
 
-The command-line lines below are the ones the regex table (``FLAGS`` in identcheck/cli.py, removed)
+The command-line lines below are the ones the regex table (``FLAGS`` in identcheck/cli/main.py, removed)
 printed, captured from the tree before the change (ca9afe0): one test per entry of that table.
 """
 
@@ -17,9 +17,9 @@ import pytest
 from identcheck import IdentcheckError
 from identcheck.catalog.activations import catalog_rows
 from identcheck.check import make_condition
-from identcheck.cli import main
-from identcheck.cli_common import command_parser, flag_of, render_error
-from identcheck.cli_parser import build_parser
+from identcheck.cli.common import command_parser, flag_of, render_error
+from identcheck.cli.main import main
+from identcheck.cli.parser import build_parser
 from identcheck.errors import InputError, Param
 from identcheck.parse.activation import parse_activation
 from identcheck.parse.expert import parse_expert

@@ -7,7 +7,7 @@ import pytest
 import sympy as sp
 
 from identcheck.check import check
-from identcheck.cli import main
+from identcheck.cli.main import main
 from identcheck.errors import IdentcheckError
 from identcheck.families.reach import REACH_EXPERT, REACH_TEMPLATE
 from identcheck.parse.expert import parse_expert

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from identcheck.cli import main
+from identcheck.cli.main import main
 from identcheck.errors import IdentcheckError
 from identcheck.parse.expert import parse_expert
 from identcheck.terms.expert_sets import SetEvaluator, expert_probes, member_set

@@ -4,7 +4,7 @@ sign symmetry is named only with a real, finite q (a review found log(e1ᵀx) ta
 import pytest
 import sympy as sp
 
-from identcheck.cli import main
+from identcheck.cli.main import main
 from identcheck.families.symmetry import expert_parity
 from identcheck.parse.expert import parse_expert
 

@@ -17,7 +17,7 @@ import pytest
 import sympy as sp
 
 from identcheck import CONDITIONS, check
-from identcheck.cli import main
+from identcheck.cli.main import main
 from identcheck.conditions.deepseek import DeepSeekRouted, DeepSeekShared, DeepSeekWeak, ExpertCondition
 from identcheck.errors import IdentcheckError
 from identcheck.families.xmultiplied import BIAS_SHIFT, X_SWAP

@@ -19,7 +19,7 @@ import pytest
 import sympy as sp
 
 from identcheck import CONDITIONS, IdentcheckError, Verdict, check
-from identcheck.cli import main
+from identcheck.cli.main import main
 from identcheck.conditions.type1 import Type1
 from identcheck.parse.activation import parse_activation
 from identcheck.scan import plot_scan, scan

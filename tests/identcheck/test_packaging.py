@@ -1,4 +1,4 @@
-"""The installed program is the one pyproject.toml declares (a stale install ran ``identcheck.cli:main``,
+"""The installed program is the one pyproject.toml declares (a stale install ran ``identcheck.cli.main:main``,
 not ``:program``: a closed stdout then printed "internal error: BrokenPipeError" — review, issue 25)."""
 
 import importlib.metadata

@@ -27,7 +27,7 @@ import pytest
 import sympy as sp
 
 from identcheck import CONDITIONS, check
-from identcheck.cli import main
+from identcheck.cli.main import main
 from identcheck.errors import IdentcheckError
 from identcheck.replay import replay
 from identcheck.scan import scan
@@ -270,7 +270,7 @@ def test_a_builtin_condition_never_reads_the_plugins(tmp_path):
     run = _program(site, "check", "z", "--dim", "1", "--json")
     assert run.returncode == 0 and json.loads(run.stdout)[0]["verdict"] == "not identifiable", run.stderr
     code = (
-        "import importlib.metadata, contextlib, io\nfrom identcheck.cli import main\n"
+        "import importlib.metadata, contextlib, io\nfrom identcheck.cli.main import main\n"
         "def boom(**kw):\n    raise SystemExit('entry points read')\n"
         "importlib.metadata.entry_points = boom\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n    assert main(['check', 'z', '--dim', '1']) == 0\n"

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from identcheck.cli import main
+from identcheck.cli.main import main
 from identcheck.positions import positions
 
 
@@ -41,7 +41,7 @@ def test_a_phi_invalid_where_the_positions_evaluate_it_is_refused_with_the_reaso
     check every command shares runs on the range the positions reached."""
     import warnings
 
-    from identcheck.cli import main
+    from identcheck.cli.main import main
     from identcheck.errors import IdentcheckError
     from identcheck.positions import positions
 

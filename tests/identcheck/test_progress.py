@@ -41,7 +41,7 @@ def test_a_pipe_gets_nothing_unless_asked_then_plain_lines_at_most_once_a_second
 
 
 def test_identcheck_check_progress_on_a_pipe_when_asked(capsys):
-    from identcheck.cli import main
+    from identcheck.cli.main import main
 
     assert main(["check", "z", "--dim", "1", "--json"]) == 0
     assert "probe" not in capsys.readouterr().err

@@ -149,7 +149,7 @@ def test_check_with_a_parameter_near_the_float_limit_claims_no_relation(capsys):
     """`identcheck check 'sigmoid(z*b)' --param b=1e-300` used to report ∂²ū/∂a1² = 0 'confirmed at two precisions'."""
     import json
 
-    from identcheck.cli import main
+    from identcheck.cli.main import main
 
     assert main(["check", "sigmoid(z*b)", "--param", "b=1e-300", "--json"]) == 0
     (result,) = json.loads(capsys.readouterr().out)

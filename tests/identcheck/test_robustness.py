@@ -5,7 +5,7 @@ import pytest
 import sympy as sp
 
 from identcheck import parse_activation
-from identcheck.cli import main
+from identcheck.cli.main import main
 
 
 @pytest.mark.parametrize(
@@ -36,7 +36,7 @@ def test_catalog_out_is_checked_before_the_work_and_leaves_nothing(tmp_path, cap
 
 def test_catalog_write_failure_leaves_no_temporary_file(tmp_path, capsys, monkeypatch):
     import identcheck.catalog.activations as catalog  # the command imports it when it runs
-    import identcheck.cli as cli
+    import identcheck.cli.main as cli
 
     monkeypatch.setattr(catalog, "catalog_rows", lambda *a, **k: [])
     monkeypatch.setattr(catalog, "to_markdown", lambda rows: "table\n")

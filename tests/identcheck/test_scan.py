@@ -13,7 +13,7 @@ import pytest
 import sympy as sp
 
 from identcheck import Verdict, check, scan
-from identcheck.cli import main
+from identcheck.cli.main import main
 from identcheck.scan import MAX_COUNT, parse_scan_param
 from identcheck.scan.plot import plot_scan
 from identcheck.scan.report import SCHEMA

@@ -24,13 +24,13 @@ def _loaded(code: str) -> list[str]:
     "code",
     [
         "import identcheck",
-        "import identcheck.cli",
-        "from identcheck.cli import build_parser\nbuild_parser().format_help()",
-        "from identcheck.cli import main\nimport contextlib, io\ntry:\n"
+        "import identcheck.cli.main",
+        "from identcheck.cli.main import build_parser\nbuild_parser().format_help()",
+        "from identcheck.cli.main import main\nimport contextlib, io\ntry:\n"
         "    with contextlib.redirect_stdout(io.StringIO()):\n        main(['check', '--help'])\n"
         "except SystemExit:\n    pass",
         # a bad flag
-        "from identcheck.cli import main\nimport contextlib, io\n"
+        "from identcheck.cli.main import main\nimport contextlib, io\n"
         "with contextlib.redirect_stderr(io.StringIO()):\n    main(['check', '--dim', 'x'])",
         "from identcheck import IdentcheckError, Verdict, __version__",  # light names stay light
     ],
@@ -45,7 +45,7 @@ def test_a_command_loads_what_it_needs_and_no_more():
     identcheck.families.echelon.pivoted_rows), not the optimizer, not matplotlib. (Also shows the probe sees imports: the
     lists above are empty because nothing loaded.)"""
     code = (
-        "from identcheck.cli import main\nimport contextlib, io\n"
+        "from identcheck.cli.main import main\nimport contextlib, io\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n    main(['check', 'z', '--dim', '1'])"
     )
     assert _loaded(code) == ["sympy", "numpy", "flint"]
@@ -64,7 +64,7 @@ def test_the_lazy_api_gives_the_functions_even_after_their_modules_loaded():
 
 
 def test_the_program_freezes_the_collector_at_its_end_and_main_does_not():
-    """``identcheck`` and ``python -m identcheck`` run :func:`identcheck.cli.program`: the output
+    """``identcheck`` and ``python -m identcheck`` run :func:`identcheck.cli.main.program`: the output
     complete, the exit code kept, and the collector frozen for the exit (the interpreter's last
     collection over sympy's objects cost more than the check itself); ``main``, which tests call
     in one process, leaves it alone."""
@@ -78,7 +78,7 @@ def test_the_program_freezes_the_collector_at_its_end_and_main_does_not():
     quiet = "import contextlib, gc, io, sys\nwith contextlib.redirect_stdout(io.StringIO()):\n"
     code = (
         quiet
-        + "    from identcheck.cli import main, program\n    sys.argv = ['identcheck', 'check', 'z', '--dim', '1']\n"
+        + "    from identcheck.cli.main import main, program\n    sys.argv = ['identcheck', 'check', 'z', '--dim', '1']\n"
     )
     as_main = subprocess.run(
         [sys.executable, "-c", code + "    code = main(sys.argv[1:])\nprint(code, gc.get_freeze_count())"],
@@ -103,7 +103,7 @@ def test_a_condition_module_loads_when_the_condition_is_asked_for():
     call does — not type2 (the command line passed every option flag at its default, and reading
     type2's default imported it; a review finding), mha, type1-full or the DeepSeek modules."""
     code = (
-        "from identcheck.cli import main\nimport contextlib, io, json, sys\n"
+        "from identcheck.cli.main import main\nimport contextlib, io, json, sys\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         "    main(['check', 'z', '--dim', '1'])\n"
         "print(json.dumps(sorted(m for m in sys.modules if m.startswith('identcheck.conditions.') or 'expert' in m)))"

@@ -1,5 +1,5 @@
 """numeric's command line reads a library error's parameters as the flags of the command that ran
-(identcheck.cli_common.render_error on the command's parser) — no table of messages (issue 25 §2).
+(identcheck.cli.common.render_error on the command's parser) — no table of messages (issue 25 §2).
 
 One test per entry of the former table (``FLAGS`` in numeric/flags.py, removed); the expected lines
 are the ones that table printed, captured from the tree before the change (ca9afe0). Entries that
@@ -12,7 +12,7 @@ import json
 import pytest
 
 from identcheck import IdentcheckError, parse_activation
-from identcheck.cli_common import command_parser, render_error
+from identcheck.cli.common import command_parser, render_error
 from numeric import NumericError, fit, load_truth
 from numeric.cli import main
 from numeric.cli_parser import build_parser
@@ -261,7 +261,7 @@ def test_a_truth_files_phi_is_named_by_the_file(tmp_path, capsys):
 @pytest.mark.parametrize("buffered", [True, False], ids=["buffered", "unbuffered"])
 @pytest.mark.parametrize("json_flag", [[], ["--json"]], ids=["text", "json"])
 def test_a_closed_stdout_ends_the_program_quietly_with_141(json_flag, buffered):
-    """numeric fit … | head: nothing on stderr, exit 141 (identcheck.cli_common.closed_stdout_quiet);
+    """numeric fit … | head: nothing on stderr, exit 141 (identcheck.cli.common.closed_stdout_quiet);
     buffered, the fit's short report fails only at program()'s flush."""
     argv = ["fit", "--model", "mha", "--n", "100", *json_flag]
     assert run_with_stdout_closed("numeric", argv, buffered) == (141, "")

@@ -1,24 +1,24 @@
 """The command line's flags: one argparse parser for ``identcheck``'s commands (:func:`build_parser`).
 
-The commands themselves are in :mod:`identcheck.cli` (``COMMANDS``, dispatched by the
+The commands themselves are in :mod:`identcheck.cli.main` (``COMMANDS``, dispatched by the
 subcommand's name); this module imports nothing heavy, so ``identcheck --help`` and a mistyped
 flag answer at once (issue 23 §5). Every parse error is one line, exit 2, and an unknown flag or
-command gets its close match (:class:`~identcheck.cli_common.SuggestingParser`).
+command gets its close match (:class:`~identcheck.cli.common.SuggestingParser`).
 """
 
 from __future__ import annotations
 
 import argparse
 
-from .cli_common import SuggestingParser
-from .errors import IdentcheckError
-from .util.limits import MAX_COUNT, MAX_DIM
+from ..errors import IdentcheckError
+from ..util.limits import MAX_COUNT, MAX_DIM
+from .common import SuggestingParser
 
 __all__ = ["PROGRESS_HELP", "build_parser"]
 
 # A flag's ``dest`` is the API's parameter it sets (``--gates`` → ``n_gates``, ``--param`` → ``params``), so
 # that an error naming the parameter is spelled as the flag, one way for every flag: ``--flag VALUE: reason``
-# (:func:`~identcheck.cli_common.render_error`; ``--jobs 0: must be …``, ``--condition 'typ1': unknown …``).
+# (:func:`~identcheck.cli.common.render_error`; ``--jobs 0: must be …``, ``--condition 'typ1': unknown …``).
 
 
 class _Parser(SuggestingParser):  # every error one line, exit 2; an unknown flag or command gets its close match

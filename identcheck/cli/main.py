@@ -1,8 +1,8 @@
 """Command line: ``identcheck check PHI [PHI ...]`` — a thin shell over :func:`identcheck.check`.
 
 Each subcommand is a function ``_name(args)`` (``COMMANDS``; the flags are in
-:mod:`identcheck.cli_parser`). Library errors name the API's parameters;
-:func:`~identcheck.cli_common.render_error` spells them as the command's flags, one way:
+:mod:`identcheck.cli.parser`). Library errors name the API's parameters;
+:func:`~identcheck.cli.common.render_error` spells them as the command's flags, one way:
 ``--flag VALUE: reason``. No command names a condition: what the user's text is to a condition —
 PHI, ``--expert EXPR``, or nothing (mha) — is its class's ``subject``
 (:attr:`~identcheck.conditions.base.Condition.subject`), so a plug-in on experts gets ``--expert``.
@@ -13,7 +13,7 @@ Exit codes: 0 the checks ran (whatever the verdicts), 2 bad input (one line on s
 on stdout), 1 internal error, 130 interrupted by SIGINT (Ctrl-C), 143 by SIGTERM: the worker
 processes are killed at once (:mod:`identcheck.util.pool`) and one line says what was written; 141
 when stdout was closed early (``identcheck check z --json | head -c 10``: quietly, as a filter ended
-by SIGPIPE, :func:`~identcheck.cli_common.closed_stdout_quiet`).
+by SIGPIPE, :func:`~identcheck.cli.common.closed_stdout_quiet`).
 """
 
 from __future__ import annotations
@@ -26,12 +26,12 @@ import re
 import sys
 import tempfile
 
-from .cli_common import closed_stdout_quiet, command_parser, guarded, render_error
-from .cli_parser import build_parser
-from .errors import IdentcheckError
-from .util.interrupts import Interrupted, ignore_interrupts, signal_of
-from .util.outputs import check_output_path
-from .util.progress import StatusLine
+from ..errors import IdentcheckError
+from ..util.interrupts import Interrupted, ignore_interrupts, signal_of
+from ..util.outputs import check_output_path
+from ..util.progress import StatusLine
+from .common import closed_stdout_quiet, command_parser, guarded, render_error
+from .parser import build_parser
 
 # Each command imports what it needs when it runs (below, in its function): sympy, numpy, scipy and
 # matplotlib load only for the command that uses them, so `identcheck --help` and a mistyped flag
@@ -57,7 +57,7 @@ def program() -> int:
     interpreter's exit as before, the commands close their files, worker processes are joined.
     ``main`` itself, which tests call in one process, leaves the collector alone. A stdout closed
     early (``identcheck check z --json | head -c 10``) ends it quietly with exit 141, as a Unix filter
-    ended by SIGPIPE (:func:`~identcheck.cli_common.closed_stdout_quiet`)."""
+    ended by SIGPIPE (:func:`~identcheck.cli.common.closed_stdout_quiet`)."""
     code = closed_stdout_quiet(main)
     ignore_interrupts()  # the command has answered: a late Ctrl-C must not turn its exit into a signal's
     gc.freeze()  # the objects alive now are never collected again: the process ends
@@ -87,10 +87,10 @@ def _run(argv) -> int:
 
 
 def _check(args) -> int:
-    from .check import check, make_condition
-    from .conditions import CONDITIONS, unknown_condition
-    from .parse.activation import parse_param
-    from .report import check_text
+    from ..check import check, make_condition
+    from ..conditions import CONDITIONS, unknown_condition
+    from ..parse.activation import parse_param
+    from ..report import check_text
 
     if args.condition != "both" and args.condition not in CONDITIONS:  # a built-in name reads no plug-in
         raise unknown_condition(args.condition, extra=("both",))  # the list, with the installed plug-ins
@@ -146,10 +146,10 @@ def _check(args) -> int:
 
 
 def _scan(args) -> int:
-    from .conditions import CONDITIONS, unknown_condition
-    from .scan.params import parse_scan_param
-    from .scan.plot import check_plot_path, plot_scan
-    from .scan.run import scan
+    from ..conditions import CONDITIONS, unknown_condition
+    from ..scan.params import parse_scan_param
+    from ..scan.plot import check_plot_path, plot_scan
+    from ..scan.run import scan
 
     params = {}
     for text in args.params:
@@ -197,7 +197,7 @@ def _scanned(args, subject):
 
 
 def _not_an_expert(condition: str, subject, expert: str) -> IdentcheckError:
-    from .conditions import judging
+    from ..conditions import judging
 
     takes, experts = "PHI" if subject == "phi" else "no input", ", ".join(judging("expert"))
     why = f"condition {condition!r} takes {takes}, not an expert; --expert goes with a condition on experts"
@@ -212,7 +212,7 @@ def _expert_hint(text, subject, verb: str):
     except IdentcheckError as exc:
         if subject != "phi" or exc.param != "phi" or not re.search(r"\bdot\s*\(|\bx\d*\b", text or ""):
             raise
-        from .conditions import judging
+        from ..conditions import judging
 
         s, names = exc.subject, ", ".join(judging("expert"))
         hint = f"; an expert in x is {verb} with --condition NAME --expert EXPR (NAME: {names})"
@@ -242,7 +242,7 @@ def _inputs(args, condition: str, subject) -> list:
 
 def _width(text: str):
     """--width as an exact number, refused in its own name (parse_param's are about a NAME=VALUE text)."""
-    from .parse.activation import parse_param
+    from ..parse.activation import parse_param
 
     try:
         return parse_param(f"width={text}")[1]
@@ -255,7 +255,7 @@ def _options(args, condition: str, strict: bool) -> dict:
     other condition is imported to read its default): all of them when ``strict`` (the library refuses one
     the condition does not take, unless at its default), else only the condition's own (``--condition both``:
     each flag applies where it means something)."""
-    from .conditions import CONDITIONS
+    from ..conditions import CONDITIONS
 
     given = {name: getattr(args, name) for name in OPTION_FLAGS if hasattr(args, name)}
     return {name: value for name, value in given.items() if strict or name in CONDITIONS[condition].options}
@@ -264,13 +264,13 @@ def _options(args, condition: str, strict: bool) -> dict:
 def _catalog(args) -> int:
     import functools
 
-    from .catalog.activations import catalog_conditions, catalog_rows, to_markdown
+    from ..catalog.activations import catalog_conditions, catalog_rows, to_markdown
 
     if args.experts and args.conditions:
         raise IdentcheckError("--condition: not with --experts (its table is the three DeepSeekMoE conditions')")
     if args.experts:  # the expert conditions' table (issue 25)
-        from .catalog.experts import expert_catalog_markdown as to_markdown
-        from .catalog.experts import expert_catalog_rows as catalog_rows
+        from ..catalog.experts import expert_catalog_markdown as to_markdown
+        from ..catalog.experts import expert_catalog_rows as catalog_rows
     else:  # any registered condition on φ, default type-1 and type-2 (docs/catalog.md)
         catalog_rows = functools.partial(catalog_rows, conditions=catalog_conditions(args.conditions))
     if args.out is not None:
@@ -301,7 +301,7 @@ def _catalog(args) -> int:
 def _replay(args) -> int:
     if (args.probe is None) == (not args.all):
         raise IdentcheckError("replay: give one PROBE or --all (e.g. identcheck replay check.json 'random pair')")
-    from .replay import replay_file, replay_text
+    from ..replay import replay_file, replay_text
 
     replays = replay_file(args.file, None if args.all else args.probe)
     if args.json:
@@ -312,8 +312,8 @@ def _replay(args) -> int:
 
 
 def _prove_pde(args) -> int:
-    from .parse.activation import parse_param
-    from .pde import prove_pde
+    from ..parse.activation import parse_param
+    from ..pde import prove_pde
 
     params = dict(parse_param(p) for p in args.params)
     proofs = prove_pde(args.phi, dim=args.dim, params=params)
@@ -336,9 +336,9 @@ def _prove_pde(args) -> int:
 
 
 def _positions(args) -> int:
-    from .check import check
-    from .parse.activation import parse_activation, parse_param
-    from .positions import positions
+    from ..check import check
+    from ..parse.activation import parse_activation, parse_param
+    from ..positions import positions
 
     params = dict(parse_param(p) for p in args.params)
     if args.seed < 0:
@@ -378,7 +378,7 @@ if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())
 
 
-#: subcommand → its function (the parser, identcheck.cli_parser, names the subcommands)
+#: subcommand → its function (the parser, identcheck.cli.parser, names the subcommands)
 COMMANDS = {
     "check": _check,
     "positions": _positions,

@@ -34,8 +34,8 @@ import os
 import re
 import sys
 
-from .errors import IdentcheckError, InputError, Param
-from .util.interrupts import answer_interrupt, interrupts
+from ..errors import IdentcheckError, InputError, Param
+from ..util.interrupts import answer_interrupt, interrupts
 
 __all__ = ["SuggestingParser", "command_parser", "flag_of", "render_error"]
 __all__ += ["CLOSED_STDOUT_EXIT", "StdoutClosed", "closed_stdout_quiet"]
