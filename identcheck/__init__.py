@@ -29,17 +29,17 @@ if TYPE_CHECKING:  # the public API, for readers and type checkers; at run time 
 #: numpy or scipy: ``identcheck --help`` starts in a tenth of a second); a name is imported the
 #: first time it is used, ``from identcheck import check`` as before (issue 23 §5).
 _API = {
-    **dict.fromkeys(("Activation", "parse_activation", "parse_param"), ".activation"),
+    **dict.fromkeys(("Activation", "parse_activation", "parse_param"), ".parse.activation"),
     "check": ".check",
     **dict.fromkeys(("CONDITIONS", "Condition", "ProbeMatrix"), ".conditions"),
     **dict.fromkeys(("IdentcheckError", "InputError", "Param"), ".errors"),
     **dict.fromkeys(("Certificate", "CertificateKind", "Evidence", "Tolerance", "Verdict"), ".evidence"),
-    **dict.fromkeys(("Component", "Probe", "default_probes"), ".probes"),
+    **dict.fromkeys(("Component", "Probe", "default_probes"), ".terms.probes"),
     "replay": ".replay",
     **dict.fromkeys(("CheckResult", "ProbeResult", "Relation"), ".results"),
     "scan": ".scan",
     "ScanResult": ".scan",
-    **dict.fromkeys(("Merge", "Term", "TermSet", "type1_term_set", "type1_terms"), ".terms"),
+    **dict.fromkeys(("Merge", "Term", "TermSet", "type1_term_set", "type1_terms"), ".terms.type1"),
 }
 #: (The text report needs no import here: a result imports it the first time it renders, identcheck.results.)
 lazy_package(__name__, _API)

@@ -162,7 +162,9 @@ def findings_markdown(rows) -> str:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python3 -m identcheck.catalog.type1_full", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python3 -m identcheck.catalog.type1_full", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--out", type=Path, help="write the markdown here (default: print it)")
     parser.add_argument(
         "--jobs", type=int, default=1, choices=range(1, 9), metavar="1..8", help="processes (default 1)"

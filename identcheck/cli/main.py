@@ -35,7 +35,7 @@ from .parser import build_parser
 
 # Each command imports what it needs when it runs (below, in its function): sympy, numpy, scipy and
 # matplotlib load only for the command that uses them, so `identcheck --help` and a mistyped flag
-# answer at once (issue 23 §5; tests/identcheck/test_startup.py).
+# answer at once (issue 23 §5; tests/identcheck/cli/test_startup.py).
 
 PAPER_EXAMPLES = ["z", "sigmoid(z + 1)"]
 #: check's flags that set a condition's option (dest: the option's name); absent when not given

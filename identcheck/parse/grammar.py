@@ -329,7 +329,7 @@ def lambdify_modules(*exprs: sp.Expr) -> list[str]:
     in them, else SciPy's special functions first (erf, erfc: ``["scipy", "numpy"]``, as always).
 
     For an expression NumPy covers, both give the same code and the same NumPy functions
-    (tests/identcheck/test_activation.py compares the values); NumPy alone does not import
+    (tests/identcheck/parse/test_activation.py compares the values); NumPy alone does not import
     scipy.special, a tenth of a second of every check's start-up (issue 23 §5).
     """
     names = {type(f).__name__ for e in exprs for f in sp.sympify(e).atoms(sp.Function)}

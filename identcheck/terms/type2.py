@@ -20,7 +20,8 @@ also produces. M-derivatives are taken at M_1..M_{N−1} only: M_N = 0 is fixed,
 
 Each term is (φ-free factor) × φ^(m)(f^k); terms of one channel and one m share the φ factor
 and form a *group*. Two terms of a group that are the same function up to a constant (for
-every φ) are merged, as for type-1 (:mod:`~identcheck.terms.merge`). Relations *within* a group hold for every φ — the linear
+every φ) are merged, as for type-1 (:mod:`~identcheck.terms.merge`). Relations *within* a group hold for every φ —
+the linear
 expert's own PDE Σ_l a_l ∂²u/∂M_jk∂a_l = ∂u/∂M_jk is one — and are handled by the check
 (:mod:`~identcheck.conditions.type2`), which judges φ on a set reduced by them and reports the literal verdict beside.
 """

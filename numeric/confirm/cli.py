@@ -88,7 +88,8 @@ def run(args) -> int:
     from .run import confirm
 
     try:
-        if args.out is not None:  # the policy every output path follows (identcheck.util.outputs); the default is created
+        # the policy every output path follows (identcheck.util.outputs); the default is created
+        if args.out is not None:
             check_output_path(args.out, "--out", folder=True, error=NumericError)
         params = {name: str(value) for name, value in (parse_param(text) for text in args.params)}
         result = confirm(

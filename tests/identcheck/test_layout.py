@@ -49,40 +49,52 @@ def test_modules_stay_small(path):
     assert len(path.read_text(encoding="utf-8").splitlines()) <= MAX_LINES
 
 
-# --- the layers (issue 25 §2): parse → terms → families → rank → conditions → driver → tools → face ----------
+# --- the layers: util → parse → terms → declaration → families → rank → conditions → driver → tools → face ---
 
-LAYERS = ("parse", "terms", "families", "rank", "conditions", "driver", "tools", "face")
-#: Each module's layer, by its name below ``identcheck`` (a package's modules take the package's
-#: layer unless named here). "parse" holds the ground floor too: errors, result types, enums,
-#: budgets — what every layer uses and that knows nothing above it.
-LAYER_OF = {
-    **dict.fromkeys(
-        ("errors", "limits", "lazy", "budget", "evidence", "environment", "scope", "written", "results"), "parse"
-    ),
-    **dict.fromkeys(
-        ("interrupts", "progress", "echelon", "merge", "grammar", "activation", "expert", "param_ids"), "parse"
-    ),
-    **dict.fromkeys(("terms", "type2", "compile", "probes", "expert_sets", "set_recipes"), "terms"),
-    **dict.fromkeys(("families", "relations", "certify"), "families"),
-    **dict.fromkeys(("interval", "rank", "reduce", "certificates"), "rank"),
+LAYERS = ("util", "parse", "terms", "declaration", "families", "rank", "conditions", "driver", "tools", "face")
+#: A folder is a layer: a module below ``identcheck/<folder>/`` takes the folder's layer.
+FOLDER_LAYER = {
+    "util": "util",
+    "parse": "parse",
+    "terms": "terms",
+    "declaration": "declaration",
+    "families": "families",
+    "rank": "rank",
     "conditions": "conditions",
+    "scan": "tools",
+    "catalog": "tools",
+    "cli": "face",
+}
+#: The modules at the package root, which users touch: the result vocabulary (at the ground floor, with
+#: util), the driver, the tools that stand alone, and the face.
+ROOT_LAYER = {
+    **dict.fromkeys(("errors", "evidence", "results", "scope"), "util"),
     **dict.fromkeys(("check", "replay"), "driver"),
-    **dict.fromkeys(("scan", "catalog", "full_catalog", "expert_catalog", "pde", "positions", "testing"), "tools"),
-    **dict.fromkeys(("pool", "render", "figures", "scan.plot", "outputs"), "tools"),
-    **dict.fromkeys(("", "__main__", "cli", "cli_parser", "cli_common", "report"), "face"),
+    **dict.fromkeys(("pde", "positions", "testing"), "tools"),
+    **dict.fromkeys(("", "__main__", "report"), "face"),
 }
 #: Imports that go up today, each with the owner's fix; the test below fails when one is fixed (drop it here).
 KNOWN_UPWARD: dict = {}
 
 
 def layer_of(module: str) -> str | None:
-    name = module.removeprefix("identcheck").lstrip(".")
-    return LAYER_OF.get(name, LAYER_OF.get(name.split(".")[0]))
+    parts = module.removeprefix("identcheck").lstrip(".").split(".")
+    if len(parts) > 1 or parts[0] in FOLDER_LAYER:
+        return FOLDER_LAYER.get(parts[0])
+    return ROOT_LAYER.get(parts[0])
 
 
 def test_every_module_has_a_layer():
     graph, _ = import_graph(PACKAGE)
     assert [m for m in sorted(graph) if layer_of(m) is None] == []
+
+
+def test_every_folder_is_a_layer_and_the_root_holds_no_helper():
+    """A new folder must say which layer it is; the root holds only the modules named above."""
+    folders = sorted(p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists())
+    assert set(folders) <= set(FOLDER_LAYER)
+    roots = sorted(p.stem for p in PACKAGE.glob("*.py"))
+    assert roots == sorted(name or "__init__" for name in ROOT_LAYER)
 
 
 def test_imports_go_down_or_sideways():
@@ -93,10 +105,12 @@ def test_imports_go_down_or_sideways():
 
 
 def test_the_layer_check_sees_an_upward_import():
-    """certificates.py imported the condition registry (above it) until issue 25: that edge is upward."""
+    """A certificate module that imported the condition registry (above it) would be an upward edge."""
     assert LAYERS.index(layer_of("identcheck.conditions")) > LAYERS.index(layer_of("identcheck.rank.certificates"))
     assert layer_of("identcheck.scan.run") == "tools" and layer_of("identcheck.scan.plot") == "tools"
     assert layer_of("identcheck.conditions.deepseek") == "conditions" and layer_of("identcheck") == "face"
+    assert layer_of("identcheck.util.pool") == "util" and layer_of("identcheck.results") == "util"
+    assert layer_of("identcheck.nosuch") is None and layer_of("identcheck.nosuch.module") is None
 
 
 # --- the public API (identcheck/__init__.py's lazy table) ----------------------------------------------------

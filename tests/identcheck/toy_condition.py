@@ -1,4 +1,5 @@
-"""A toy condition in one module, to measure the plug-in claim (issue 25 §2; tests/identcheck/test_plugin.py).
+"""A toy condition in one module, to measure the plug-in claim (issue 25 §2;
+tests/identcheck/conditions/test_plugin.py).
 
 The ridge set of one expert vector a ∈ R^d: for distinct a_1..a_k, are
 

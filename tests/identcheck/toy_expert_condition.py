@@ -1,5 +1,5 @@
 """A toy condition on experts in one module, declaring its own set recipes (issue 25 §2;
-tests/identcheck/test_expert_recipe.py). For an expert h(x; θ) and distinct atoms θ_1..θ_k:
+tests/identcheck/terms/test_expert_recipe.py). For an expert h(x; θ) and distinct atoms θ_1..θ_k:
 
     T13 = {∂h/∂θ⁽ᵘ⁾, ∂³h/∂θ⁽ᵘ⁾∂θ⁽ᵛ⁾∂θ⁽ʷ⁾ (u ≤ v ≤ w)}
     XP  = {x⁽ʷ⁾·∂²h/∂θ⁽ᵘ⁾∂θ⁽ᵛ⁾ (u ≤ v), ∂h/∂θ⁽ᵘ⁾·∂²h/∂θ⁽ᵛ⁾∂θ⁽ʷ⁾ (v ≤ w)} ∪ {1}

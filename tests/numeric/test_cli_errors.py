@@ -22,7 +22,7 @@ from numeric.models import Model
 from numeric.rates import rates_from_records
 from numeric.store import read_records
 from numeric.sweep import Grid, run_grid
-from tests.identcheck.test_cli_errors import run_with_stdout_closed
+from tests.identcheck.cli.test_cli_errors import run_with_stdout_closed
 
 
 def _rendered(command, call):

@@ -57,7 +57,8 @@ def test_the_cli_shows_progress_on_a_pipe_only_when_asked(capsys, monkeypatch):
     import identcheck.util.progress
     from numeric.cli import main
 
-    monkeypatch.setattr(identcheck.util.progress, "PIPE_INTERVAL", 0.0)  # every line (this fit lasts well under a second)
+    # every line (this fit lasts well under a second)
+    monkeypatch.setattr(identcheck.util.progress, "PIPE_INTERVAL", 0.0)
     assert main(["fit", "--model", "gated1", "--K", "2", "--n", "300", "--json"]) == 0
     assert "iteration" not in capsys.readouterr().err  # a pipe, not asked: quiet
     assert main(["fit", "--model", "gated1", "--K", "2", "--n", "300", "--json", "--progress"]) == 0

@@ -1,6 +1,6 @@
 """Ctrl-C and SIGTERM end `numeric reproduce --jobs 2` within 2 s, workers included; the store
 keeps every finished fit and the message says how many and that the same command continues
-(issue 24; the pool: tests/identcheck/test_pool.py; every command: bench/bench_interrupt.py)."""
+(issue 24; the pool: tests/identcheck/util/test_pool.py; every command: bench/bench_interrupt.py)."""
 
 import re
 import signal
@@ -8,8 +8,8 @@ import sqlite3
 
 import pytest
 
-from tests.identcheck.test_interrupt import interrupt_when_working
-from tests.identcheck.test_pool import _alive
+from tests.identcheck.cli.test_interrupt import interrupt_when_working
+from tests.identcheck.util.test_pool import _alive
 
 from .reproduce_support import slow_reproduce_argv
 

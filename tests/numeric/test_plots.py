@@ -72,7 +72,7 @@ def test_confirm_figure_leaves_the_backend_and_pyplot_figures_alone(tmp_path):
 
 import numpy as np  # noqa: E402
 
-from tests.identcheck.test_figures import legend_overlaps_data  # noqa: E402
+from tests.identcheck.util.test_figures import legend_overlaps_data  # noqa: E402
 
 
 def test_the_theory_slope_is_drawn_as_a_reference_line():

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from identcheck.catalog.experts import EXPERT_CATALOG, expert_catalog_markdown, expert_catalog_rows
 
-COMMITTED = Path(__file__).resolve().parents[2] / "docs" / "conditions" / "deepseekmoe_catalog.md"
+COMMITTED = Path(__file__).resolve().parents[3] / "docs" / "conditions" / "deepseekmoe_catalog.md"
 
 
 def test_regenerated_rows_are_the_committed_ones():

@@ -96,7 +96,7 @@ _C = [
 
 
 def _recorded(propose, components=_C):
-    from .family_checks import Recorder
+    from ..family_checks import Recorder
 
     rec = Recorder(2, components)
     propose(rec)
@@ -113,7 +113,7 @@ def _recorded(propose, components=_C):
     ],
 )
 def test_a_family_module_proposes_true_relations_and_they_fail_for_another_phi(name, propose, phi, other):
-    from .family_checks import type1_residual
+    from ..family_checks import type1_residual
 
     added = _recorded(propose)
     assert added and {family for family, _, _ in added} == {name}
@@ -122,7 +122,7 @@ def test_a_family_module_proposes_true_relations_and_they_fail_for_another_phi(n
 
 
 def test_the_a_zero_family_holds_for_any_phi_at_a_zero_only():
-    from .family_checks import type1_residual
+    from ..family_checks import type1_residual
 
     zero = [(_C[0][0], (0, 0))]
     for phi, text in ((lambda z: 1 / (1 + sp.exp(-z)), "sigmoid(z)"), (lambda z: sp.sin(z) + 2, "sin(z) + 2")):
@@ -133,7 +133,7 @@ def test_the_a_zero_family_holds_for_any_phi_at_a_zero_only():
 
 
 def test_the_polynomial_family_is_a_terminating_taylor_expansion():
-    from .family_checks import type1_residual
+    from ..family_checks import type1_residual
 
     M = _C[0][0]
     pair = [(M, (sp.Rational(-3, 8), sp.Rational(5, 8))), (M, (sp.Rational(1, 2), sp.Rational(1, 4)))]

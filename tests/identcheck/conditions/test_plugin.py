@@ -32,7 +32,7 @@ from identcheck.errors import IdentcheckError
 from identcheck.replay import replay
 from identcheck.scan import scan
 
-from .toy_condition import EULER, Toy
+from ..toy_condition import EULER, Toy
 
 
 @pytest.fixture
@@ -120,7 +120,7 @@ def test_the_command_line_reaches_a_condition_registered_in_its_process(toy):
 
 # --- the installed plug-in: the program in a subprocess, the toy found through its entry point ----------------
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1]  # tests/identcheck, beside toy_condition.py
 ROOT = HERE.parents[1]
 
 

@@ -9,7 +9,7 @@ from threadpoolctl import threadpool_info
 
 from identcheck.util.environment import environment
 
-from .shared_checks import checked
+from ..shared_checks import checked
 
 
 def test_versions_are_those_of_the_imported_packages():

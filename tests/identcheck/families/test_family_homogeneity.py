@@ -13,7 +13,7 @@ from identcheck.terms.probes import default_probes
 from identcheck.terms.type1 import type1_term_set
 from identcheck.util.budget import pool
 
-from .family_checks import Atom, Recorder, expert_residual, member, type1_residual
+from ..family_checks import Atom, Recorder, expert_residual, member, type1_residual
 
 R = sp.Rational
 CUBE = lambda z: z**3  # noqa: E731  φ = z³: zφ' = 3φ

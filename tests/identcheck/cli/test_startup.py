@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 HEAVY = ("sympy", "numpy", "scipy", "scipy.special", "scipy.optimize", "flint", "matplotlib", "matplotlib.pyplot")
 
 
@@ -42,7 +42,8 @@ def test_nothing_heavy_loads_before_a_command_needs_it(code):
 
 def test_a_command_loads_what_it_needs_and_no_more():
     """The check needs sympy, numpy and python-flint; not scipy (its pivoted QR was replaced by
-    identcheck.families.echelon.pivoted_rows), not the optimizer, not matplotlib. (Also shows the probe sees imports: the
+    identcheck.families.echelon.pivoted_rows), not the optimizer, not matplotlib. (Also shows the probe sees imports:
+    the
     lists above are empty because nothing loaded.)"""
     code = (
         "from identcheck.cli.main import main\nimport contextlib, io\n"
@@ -78,7 +79,8 @@ def test_the_program_freezes_the_collector_at_its_end_and_main_does_not():
     quiet = "import contextlib, gc, io, sys\nwith contextlib.redirect_stdout(io.StringIO()):\n"
     code = (
         quiet
-        + "    from identcheck.cli.main import main, program\n    sys.argv = ['identcheck', 'check', 'z', '--dim', '1']\n"
+        + "    from identcheck.cli.main import main, program\n"
+        + "    sys.argv = ['identcheck', 'check', 'z', '--dim', '1']\n"
     )
     as_main = subprocess.run(
         [sys.executable, "-c", code + "    code = main(sys.argv[1:])\nprint(code, gc.get_freeze_count())"],

@@ -13,7 +13,7 @@ from identcheck.parse.expert import parse_expert
 from identcheck.terms.type1 import type1_term_set
 from identcheck.util.budget import pool
 
-from .family_checks import Atom, Recorder, expert_residual, member, type1_residual
+from ..family_checks import Atom, Recorder, expert_residual, member, type1_residual
 
 R = sp.Rational
 x = sp.symbols("x1 x2", real=True)

@@ -7,7 +7,7 @@ from identcheck.check import check
 from identcheck.families import xmultiplied
 from identcheck.parse.expert import parse_expert
 
-from .family_checks import Atom, expert_residual, member
+from ..family_checks import Atom, expert_residual, member
 
 x = sp.symbols("x1 x2", real=True)
 e2, a, b, e0 = sp.symbols("e2 e1_1 e1_2 e0", real=True)

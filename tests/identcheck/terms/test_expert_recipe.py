@@ -26,7 +26,7 @@ from identcheck.replay import replay
 from identcheck.terms.expert_sets import SETS, member_set
 from identcheck.terms.recipes import Derivatives, Product, SetRecipe, XMultiplied
 
-from .toy_expert_condition import T13, XP, ToyExpert
+from ..toy_expert_condition import T13, XP, ToyExpert
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from identcheck import rank
+from identcheck.rank import rule as rank
 from identcheck.rank.rule import decide_rank, raw_gram, unresolved_columns
 from identcheck.terms.compile import arb_precision
 

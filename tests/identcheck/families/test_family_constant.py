@@ -7,7 +7,7 @@ from identcheck.check import check
 from identcheck.families import constant
 from identcheck.parse.expert import parse_expert
 
-from .family_checks import Atom, expert_residual, member
+from ..family_checks import Atom, expert_residual, member
 
 x = sp.symbols("x1 x2", real=True)
 k1, k2, k0 = sp.symbols("k1_1 k1_2 k0", real=True)

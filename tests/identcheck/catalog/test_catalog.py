@@ -20,9 +20,9 @@ from identcheck.catalog.activations import CATALOG, catalog_rows, to_markdown
 from identcheck.cli.main import main
 from identcheck.errors import IdentcheckError
 
-from .toy_condition import EULER, Toy
+from ..toy_condition import EULER, Toy
 
-COMMITTED = Path(__file__).resolve().parents[2] / "docs" / "catalog.md"
+COMMITTED = Path(__file__).resolve().parents[3] / "docs" / "catalog.md"
 
 #: Rows of different kinds in docs/catalog.md (type-1 kind / type-2 kind).
 SAMPLE = (

@@ -15,8 +15,8 @@ from identcheck.families.proofs import prove_relation, recover_relations
 from identcheck.rank.rule import decide_rank
 from identcheck.replay import replay
 
-from .conftest import probe_matrix
-from .shared_checks import checked
+from ..conftest import probe_matrix
+from ..shared_checks import checked
 
 
 # z**2 (Euler k = 2 and the polynomial family, the same certification path as z) runs with the
@@ -185,7 +185,7 @@ def test_certified_relations_keep_the_experts_they_tie():
 def test_the_stored_certificates_replay():
     """The certificates in the JSON goldens (written by earlier code) still replay: a component's
     JSON keeps its meaning. sin on type-2 at d = 1: four heads certified independent."""
-    stored = json.loads((Path(__file__).parent / "golden" / "json" / "sin_type2_d1_certify.json").read_text())
+    stored = json.loads((Path(__file__).parents[1] / "golden" / "json" / "sin_type2_d1_certify.json").read_text())
     certified = [p for p in stored["probes"] if (p["certificate"] or {}).get("kind") == "interval"]
     assert len(certified) == 4
     for probe in certified:

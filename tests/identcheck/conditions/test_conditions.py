@@ -302,7 +302,7 @@ from pathlib import Path  # noqa: E402
 from identcheck.catalog.activations import CATALOG  # noqa: E402
 from identcheck.catalog.type1_full import finding, findings, findings_markdown  # noqa: E402
 
-FINDINGS = Path(__file__).resolve().parents[2] / "docs" / "catalog_type1_full.md"
+FINDINGS = Path(__file__).resolve().parents[3] / "docs" / "catalog_type1_full.md"
 
 
 def test_committed_type1_full_findings_cover_the_catalog_and_two_rows_are_current(checked):
@@ -316,7 +316,8 @@ def test_committed_type1_full_findings_cover_the_catalog_and_two_rows_are_curren
             [finding(entry, checked[entry[0], "type1"], checked[entry[0], "type1-full"])]
         ).splitlines()[-1]
         assert row in committed, (
-            "docs/catalog_type1_full.md is stale: python3 -m identcheck.catalog.type1_full --out docs/catalog_type1_full.md"
+            "docs/catalog_type1_full.md is stale: "
+            "python3 -m identcheck.catalog.type1_full --out docs/catalog_type1_full.md"
         )
 
 

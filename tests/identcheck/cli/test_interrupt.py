@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from tests.identcheck.test_pool import _alive
+from tests.identcheck.util.test_pool import _alive
 
 
 def workers_of(pid: int) -> set[int]:
@@ -86,12 +86,15 @@ def test_ctrl_c_ends_a_two_parameter_scan_within_2_s_and_writes_nothing(tmp_path
     assert stdout == "" and list(tmp_path.iterdir()) == []
 
 
+CLI_MODULE = {"identcheck": "identcheck.cli.main", "numeric": "numeric.cli"}
+
+
 @pytest.mark.parametrize("package", ["identcheck", "numeric"])
 def test_a_ctrl_c_after_the_command_answered_keeps_its_exit_code(package):
     """A SIGINT that arrives once the command has answered (during the interpreter's exit) must not
     turn the exit into a death by signal (seen: a finished reproduce ended with −2)."""
     code = (
-        f"import os, signal, time\nimport {package}.cli as cli\ncli.main = lambda: 7\ncode = cli.program()\n"
+        f"import os, signal, time\nimport {CLI_MODULE[package]} as cli\ncli.main = lambda: 7\ncode = cli.program()\n"
         "os.kill(os.getpid(), signal.SIGINT)\ntime.sleep(0.2)\nraise SystemExit(code)"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

@@ -16,7 +16,7 @@ from identcheck.rank.interval import (
 )
 from identcheck.terms.compile import arb_precision
 
-from .conftest import probe_matrix
+from ..conftest import probe_matrix
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from identcheck import IdentcheckError, type1_term_set, type1_terms
 from identcheck.parse.activation import Z
 
-from .conftest import components, dyadic
+from ..conftest import components, dyadic
 
 
 @pytest.mark.parametrize("dim, distinct", [(1, 6), (2, 18), (3, 41), (4, 80)])

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from identcheck import parse_activation, type1_terms
 from identcheck.terms.compile import CompiledTerms, arb_closure, arb_precision, compile_terms
 
-from .conftest import components, dyadic
+from ..conftest import components, dyadic
 
 floats = st.floats(-1, 1, allow_nan=False, allow_infinity=False)
 

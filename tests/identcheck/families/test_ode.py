@@ -13,7 +13,7 @@ from identcheck.families import ODE, ode_templates_for
 from identcheck.families.ode import guess_ode, phi_odes, realizable_shapes
 from identcheck.parse.activation import Z
 
-from .shared_checks import checked
+from ..shared_checks import checked
 
 #: φ by hand (not through the parser), and the ODE it satisfies, verified below by sympy.
 GELU = Z / 2 * (1 + sp.erf(Z / sp.sqrt(2)))
