@@ -49,9 +49,11 @@ def test_modules_stay_small(path):
     assert len(path.read_text(encoding="utf-8").splitlines()) <= MAX_LINES
 
 
-# --- the layers: util → parse → terms → declaration → families → rank → conditions → driver → tools → face ---
+# --- the layers: util → parse → terms → declaration → families → rank → conditions → model → driver → tools → face
 
-LAYERS = ("util", "parse", "terms", "declaration", "families", "rank", "conditions", "driver", "tools", "face")
+LAYERS = (
+    "util", "parse", "terms", "declaration", "families", "rank", "conditions", "model", "driver", "tools", "face"
+)
 #: A folder is a layer: a module below ``identcheck/<folder>/`` takes the folder's layer.
 FOLDER_LAYER = {
     "util": "util",
@@ -61,6 +63,7 @@ FOLDER_LAYER = {
     "families": "families",
     "rank": "rank",
     "conditions": "conditions",
+    "model": "model",
     "scan": "tools",
     "catalog": "tools",
     "cli": "face",
