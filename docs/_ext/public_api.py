@@ -1,0 +1,81 @@
+"""The ``public-api`` directive: the API reference of one module's public names, read from ``__all__``.
+
+In a page::
+
+    ```{public-api} identcheck
+    :see-also: identcheck.conditions
+    ```
+
+expands to one autodoc entry per name of ``identcheck.__all__``, in that order — a class with its
+public members, a function, or a data entry (without its value, which may be machine-specific) —
+(in an ``eval-rst`` block: the directive is for the site's markdown pages, and autodoc writes
+reStructuredText) so the reference lists exactly the public API and grows with it: a name added to ``__all__`` gets
+its entry at the next build, a private helper never appears. The docstrings are numpydoc style,
+read by napoleon; a public name without a docstring is a warning (an error in the ``-W`` build).
+
+``:see-also: MODULE`` lists the names that are the same objects as names of MODULE's ``__all__``
+(documented on that page) as links instead of documenting them twice.
+"""
+
+import importlib
+import inspect
+
+from docutils import nodes
+from docutils.statemachine import StringList
+from sphinx.util import logging
+from sphinx.util.docutils import SphinxDirective
+
+logger = logging.getLogger(__name__)
+
+
+def public_names(module_name: str) -> list[str]:
+    """The names of ``module_name.__all__``, in their order."""
+    return list(importlib.import_module(module_name).__all__)
+
+
+def _kind(obj) -> str:
+    if inspect.isclass(obj):
+        return "exception" if issubclass(obj, BaseException) else "class"
+    if callable(obj) and (inspect.isfunction(obj) or hasattr(obj, "__wrapped__")):
+        return "function"
+    return "data"
+
+
+class PublicAPI(SphinxDirective):
+    required_arguments = 1
+    option_spec = {"see-also": lambda text: text.strip()}
+
+    def run(self):
+        module_name = self.arguments[0]
+        module = importlib.import_module(module_name)
+        elsewhere = {}
+        if "see-also" in self.options:
+            other = importlib.import_module(self.options["see-also"])
+            elsewhere = {id(getattr(other, n)): f"{other.__name__}.{n}" for n in other.__all__}
+        rst, shared = [], []
+        for name in public_names(module_name):
+            obj = getattr(module, name)
+            qualified = f"{module_name}.{name}"
+            if id(obj) in elsewhere:
+                shared.append(f"{{obj}}`{name} <{elsewhere[id(obj)]}>`")
+                continue
+            kind = _kind(obj)
+            if kind == "data":
+                rst += [f".. autodata:: {qualified}", "   :no-value:", ""]
+            elif kind == "function":
+                rst += [f".. autofunction:: {qualified}", ""]
+            else:
+                rst += [f".. autoclass:: {qualified}", "   :members:", "   :show-inheritance:", ""]
+            if kind != "data" and not inspect.getdoc(obj):
+                logger.warning(f"public name {qualified} has no docstring", location=self.get_location())
+        lines = ["```{eval-rst}", *rst, "```"]  # autodoc writes reStructuredText
+        if shared:
+            lines = [f"Documented with {self.options['see-also']}: " + ", ".join(shared) + ".", ""] + lines
+        container = nodes.container()
+        self.state.nested_parse(StringList(lines, source=f"<public-api {module_name}>"), self.content_offset, container)
+        return container.children
+
+
+def setup(app):
+    app.add_directive("public-api", PublicAPI)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
