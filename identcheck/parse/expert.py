@@ -13,6 +13,12 @@ form, ``dot(p, x)`` = Σ_i p⁽ⁱ⁾ x_i:
   that are not differentiable as often as the condition needs (``order``: 2 for Definition 1
   of arXiv 2505.10860, 1 for its Definition 2), complex values, and every refusal of φ's grammar.
 
+**For simulation only** (``simulation=True``: numeric's fits of a declared model, docs/declaration.md),
+``relu(s)`` = max(0, s) is accepted too, as ``sympy.Max(0, s)`` (its derivative, Heaviside(s), is the
+almost-everywhere derivative the array code uses); the expert then lists it in
+:attr:`Expert.simulation_only`, and identcheck's conditions and checks, which never pass the flag,
+refuse it as before.
+
 Whether h and its derivatives are finite and real where the probes evaluate them is checked by
 the condition on its probes (:mod:`~identcheck.terms.expert_sets`).
 
@@ -96,6 +102,7 @@ class Expert:
     template_powers: int = field(default=0, repr=False, compare=False)  # powers s**n the template made arbitrary
     derivatives: tuple = field(default=(), repr=False, compare=False)  # no φ placeholders (compile.py)
     written_numbers: tuple = field(default=(), repr=False, compare=False)  # the reports' interface of an Activation
+    simulation_only: tuple = ()  # the non-smooth functions accepted for simulation (``relu``), sorted
 
     @property
     def expr(self) -> str:
@@ -118,9 +125,11 @@ class Expert:
         return text if self.template_powers == 0 else f"{sp.sstr(self.template)} (dot written out)"
 
 
-def parse_expert(text, dim: int = 2, params: Mapping[str, object] | None = None, order: int = 2) -> Expert:
+def parse_expert(
+    text, dim: int = 2, params: Mapping[str, object] | None = None, order: int = 2, *, simulation: bool = False
+) -> Expert:
     """Parse ``text`` into an :class:`Expert` in dimension ``dim``; ``order``: the derivatives the
-    condition takes (its refusals name it).
+    condition takes (its refusals name it); ``simulation``: accept ``relu`` (see the module's docstring).
 
     >>> parse_expert("e2*tanh(dot(e1, x))", 2).labels
     ('e2', 'e1⁽¹⁾', 'e1⁽²⁾')
@@ -147,9 +156,9 @@ def parse_expert(text, dim: int = 2, params: Mapping[str, object] | None = None,
         raise IdentcheckError(param="expert", value=text, reason=f"not a valid expression ({exc.msg})") from None
     if sum(1 for _ in ast.walk(tree)) > MAX_NODES:
         raise IdentcheckError(param="expert", value=text, reason=f"too large (more than {MAX_NODES} syntax nodes)")
-    concrete = _ExpertBuilder(text, values, dim, order, generic=False)
+    concrete = _ExpertBuilder(text, values, dim, order, generic=False, simulation=simulation)
     expr = concrete.build(tree.body)
-    generic = _ExpertBuilder(text, values, dim, order, generic=True)
+    generic = _ExpertBuilder(text, values, dim, order, generic=True, simulation=simulation)
     template = generic.build(tree.body)
     unused = [name for name in values if name not in concrete.used]
     if unused:
@@ -159,7 +168,7 @@ def parse_expert(text, dim: int = 2, params: Mapping[str, object] | None = None,
             shown=str(params[unused[0]]).strip(),  # as given: --param c=1e-3 reads back as typed
             reason=(Param("expert", text), f" does not use {unused[0]!r}"),
         )
-    _validate(text, expr, order)
+    _validate(text, expr.replace(sp.Max, lambda *args: sp.Add(*args)) if concrete.relus else expr, order)
     names = tuple(concrete.order)
     if not names:
         raise IdentcheckError(
@@ -202,6 +211,7 @@ def parse_expert(text, dim: int = 2, params: Mapping[str, object] | None = None,
         labels=tuple(labels),
         as_written=as_written,
         template_powers=generic.powers,
+        simulation_only=("relu",) if concrete.relus else (),
     )
 
 
@@ -222,9 +232,10 @@ def _validate(text: str, expr: sp.Expr, order: int) -> None:
 class _ExpertBuilder(_Builder):
     """φ's whitelist reader (:mod:`grammar`) with the expert's names: x1..xd, parameters, dot(p, x)."""
 
-    def __init__(self, text, params, dim, order, generic):
+    def __init__(self, text, params, dim, order, generic, simulation=False):
         super().__init__(text, params)
-        self.dim, self.order_needed, self.generic = dim, order, generic
+        self.dim, self.order_needed, self.generic, self.simulation = dim, order, generic, simulation
+        self.relus = 0  # relu calls accepted for simulation
         self.x = tuple(sp.Symbol(f"x{i + 1}", real=True) for i in range(dim))
         self.scalars: dict = {}
         self.vectors: dict = {}
@@ -275,6 +286,8 @@ class _ExpertBuilder(_Builder):
             name = node.func.id
             if name in _VECTOR_FUNCTIONS:
                 self.fail(f"unknown function {name!r}: {_VECTOR_FUNCTIONS[name]}")
+            if name == "relu" and self.simulation:
+                return self.relu(node)
             if name.lower() in NOT_SMOOTH:
                 self.fail(
                     f"{name} {NOT_SMOOTH[name.lower()]}; the condition needs an expert "
@@ -287,6 +300,16 @@ class _ExpertBuilder(_Builder):
         )  # pre-order: F1, F2, … left to right in the text
         super().call(node)  # its checks
         return sp.Function(f"F{index}", real=True)(self.build(node.args[0]))
+
+    def relu(self, node: ast.Call):
+        """relu(s) = max(0, s), accepted for simulation; an arbitrary F_k(s) in the template."""
+        if node.keywords or len(node.args) != 1 or isinstance(node.args[0], ast.Starred):
+            self.fail("relu() takes exactly one positional argument")
+        self.relus += 1
+        if self.generic:
+            index = self.functions.setdefault(id(node), len(self.functions) + 1)
+            return sp.Function(f"F{index}", real=True)(self.build(node.args[0]))
+        return sp.Max(0, self.build(node.args[0]))
 
     def binop(self, node: ast.BinOp):
         """A power s**n of an x-dependent, parameter-dependent s is a function call for the template."""

@@ -1,0 +1,254 @@
+r"""A mixture of experts as a value: the declaration's frozen dataclasses.
+
+A declared model has one or more **parts** p, each a mixture of k_p atoms with its own gate and
+expert. With gate weights w_{p,i}(x) (:mod:`.gates`), experts h_p(x; η) and, for a density, a
+variance ν per atom:
+
+- Gaussian **regression** (fitted by least squares): y = g(x) + N(0, σ²), with the parts summed,
+      g(x) = Σ_p Σ_{i ≤ k_p} w_{p,i}(x) · h_p(x; η_{p,i});
+- a Gaussian **mixture of densities** (fitted by maximum likelihood, each variance ≥ a floor):
+      f(y | x) = Σ_p s_p Σ_{i ≤ k_p} w_{p,i}(x) · N(y | h_p(x; η_{p,i}), ν_{p,i}),
+  with part shares s_p ≥ 0, Σ_p s_p = 1, fixed or free (DeepSeekMoE, arXiv 2505.10860 eq. (1):
+  s = (½, ½), a constant-gated shared part and a softmax-gated routed one).
+
+An **atom** is one component of a part with all its parameters (the gate's, the expert's and the
+variance); the truth lists a part's atoms, the fit uses ``fitted`` ≥ as many. Inputs are
+U[lo, hi]^d or N(0, I_d). The loss is :mod:`.loss`.
+
+**Room for more** (not read yet). *Tied parameters* — a gate parameter shared by several atoms, as
+the M_{h,i} of gated attention's Setting I is shared by the K channels of head h — would enter as
+a part-level ``shared = ["M"]`` (one value per group of atoms, ``groups`` naming the atoms' group)
+and a two-level part (heads → gates → channels) as a part whose atoms are grouped, the channel
+weights ω an inner constant gate; the symbolic per-atom function then takes the group's symbols
+for the tied parameters, so nothing downstream changes shape. *An expert that is a function of an
+inner mixture* (Setting II: φ(Σ_i σ_i(x) a_iᵀx)) would enter as ``expert = "phi(inner)"`` with an
+``[parts.NAME.inner]`` table declaring that mixture (its own gate and expert, no noise), its
+value substituted for the name ``inner``; the model-level check refuses such a part until then.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..parse.expert import Expert
+from .gates import GATES
+from .loss import Loss
+
+__all__ = ["Atom", "Declaration", "ExpertSpec", "Gate", "Inputs", "Noise", "Note", "Part"]
+
+Value = float | tuple  # a scalar, a vector (d floats) or a symmetric matrix (d rows)
+
+
+@dataclass(frozen=True, slots=True)
+class Inputs:
+    """The input distribution: ``uniform`` on [low, high]^dim or ``normal`` N(0, I_dim)."""
+
+    kind: str
+    dim: int
+    low: float | None = None
+    high: float | None = None
+
+    def to_dict(self) -> dict:
+        out = {"kind": self.kind, "dim": self.dim}
+        return out | ({"low": self.low, "high": self.high} if self.kind == "uniform" else {})
+
+
+@dataclass(frozen=True, slots=True)
+class Noise:
+    """``gaussian-regression`` (noise s.d. ``sigma``, least squares) or ``gaussian-mixture``
+    (a variance per atom, each at least ``variance_floor``, maximum likelihood)."""
+
+    kind: str
+    sigma: float | None = None
+    variance_floor: float | None = None
+
+    @property
+    def density(self) -> bool:
+        return self.kind == "gaussian-mixture"
+
+    @property
+    def fit(self) -> str:
+        return "maximum-likelihood" if self.density else "least-squares"
+
+    def to_dict(self) -> dict:
+        if self.density:
+            return {"kind": self.kind, "variance_floor": self.variance_floor}
+        return {"kind": self.kind, "sigma": self.sigma}
+
+
+@dataclass(frozen=True, slots=True)
+class Gate:
+    """A part's gate (:data:`~identcheck.declaration.gates.GATES`): ``weights`` fixed or free (a
+    constant gate), the truth's ``reference`` atom (0-based; a shift-invariant gate), ``top_k``
+    and ``fitted_top_k`` with what the top-K selects ``of`` (a top-K gate)."""
+
+    kind: str
+    weights: str | None = None
+    reference: int | None = None
+    top_k: int | None = None
+    fitted_top_k: int | None = None
+    of: str | None = None
+
+    def to_dict(self) -> dict:
+        out = {"kind": self.kind}
+        for name in ("weights", "reference", "top_k", "fitted_top_k", "of"):
+            if getattr(self, name) is not None:
+                out[name] = getattr(self, name)
+        if self.reference is not None:
+            out["reference"] = self.reference + 1  # as the TOML counts atoms: from 1
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class ExpertSpec:
+    """A part's expert h(x; η): the text as declared and its parse (identcheck's expert grammar).
+
+    ``simulation_only`` names the non-smooth functions it uses (``relu``): numeric simulates them
+    with their almost-everywhere derivative; identcheck's checks refuse them
+    (:meth:`Declaration.refusal`)."""
+
+    text: str
+    parsed: Expert = field(repr=False, compare=False)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return self.parsed.names
+
+    @property
+    def vectors(self) -> frozenset:
+        return self.parsed.vectors
+
+    @property
+    def simulation_only(self) -> tuple[str, ...]:
+        return self.parsed.simulation_only
+
+
+@dataclass(frozen=True, slots=True)
+class Atom:
+    """One atom's parameter values, in the part's parameter order: ``(name, value)`` pairs, a
+    value a float, a vector (tuple of d floats) or a symmetric matrix (tuple of d rows)."""
+
+    values: tuple[tuple[str, Value], ...]
+
+    def __getitem__(self, name: str) -> Value:
+        for key, value in self.values:
+            if key == name:
+                return value
+        raise KeyError(name)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(key for key, _ in self.values)
+
+    def replace(self, **values) -> "Atom":
+        return Atom(tuple((key, values.get(key, value)) for key, value in self.values))
+
+    def to_dict(self) -> dict:
+        return {key: _plain(value) for key, value in self.values}
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """Something the reader did to the declaration, or found in it, that a record and a report
+    should say: ``key`` the path it is about, ``text`` one line."""
+
+    key: str
+    text: str
+
+    def to_dict(self) -> dict:
+        return {"key": self.key, "text": self.text}
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One mixture of the model: its gate, expert, the truth's atoms, the fitted atom count, its
+    share of the density (``share``: the truth's; ``None`` in a regression, where parts are
+    summed) and the name of its per-atom variance parameter (a density; ``None`` otherwise)."""
+
+    name: str
+    gate: Gate
+    expert: ExpertSpec
+    truth: tuple[Atom, ...]
+    fitted: int
+    share: float | None = None
+    variance: str | None = None
+
+    @property
+    def gate_parameters(self) -> tuple[str, ...]:
+        return GATES[self.gate.kind].names
+
+    @property
+    def parameters(self) -> tuple[str, ...]:
+        """Every per-atom parameter: the gate's, the expert's, then the variance."""
+        return self.gate_parameters + self.expert.names + ((self.variance,) if self.variance else ())
+
+    def to_dict(self) -> dict:
+        out = {
+            "gate": self.gate.to_dict(),
+            "expert": self.expert.text,
+            "truth": [atom.to_dict() for atom in self.truth],
+            "fitted": self.fitted,
+        }
+        if self.share is not None:
+            out["share"] = self.share
+        if self.variance is not None:
+            out["variance"] = self.variance
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Declaration:
+    """A declared model: inputs, noise, parts (in name order), how part shares are fitted
+    (``shares``: ``fixed`` or ``free`` in a density, ``sum`` in a regression), the loss, and the
+    notes the reader recorded. ``name``, ``description`` and ``source`` label it; they are not
+    part of its content (:func:`~identcheck.declaration.canonical.canonical_form`)."""
+
+    name: str
+    inputs: Inputs
+    noise: Noise
+    parts: tuple[Part, ...]
+    shares: str
+    loss: Loss
+    notes: tuple[Note, ...] = ()
+    description: str = ""
+    source: str = ""
+
+    def part(self, name: str) -> Part:
+        for part in self.parts:
+            if part.name == name:
+                return part
+        raise KeyError(name)
+
+    def refusal(self) -> str | None:
+        """Why identcheck's checks cannot take this declaration, in one line (None: they can)."""
+        for part in self.parts:
+            if part.expert.simulation_only:
+                function = part.expert.simulation_only[0]
+                return (
+                    f"parts.{part.name}.expert={part.expert.text!r}: {function} is not differentiable at 0; "
+                    f"identcheck's checks need a smooth expert (numeric simulates {function} with its "
+                    "almost-everywhere derivative)"
+                )
+        return None
+
+    def content(self) -> dict:
+        """The model's content as plain data (what :mod:`.canonical` sorts and hashes)."""
+        return {
+            "inputs": self.inputs.to_dict(),
+            "noise": self.noise.to_dict(),
+            "shares": self.shares,
+            "parts": {part.name: part.to_dict() for part in self.parts},
+            "loss": self.loss.to_dict(),
+        }
+
+    def to_dict(self) -> dict:
+        """The content with its labels and notes (a record's ``model``)."""
+        labels = {"name": self.name, "description": self.description, "source": self.source}
+        return labels | self.content() | {"notes": [note.to_dict() for note in self.notes]}
+
+
+def _plain(value: Value):
+    """A value as JSON data: tuples become lists."""
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    return value
