@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # the public API, for readers and type checkers; at run time 
 
 #: Public name → the module that defines it. ``import identcheck`` loads none of them (no sympy,
 #: numpy or scipy: ``identcheck --help`` starts in a tenth of a second); a name is imported the
-#: first time it is used, ``from identcheck import check`` as before (issue 23 §5).
+#: first time it is used (:mod:`identcheck.util.lazy`), and ``from identcheck import check`` works.
 _API = {
     **dict.fromkeys(("Activation", "parse_activation", "parse_param"), ".parse.activation"),
     "check": ".check",

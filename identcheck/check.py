@@ -1,4 +1,4 @@
-"""The check driver: one probe loop, one rank decision, one verdict, for every condition (SPEC §3).
+"""The check driver: one probe loop, one rank decision, one verdict, for every condition (docs/method.md §3, §9).
 
 For a condition (:mod:`identcheck.conditions`) and each of its probes:
 

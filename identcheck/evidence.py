@@ -1,6 +1,6 @@
 """The typed vocabulary of a result: verdicts, evidence, certificates, tolerances.
 
-Verdicts are three-valued and one-sided (SPEC §3.6): *not identifiable* needs a dependence
+Verdicts are three-valued and one-sided (docs/method.md §9): *not identifiable* needs a dependence
 confirmed at two precisions, *identifiable* an independence on every probe that counts,
 anything else is *inconclusive*. The enums are ``str``-valued, so a result serialises to the
 same strings as before they existed (``json.dumps(Verdict.IDENTIFIABLE) == '"identifiable"'``).

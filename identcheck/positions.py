@@ -2,7 +2,7 @@
 
 One attention layer on tokens X (T × d̄), head h: scores s_{h,j} = (x_i W_Q^h)·(x_j W_K^h)/√d_k,
 σ_{h,j} = softmax_j, head output o_h = Σ_j σ_{h,j} x_j W_V^h, layer output y = [o_1 … o_H] W_O.
-Each entry of y is the HMoE of SPEC §1 with experts a = columns of W_V (in x_j's block) and
+Each entry of y is the HMoE of docs/method.md §7 with experts a = columns of W_V (in x_j's block) and
 weights ω = entries of W_O. The gate φ acts at
 
 - **G1**, after the SDPA output: o_h ↦ φ(o_h). Experts stay linear inside φ(f^{h,k}) with ω

@@ -1,6 +1,6 @@
 """Results of a check, as frozen dataclasses, with their JSON form: the ground floor every builder imports.
 
-Verdicts are three-valued and one-sided (SPEC §3.6): ``not identifiable`` when a probe that
+Verdicts are three-valued and one-sided (docs/method.md §9): ``not identifiable`` when a probe that
 counts has a dependence confirmed at two precisions (the witness; ``evidence = "proof"`` when sympy
 reduced its relation to an exact 0); ``identifiable`` when every probe that counts is independent
 (``"proof"`` only with ``certify`` and every counted independence proved in interval arithmetic —

@@ -4,7 +4,7 @@ Strategies (hypothesis) for the objects of the theory, with exact dyadic paramet
 checker uses:
 
 - :func:`dyadics`, :func:`symmetric_matrices`, :func:`expert_vectors`, :func:`components`
-- :func:`probes`: the structured families of SPEC §3.3 (random, shared M, M = 0, a₂ = −a₁,
+- :func:`probes`: the structured families of docs/method.md §2 (random, shared M, M = 0, a₂ = −a₁,
   a₂ = c·a₁), drawn rather than fixed;
 - :func:`points`: input points in [−1, 1]^d; :func:`catalog_activations`: the catalog's φ.
 
@@ -114,7 +114,7 @@ def components(dim: int, bound: int = 1, min_l1: float = 0.0):
 
 @st.composite
 def probes(draw, dim: int, bound: int = 1):
-    """A probe from one of the structured families (SPEC §3.3), with drawn parameters."""
+    """A probe from one of the structured families (docs/method.md §2), with drawn parameters."""
     kind = draw(st.sampled_from(["random pair", "shared M", "M = 0 pair", "a2 = -a1", "a2 = c*a1"]))
     m1 = draw(symmetric_matrices(dim, bound))
     a1 = draw(expert_vectors(dim, bound))

@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # the public API, for readers and type checkers; at run time 
 
 #: Public name → the module that defines it. ``import numeric`` loads none of them (``numeric
 #: --help`` starts without numpy, scipy or sympy); a name is imported the first time it is used,
-#: ``from numeric import fit`` as before (issue 23 §5; the mechanism: identcheck.util.lazy).
+#: and ``from numeric import fit`` works (the mechanism: identcheck.util.lazy).
 _API = {
     **dict.fromkeys(("MODELS", "OPTIMIZERS"), ".choices"),
     "sample": ".data",

@@ -35,7 +35,7 @@ from .confirm import cli as confirm_cli
 from .errors import NoFitStore, NumericError
 
 # Each command imports what it needs when it runs, in its function: numpy, scipy, sympy and matplotlib
-# load only for the command that uses them; `numeric --help` and a bad flag load none (issue 23 §5).
+# load only for the command that uses them; `numeric --help` and a bad flag load none (tests/numeric/test_startup.py).
 
 
 def program() -> int:

@@ -2,7 +2,7 @@
 
 The commands themselves are in :mod:`numeric.cli` (``COMMANDS``, dispatched by the subcommand's
 name; ``confirm``'s flags are in :mod:`numeric.confirm.cli`). This module imports nothing heavy,
-so ``numeric --help`` and a mistyped flag answer at once (issue 23 §5). Every parse error is one
+so ``numeric --help`` and a mistyped flag answer at once (tests/numeric/test_startup.py). Every parse error is one
 line, exit 2, with a close match for an unknown flag or command; the flag converters
 (:mod:`numeric.flags`) refuse a bad value before any library code runs.
 """

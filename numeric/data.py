@@ -1,4 +1,4 @@
-"""Synthetic regression data (SPEC §4): X ~ Uniform([−1, 1]^d), Y = f*(X) + N(0, ν²)."""
+"""Synthetic regression data (docs/method.md §10): X ~ Uniform([−1, 1]^d), Y = f*(X) + N(0, ν²)."""
 
 from __future__ import annotations
 

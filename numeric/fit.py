@@ -1,4 +1,4 @@
-"""Least-squares fits of an over-specified HMoE inside a compact box Θ (SPEC §4), one fit at a time.
+"""Least-squares fits of an over-specified HMoE inside a compact box Θ (docs/method.md §10), one fit at a time.
 
 Objective: MSE(θ) = (1/n) Σ_j (f_θ(X_j) − Y_j)², over θ = (ω, m, a) (layout in
 :mod:`numeric.params`), constrained to the box Θ = [lo, hi] (ω ≥ 0 always; :mod:`numeric.box`),

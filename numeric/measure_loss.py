@@ -1,4 +1,4 @@
-"""The measure-level Voronoi loss: cells of atoms (M_{h,i}, a_{h,i,k}), not of channels (issue 22 §1).
+"""The measure-level Voronoi loss: cells of atoms (M_{h,i}, a_{h,i,k}), not of channels (docs/numeric.md).
 
 **Why.** Setting I, model (9), is g(x) = Σ_h Σ_i σ_{h,i}(x) ∫ φ(aᵀx) dμ_{h,i}(a) with the
 per-(head, gate) measures

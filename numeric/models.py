@@ -1,4 +1,4 @@
-"""The three regression functions of SPEC §1, their values and analytic Jacobians.
+"""The three regression functions of docs/method.md §7, their values and analytic Jacobians.
 
 With q_{h,i}(x) = xᵀM_{h,i}x, σ_{h,i} = softmax_i(q_{h,·}) and s_{h,i,k}(x) = a_{h,i,k}ᵀx:
 

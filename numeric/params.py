@@ -1,4 +1,4 @@
-"""The parameters of a hierarchical mixture of experts (SPEC §1) and their assumptions.
+"""The parameters of a hierarchical mixture of experts (docs/method.md §7) and their assumptions.
 
 H heads; each head h has N gating matrices M_{h,1..N} (symmetric d×d, M_{h,N} = 0 fixed) and K
 channels k with weights ω_{h,k} ≥ 0 and expert vectors a_{h,i,k} ∈ R^d (one per gating

@@ -1,4 +1,4 @@
-"""The paper's experiment as a grid of fits, stored one record per fit, resumable (SPEC §4).
+"""The paper's experiment as a grid of fits, stored one record per fit, resumable (docs/method.md §10).
 
 Grid: models × K × sample sizes × repetitions (default: mha, gated1, gated2; K = 3, 4; 10 sizes
 log-spaced from 10⁴ to 10⁵; 10 repetitions — 600 fits). Each fit's seed is derived from
@@ -261,7 +261,7 @@ class Preset:
 
 
 #: The local regime (docs/theorems.md): exact-specified (K = K*) and over-specified (K* + 1; the
-#: gated models also K* + 2, where Setting I's channels can recombine exactly, issue 22)
+#: gated models also K* + 2, where Setting I's channels can recombine exactly: docs/theorems.md)
 #: fits, n from 10⁴ to 10⁶, a box that does not bind, two truths with strongly identified
 #: parameters: φ = sigmoid(z) as in the paper and φ = sigmoid(z + 1), which passes the paper's
 #: own type-1/type-2 condition.

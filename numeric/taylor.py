@@ -17,7 +17,7 @@ split a ± √t·v), to second order in its expert vectors. Here, at a truth G*:
 norm on the sample and the singular values of the n × T matrix are returned: the smallest one,
 s_min/s_max, says how close the model's Taylor terms come to a linear relation — the model-level
 counterpart of identcheck's smallest singular value (which is about ū). docs/confirm.md uses it
-to compare exp(z) with identifiable activations (issue 22 §3).
+to compare exp(z) with identifiable activations.
 """
 
 from __future__ import annotations

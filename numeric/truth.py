@@ -34,7 +34,7 @@ TRUTHS_FOLDER = Path(__file__).with_name("truths")
 DEFAULT_TRUTH = TRUTHS_FOLDER / "default.json"
 #: Shipped truths by name (``--truth NAME`` or a path).
 TRUTHS = {p.stem: p for p in sorted(TRUTHS_FOLDER.glob("*.json"))}
-#: Var f*(X)/ν² below this and the experiment measures mostly noise (SPEC §4); refused unless allowed.
+#: Var f*(X)/ν² below this and the experiment measures mostly noise (docs/method.md §10); refused unless allowed.
 MIN_SIGNAL_TO_NOISE = 10.0
 #: ν above this swamps any signal a truth of finite parameters can carry (and overflows ν²).
 MAX_NOISE_STD = 1e3

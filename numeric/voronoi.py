@@ -1,4 +1,4 @@
-"""Voronoi losses between a fitted mixture G and the truth G* (SPEC §4).
+"""Voronoi losses between a fitted mixture G and the truth G* (docs/method.md §10).
 
 Atoms are channels (h, k) with parameters (ω_{h,k}, {(M_{h,i}, a_{h,i,k})}_i). Softmax gating
 depends only on differences of the M_{h,i}, so reordering the gating components of a fitted head

@@ -35,7 +35,7 @@ from .parser import build_parser
 
 # Each command imports what it needs when it runs (below, in its function): sympy, numpy, scipy and
 # matplotlib load only for the command that uses them, so `identcheck --help` and a mistyped flag
-# answer at once (issue 23 §5; tests/identcheck/cli/test_startup.py).
+# answer at once (tests/identcheck/cli/test_startup.py; docs/performance.md, Start-up).
 
 PAPER_EXAMPLES = ["z", "sigmoid(z + 1)"]
 #: check's flags that set a condition's option (dest: the option's name); absent when not given
@@ -268,7 +268,7 @@ def _catalog(args) -> int:
 
     if args.experts and args.conditions:
         raise IdentcheckError("--condition: not with --experts (its table is the three DeepSeekMoE conditions')")
-    if args.experts:  # the expert conditions' table (issue 25)
+    if args.experts:  # the expert conditions' table (docs/conditions/deepseekmoe_catalog.md)
         from ..catalog.experts import expert_catalog_markdown as to_markdown
         from ..catalog.experts import expert_catalog_rows as catalog_rows
     else:  # any registered condition on φ, default type-1 and type-2 (docs/catalog.md)

@@ -2,8 +2,8 @@
 
 The commands themselves are in :mod:`identcheck.cli.main` (``COMMANDS``, dispatched by the
 subcommand's name); this module imports nothing heavy, so ``identcheck --help`` and a mistyped
-flag answer at once (issue 23 §5). Every parse error is one line, exit 2, and an unknown flag or
-command gets its close match (:class:`~identcheck.cli.common.SuggestingParser`).
+flag answer at once (tests/identcheck/cli/test_startup.py). Every parse error is one line, exit 2,
+and an unknown flag or command gets its close match (:class:`~identcheck.cli.common.SuggestingParser`).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Adding a condition is one module in this package and one entry here (docs/architecture.md). A
 condition's module is imported the first time the condition is read from the registry: a type-1
-check loads neither the DeepSeek modules nor the other conditions it does not ask for (issue 23 §5).
+check loads neither the DeepSeek modules nor the other conditions it does not ask for (docs/performance.md, Start-up).
 
 A condition from outside the package is registered in the process (``CONDITIONS["toy"] = Toy``) or
 by an installed package, through the entry-point group ``identcheck.conditions``::

@@ -1,4 +1,4 @@
-"""Type-1 strong identifiability (Setting I, SPEC §2): the gate after the value projection.
+"""Type-1 strong identifiability (Setting I, docs/method.md §1): the gate after the value projection.
 
 One component θ = (M, a) contributes the terms ∂^t ū, |t| ≤ 2, of ū(x; M, a) = exp(xᵀMx)·φ(aᵀx)
 (:mod:`~identcheck.terms.type1`, 18 distinct at d = 2). A probe with C components has C × 18 columns,

@@ -1,4 +1,4 @@
-"""Type-2 strong identifiability (Setting II, SPEC §2–3): the gate after the SDPA output.
+"""Type-2 strong identifiability (Setting II, docs/method.md §8): the gate after the SDPA output.
 
 Per probe (a head configuration, :func:`~identcheck.terms.probes.head_probes`): the full set's
 collocation matrix A and the matrix F of its φ-free factors are evaluated at

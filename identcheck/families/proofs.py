@@ -1,4 +1,4 @@
-"""Exact proofs of relations between terms (SPEC §3.5).
+"""Exact proofs of relations between terms (docs/method.md §4).
 
 Every type-1 term of component c is exp(xᵀM_c x) · c·x^α · φ^(m)(a_cᵀx). A relation
 Σ_i λ_i term_i = 0 on a probe is therefore, after dividing by exp(xᵀM_1x),

@@ -1,4 +1,4 @@
-"""The type-1 families: which property of φ makes which type-1 terms dependent (SPEC §3.5).
+"""The type-1 families: which property of φ makes which type-1 terms dependent (docs/method.md §4).
 
 Each family (one module each; the general ones, :mod:`.homogeneity` and :mod:`.symmetry`, serve
 the other conditions too) is a property of φ, checked exactly with sympy, that implies linear relations among

@@ -1,4 +1,4 @@
-"""Type-2 relation families, matched to terms by structure, and their exact proofs (SPEC §3.5).
+"""Type-2 relation families, matched to terms by structure, and their exact proofs (docs/method.md §4).
 
 On the full terms (φ judged), for a probe with experts a_{i,k}:
 

@@ -330,7 +330,7 @@ def lambdify_modules(*exprs: sp.Expr) -> list[str]:
 
     For an expression NumPy covers, both give the same code and the same NumPy functions
     (tests/identcheck/parse/test_activation.py compares the values); NumPy alone does not import
-    scipy.special, a tenth of a second of every check's start-up (issue 23 §5).
+    scipy.special, a tenth of a second of every check's start-up (docs/performance.md, Start-up).
     """
     names = {type(f).__name__ for e in exprs for f in sp.sympify(e).atoms(sp.Function)}
     return ["numpy"] if names <= set(NumPyPrinter._kf) else ["scipy", "numpy"]

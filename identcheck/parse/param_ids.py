@@ -1,4 +1,4 @@
-"""An expert's parameters as typed ids — the structural keys' convention (issue 25 §2), as type-1's
+"""An expert's parameters as typed ids — the structural keys' convention, as type-1's
 ``("a", 0)``: ``("e1", 0)`` for component 0 (0-based) of the vector parameter e1, ``("e0",)`` for
 a scalar. The sympy symbols of :mod:`identcheck.parse.expert` are named from them (e1_1, e0); the expert
 sets' keys (:mod:`identcheck.terms.expert_sets`) carry the ids, and the families (``families.base.structure``)

@@ -1,4 +1,4 @@
-"""Relations that hold for every φ, and the reduced set judged instead (SPEC §2, type-2).
+"""Relations that hold for every φ, and the reduced set judged instead (type-2, docs/method.md §8).
 
 In the type-2 set, the terms of one channel k and one derivative order m share the factor
 φ^(m)(f^k): a *group*. A linear relation among the φ-free factors of a group is a relation

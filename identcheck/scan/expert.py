@@ -1,4 +1,4 @@
-"""The "for all" reading of a scan of an expert's constant (``--condition deepseek-…``, issue 25).
+"""The "for all" reading of a scan of an expert's constant (``--condition deepseek-…``; docs/scan.md).
 
 An expert condition is scanned as any condition is (:class:`~identcheck.scan.family.Family`:
 rebuilt at each grid value with the constant written in exactly, every probe decided by the

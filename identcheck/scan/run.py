@@ -1,4 +1,4 @@
-"""Identifiability maps: one expression over a grid of one or two of its constants p (issues 13, 25).
+"""Identifiability maps: one expression over a grid of one or two of its constants p (docs/scan.md).
 
 The expression is φ(z; p) for a condition on φ (type1, type2, type1-full) or an expert h(x; θ, p)
 for an expert condition (deepseek-shared, -routed, -weak) — any registered condition: each grid
@@ -110,7 +110,7 @@ def scan(
     pool = WorkerPool(jobs, initializer=_one_thread, depth=2) if jobs > 1 else None  # forked: workers inherit _FAMILY
     limits = threadpool_limits(
         limits=1
-    )  # one BLAS thread per process: on a shared machine 2 threads cost 50x (SPEC §6)
+    )  # one BLAS thread per process: on a busy 2-core machine two cost 35x (docs/performance.md)
     try:
         clock = [("setup", time.perf_counter() - started)]
         grid = list(_map(pool, _evaluate, family.points(), report, "grid"))

@@ -1,4 +1,4 @@
-"""Parameter families to probe (SPEC §3.3).
+"""Parameter families to probe (docs/method.md §2).
 
 The definition quantifies over *every* finite family of pairwise distinct components, and the
 HMoE puts structure there that random draws never hit: the gating matrices M_{h,i} are shared

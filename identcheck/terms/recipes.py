@@ -1,4 +1,4 @@
-"""Declarative recipes for an expert's function sets (issue 25 §2): what a condition on experts
+"""Declarative recipes for an expert's function sets (docs/architecture.md): what a condition on experts
 declares — derivatives of h of given orders, products of two derivative parts, x-multiplied
 derivative parts, the constant 1 — and the members they give, each with its label and structural key.
 

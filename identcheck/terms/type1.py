@@ -1,4 +1,4 @@
-"""The type-1 term set (Setting I, SPEC §2), built symbolically for a generic φ.
+"""The type-1 term set (Setting I, docs/method.md §1), built symbolically for a generic φ.
 
 One component θ = (M, a), M symmetric d×d parametrised by its upper triangle (m_jk, j ≤ k):
 

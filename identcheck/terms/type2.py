@@ -1,4 +1,4 @@
-"""The type-2 term set (Setting II, SPEC §2) of one head, built symbolically.
+"""The type-2 term set (Setting II, docs/method.md §8) of one head, built symbolically.
 
 One head: gating matrices M_1..M_N (symmetric, M_N = 0 fixed) and K channels with experts
 a_{i,k}. With q_i = xᵀM_i x,

@@ -1,4 +1,4 @@
-"""SIGINT and SIGTERM in the main process: one exception, one exit code, one line (issue 24).
+"""SIGINT and SIGTERM in the main process: one exception, one exit code, one line (docs/architecture.md).
 
 The CLIs run inside :func:`interrupts`: SIGINT and SIGTERM raise :class:`Interrupted` in the main
 thread — a KeyboardInterrupt, so every cleanup written for Ctrl-C also runs for SIGTERM; the exit

@@ -1,4 +1,4 @@
-"""A package whose public names are imported on first use (issue 23 §5): ``identcheck`` and ``numeric``.
+"""A package whose public names are imported on first use: ``identcheck`` and ``numeric`` (docs/performance.md).
 
 ``lazy_package(__name__, api)`` at the end of a package's ``__init__`` gives it, for ``api``
 (public name → the relative module that defines it):

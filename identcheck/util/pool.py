@@ -1,4 +1,4 @@
-"""Worker processes that an interrupt ends: the one pool of every multi-process command (issue 24).
+"""Worker processes that an interrupt ends: the one pool of every multi-process command (docs/architecture.md).
 
 ``identcheck scan``, ``identcheck catalog``, ``python3 -m identcheck.catalog.type1_full``, ``numeric
 reproduce`` and ``numeric confirm`` (through :func:`numeric.sweep.run_grid`) hand their tasks to
@@ -34,7 +34,7 @@ whether a signal came whose exception never arrived, and raises it then.
 Alternatives weighed. ``concurrent.futures.ProcessPoolExecutor``, used before: its workers share
 the call and result queues and their locks; a worker that receives the group's SIGINT while
 holding one leaves it held, the other workers block on it for ever, and ``shutdown`` waits for
-them — the hangs of issue 24 (4 of 11 scans) — and even without a stuck lock its exit waits for
+them — hangs seen in 4 of 11 interrupted scans — and even without a stuck lock its exit waits for
 the tasks in flight (the catalog took ~11 s to end). ``multiprocessing.Pool.terminate`` kills
 its workers but keeps the same shared queues and three handler threads. Workers in a process
 group of their own would not see a terminal's Ctrl-C, but they would not stop with Ctrl-Z either;

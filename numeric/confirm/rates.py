@@ -8,7 +8,7 @@ with K = K* and K = K* + 1 channels inside the box of factor BOX_FACTOR
 :func:`numeric.rates.rates_from_records`. Before anything is written, φ and φ' are checked finite
 wherever a fit can take aᵀx: |aᵀx| ≤ BOX_FACTOR·max|a*|·d for x ∈ [−1, 1]^d.
 
-**Do the rates separate?** (:func:`separation`, issue 24 §4.) What the paths say fixes what the
+**Do the rates separate?** (:func:`separation`; docs/confirm.md, Rates.) What the paths say fixes what the
 rates must show:
 
 - ``"rates at both truths"`` (identcheck says identifiable, or the model stays identifiable

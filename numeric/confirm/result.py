@@ -68,7 +68,7 @@ OUTCOMES = {
 }
 
 SLOPE_TO_ZERO = 0.25
-#: Var g*/ν² a rate's truth must reach (SPEC §4).
+#: Var g*/ν² a rate's truth must reach (docs/method.md §10).
 SNR_REQUIRED = 10.0
 
 
@@ -127,7 +127,7 @@ class Sequence:
     def bounded(self) -> bool:
         """ρ bounded away from 0: a positive t → 0 limit that the data reach (its plateau); without a
         limit (no first-order length), a slope < SLOPE_TO_ZERO *and* a flat tail in the data: the
-        last two ratios within PLATEAU_FACTOR of each other (issue 22 §4: a bounded path shows it)."""
+        last two ratios within PLATEAU_FACTOR of each other (a bounded path shows its plateau: docs/confirm.md)."""
         if self.exact_invariance:
             return False
         if self.limit is not None:
