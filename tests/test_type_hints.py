@@ -1,6 +1,6 @@
 """Every dataclass's annotations resolve (typing.get_type_hints): no forward reference to a name the
-module never imports — ruff's F821 catches the same in CI (issue 23 §2: ProbeResult's
-IntervalCertificate raised NameError)."""
+module never imports — ruff's F821 catches the same in CI (an unresolved
+name, such as ProbeResult's IntervalCertificate once was, raises NameError here)."""
 
 import dataclasses
 import importlib

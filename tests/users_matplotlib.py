@@ -1,6 +1,6 @@
 """The caller's matplotlib as a notebook user has it, for the figure tests of both packages.
 
-A library call must leave it alone (issue 23 §4): the backend the user chose, pyplot's list of
+A library call must leave it alone (docs/architecture.md): the backend the user chose, pyplot's list of
 figures and its current figure. ``users_matplotlib()`` switches pyplot to a backend no library
 would choose (``svg``), opens the user's own figure, runs the body, and then checks that all
 three are as they were; afterwards it closes the user's figure and restores the backend.

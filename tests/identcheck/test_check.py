@@ -96,7 +96,7 @@ def test_rank_decision_invariant_to_term_order_and_scaling_on_real_probes(phi):
         assert (got.independent, got.nullity) == (ref.independent, ref.nullity), probe.name
 
 
-# --- probes outside the paper's assumptions (issue 10, part 2) ---------------------------------
+# --- probes outside the paper's assumptions (docs/method.md §2) --------------------------------
 
 from identcheck.check import conclude, verdict_of  # noqa: E402
 from identcheck.cli.main import main  # noqa: E402
@@ -223,7 +223,7 @@ def test_a_matrix_that_says_unsettled_leaves_its_probe_undecided():
     assert all(p.rank_proof is None for p in result.probes) and "full rank proved" not in result.to_text()
 
 
-# --- the summary counts the probes proved full rank (issue 24 §5) -------------------------------
+# --- the summary counts the probes proved full rank --------------------------------------------
 
 
 def test_identifiable_summary_counts_the_probes_proved_full_rank():

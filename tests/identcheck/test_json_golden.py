@@ -1,7 +1,7 @@
 """The JSON of check() stays what it was (field for field, value for value).
 
 The files in golden/json were first written by the code *before* the typed results, the one
-check driver, the structural keys and the one merge rule (commit c258a4c), so they pin that
+check driver, the structural keys and the one merge rule, so they pin that
 those changes left every field as it was. Only ``seconds`` is left out. Values are compared by
 kind (:mod:`.json_compare`): exactly for verdicts, counts, rationals, digits and labels; floats
 with a tolerance that fits a float64 SVD on another BLAS or CPU kernel; relations

@@ -11,7 +11,7 @@ from tests.import_graph import find_cycle, import_graph
 PACKAGE = Path(__file__).resolve().parents[2] / "identcheck"
 MODULES = sorted(PACKAGE.rglob("*.py"))
 MAX_LINES = 400
-#: The command line imports each command's modules inside the command (issue 23 §5: a command loads
+#: The command line imports each command's modules inside the command (a command loads
 #: only what it needs); nothing in the package imports it, so its lazy imports cannot hide a cycle —
 #: and the cycle check below counts them anyway. (The package root's lazy API imports through
 #: importlib with names from a table; its TYPE_CHECKING block lists them at the top.)

@@ -1,5 +1,5 @@
 """The installed program is the one pyproject.toml declares (a stale install ran ``identcheck.cli.main:main``,
-not ``:program``: a closed stdout then printed "internal error: BrokenPipeError" — review, issue 25)."""
+not ``:program``: a closed stdout then printed "internal error: BrokenPipeError")."""
 
 import importlib.metadata
 import tomllib

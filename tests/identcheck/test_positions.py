@@ -37,8 +37,8 @@ def test_cli_positions_bad_phi(capsys):
 
 
 def test_a_phi_invalid_where_the_positions_evaluate_it_is_refused_with_the_reason(capsys):
-    """issue 24 §5: positions 'log(z)' printed numpy warnings and a table of nan (exit 0); now the domain
-    check every command shares runs on the range the positions reached."""
+    """positions 'log(z)' is refused, not printed as numpy warnings and a table of nan (exit 0): the domain
+    check every command shares runs on the range the positions reach."""
     import warnings
 
     from identcheck.cli.main import main

@@ -1,6 +1,5 @@
-"""A replay proves what the probe claims, not merely that the recorded minor is nonsingular (issue 25
-review: a record cut down to 1 of its 28 columns, or a dependence passed off as an independence,
-used to replay).
+"""A replay proves what the probe claims, not merely that the recorded minor is nonsingular: a record cut down
+to 1 of its 28 columns, or a dependence passed off as an independence, does not replay.
 
 Every expected count is read from the stored check (the golden sin on type-2, d = 1, written by the
 check itself: 'random head' judged 28 columns, 'channel 2 = -channel 1' of nullity 14 with a rest
@@ -48,7 +47,7 @@ def test_an_honest_record_replays_and_says_what_it_proved(stored, capsys, tmp_pa
 
 
 def test_a_record_cut_to_one_column_does_not_replay(stored, capsys, tmp_path):
-    """The reviewer's first tamper: 1 of 28 columns (points, rows, exponents cut alike) — a nonsingular
+    """A tampered record: 1 of 28 columns (points, rows, exponents cut alike) — a nonsingular
     1 × 1 minor, which proves nothing about the 28 columns."""
     detail = probe_of(stored, HEAD)["certificate"]["detail"]
     for field in ("columns", "points", "rows", "column_exponents"):
@@ -61,7 +60,7 @@ def test_a_record_cut_to_one_column_does_not_replay(stored, capsys, tmp_path):
 
 
 def test_a_dependence_passed_off_as_independent_does_not_replay(stored, capsys, tmp_path):
-    """The reviewer's second tamper: the dependent probe's 14-column rest certificate (a true proof
+    """A tampered record: the dependent probe's 14-column rest certificate (a true proof
     that those 14 columns are independent) relabelled as the probe's interval certificate, the
     probe independent and the verdict identifiable: 4 honest replays, this one refused."""
     probe = probe_of(stored, DEPENDENT)

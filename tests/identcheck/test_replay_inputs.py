@@ -1,10 +1,10 @@
-"""What a replay reads from the check's JSON besides the certificate (issue 25 review of replay): the
+"""What a replay reads from the check's JSON besides the certificate: the
 recorded ``points_per_term`` and condition ``options``, schema-2 files (relations without keys), the
 φ shown against the expression for experts and mha, the verdict's witness, and the bounds on what a
 record may ask (digits, type-2's head).
 
 Expected values come from the check itself (a fresh check of the same φ replays; a schema-2 file is
-the goldens as committed at ca9afe0, written by check then) or from the tamper made in the test.
+a golden as an earlier check wrote it) or from the tamper made in the test.
 """
 
 import copy
@@ -75,7 +75,7 @@ def test_type2_options_and_head_are_read_with_their_types(tmp_path, capsys):
 
 @pytest.mark.parametrize("name", ["schema2_sin_type2_d1_certify.json", "schema2_z_type1_certify.json"])
 def test_a_schema_2_file_replays(name, capsys):
-    """Written by check at ca9afe0 (schema 2: relations without keys, type-2's head at the top level)."""
+    """Written by an earlier check (schema 2: relations without keys, type-2's head at the top level)."""
     path = str(DATA / name)
     stored = json.loads(Path(path).read_text(encoding="utf-8"))
     assert stored["schema"] == "identcheck.check/2"

@@ -1,6 +1,6 @@
 """replay --all and a verdict: every counted probe must replay for an identifiable verdict, the verdict
 line names what was replayed, one note per result, and a relation's labels are the columns its keys
-name (a third review's tampers, issue 25)."""
+name (each checked against a tampered record)."""
 
 import copy
 import json

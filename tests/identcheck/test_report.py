@@ -55,7 +55,7 @@ def test_odd_phi_symmetry_tag_says_a_and_minus_a_collide():
 
 def test_each_condition_describes_its_own_terms():
     """The terms line comes from the condition (no condition-name branches in the report):
-    type-1 at d = 2 is 21 derivatives, 3 merged, 18 distinct (SPEC §2); type-2 counts per head."""
+    type-1 at d = 2 is 21 derivatives, 3 merged, 18 distinct (docs/method.md §1); type-2 counts per head."""
     type1 = check("sigmoid(z + 1)", dim=2)
     assert type1.terms_text == "21 derivatives per component, 3 merged (same function for every φ) → 18 distinct"
     assert f"terms: {type1.terms_text}" in type1.to_text()
@@ -65,7 +65,7 @@ def test_each_condition_describes_its_own_terms():
 
 
 def test_a_constant_written_in_phi_is_shown_as_written_in_the_relations_tags():
-    """issue 24 §5: 1.702*silu(z)'s symmetry reads φ(−z) = φ(z) − 1.702*z, not 851*z/500 (the JSON stays exact)."""
+    """1.702*silu(z)'s symmetry reads φ(−z) = φ(z) − 1.702*z, not 851*z/500 (the JSON stays exact)."""
     result = check("1.702*silu(z)")
     text, markdown = result.to_text(), result._repr_markdown_()
     assert "φ(−z) = φ(z) − 1.702*z" in text and "φ(−z) = φ(z) − 1.702*z" in markdown
@@ -103,7 +103,7 @@ def test_prove_pde_shows_the_constant_as_written():
 
 
 def test_type2_literal_verdict_lives_in_details_and_drives_the_lines_not_the_name():
-    """issue 25 §2: type-2's literal verdict, its reason and the head are ``details``; the JSON has them
+    """Type-2's literal verdict, its reason and the head are ``details``; the JSON has them
     there (schema 3) and the reports print the two verdict lines because details hold a literal verdict:
     the same details on a type-1 result print the same lines."""
     type2 = checked("sigmoid(z + 1)", "type2", 1)
@@ -149,7 +149,7 @@ def test_type1_full_term_counts_match_its_matrices(dim, u, v):
 
 
 def test_an_expert_condition_says_h_and_x_not_phi_and_z():
-    """issue 25 §2.4: the condition's own words for its object and inputs (no branch on its name here)."""
+    """The condition's own words for its object and inputs (no branch on its name here)."""
     result = check("dot(e1, x) + e0", condition="deepseek-weak", dim=1)
     lines = result.to_text().splitlines()
     assert lines[0].startswith("h(x; θ) = dot(e1, x) + e0    [deepseek-weak, d = 1]")

@@ -105,7 +105,7 @@ def test_the_old_name_still_works_and_says_it_checks_named_families_only():
         assert_no_family_relation("sigmoid(z + 1)", "euler", component, x)
 
 
-# issue 24 §4: passing the five named families is not identifiability
+# passing the five named families is not identifiability (docs/certificates.md)
 NOT_IDENTIFIABLE_OUTSIDE_THE_FAMILIES = "(z + 1/2)/(1 + z**2)"
 
 

@@ -1,4 +1,4 @@
-"""A toy condition in one module, to measure the plug-in claim (issue 25 §2;
+"""A toy condition in one module, to measure the plug-in claim (docs/conditions/your-own.md;
 tests/identcheck/conditions/test_plugin.py).
 
 The ridge set of one expert vector a ∈ R^d: for distinct a_1..a_k, are

@@ -1,4 +1,4 @@
-"""A toy condition on experts in one module, declaring its own set recipes (issue 25 §2;
+"""A toy condition on experts in one module, declaring its own set recipes (docs/conditions/your-own.md;
 tests/identcheck/terms/test_expert_recipe.py). For an expert h(x; θ) and distinct atoms θ_1..θ_k:
 
     T13 = {∂h/∂θ⁽ᵘ⁾, ∂³h/∂θ⁽ᵘ⁾∂θ⁽ᵛ⁾∂θ⁽ʷ⁾ (u ≤ v ≤ w)}

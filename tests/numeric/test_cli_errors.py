@@ -1,8 +1,8 @@
 """numeric's command line reads a library error's parameters as the flags of the command that ran
-(identcheck.cli.common.render_error on the command's parser) — no table of messages (issue 25 §2).
+(identcheck.cli.common.render_error on the command's parser) — no table of messages.
 
-One test per entry of the former table (``FLAGS`` in numeric/flags.py, removed); the expected lines
-are the ones that table printed, captured from the tree before the change (ca9afe0). Entries that
+One test per entry of the former table of messages (a regex per flag); the expected lines are the
+ones that table printed, so no message changed when it went. Entries that
 the flag converters keep the library from seeing (``fit --n 0``, ``confirm --condition type3``)
 render the library's error with the command's own parser.
 """
@@ -145,7 +145,7 @@ def test_the_former_table_entries_read_as_before(argv, line, capsys, tmp_path):
 
 @pytest.mark.parametrize(
     "argv, line",
-    [  # argparse's own messages and confirm's type=int/float, in the one spelling (review: they read argparse's)
+    [  # argparse's own messages and confirm's type=int/float, in the one spelling, not argparse's
         (["confirm", "tanh(z)", "--K", "x"], "--K 'x': not an integer"),  # was: argument --K: invalid int value: 'x'
         (["confirm", "tanh(z)", "--K", "0"], "--K 0: must be a positive integer"),  # numeric.flags, as fit's --K
         (["confirm", "tanh(z)", "--jobs", "0"], "--jobs 0: must be a positive integer"),

@@ -171,7 +171,7 @@ def _run(argv):
     return confirm_cli.run(_parser().parse_args(["confirm", *argv]))
 
 
-def test_cli_json_equals_api_and_has_the_issue_shape(tmp_path, capsys):
+def test_cli_json_equals_api_and_has_the_documented_shape(tmp_path, capsys):
     out = tmp_path / "z"
     assert _run(["z", "--no-rates", "--mc", str(MC), "--json", "--out", str(out)]) == 0
     printed = json.loads(capsys.readouterr().out)

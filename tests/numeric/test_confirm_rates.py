@@ -1,4 +1,4 @@
-"""numeric confirm's rates: do the intervals separate, and the grid that grows within the budget (issue 24 §4)."""
+"""numeric confirm's rates: do the intervals separate, and the grid that grows within the budget (docs/confirm.md)."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""numeric confirm: the channel-recombination witness and --K (issue 22 §1)."""
+"""numeric confirm: the channel-recombination witness and --K (docs/confirm.md, Channel recombination)."""
 
 import json
 

@@ -1,4 +1,4 @@
-"""numeric's JSON results record where they were computed (issue 23 §7)."""
+"""numeric's JSON results record where they were computed (docs/changelog.md)."""
 
 import json
 

@@ -1,4 +1,4 @@
-"""A fit shows its progress and, when long, its estimated time before it starts (issue 23 §3)."""
+"""A fit shows its progress and, when long, its estimated time before it starts."""
 
 import importlib
 

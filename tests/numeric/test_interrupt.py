@@ -1,6 +1,6 @@
 """Ctrl-C and SIGTERM end `numeric reproduce --jobs 2` within 2 s, workers included; the store
 keeps every finished fit and the message says how many and that the same command continues
-(issue 24; the pool: tests/identcheck/util/test_pool.py; every command: bench/bench_interrupt.py)."""
+(docs/architecture.md; the pool: tests/identcheck/util/test_pool.py; every command: bench/bench_interrupt.py)."""
 
 import re
 import signal

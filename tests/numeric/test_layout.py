@@ -18,7 +18,7 @@ MODULES = sorted(PACKAGE.rglob("*.py"))
 MAX_LINES = 400
 #: External modules a function may import lazily (heavy, optional, outside both packages).
 LAZY_ALLOWED = ("matplotlib",)
-#: The command lines import each command's modules inside the command (issue 23 §5: `numeric --help`
+#: The command lines import each command's modules inside the command (`numeric --help`
 #: loads no numpy, scipy or sympy); nothing else in the package imports them, so their lazy imports
 #: cannot hide a cycle — and the cycle check below counts them anyway. (The package root's lazy API
 #: imports through importlib with names from a table; its TYPE_CHECKING block lists them at the top.)

@@ -1,4 +1,4 @@
-"""A bounded path shows its plateau: t extended below 10⁻⁴ until the ratio is within 2× of its limit (issue 22 §4)."""
+"""A bounded path shows its plateau: t extended below 10⁻⁴ until the ratio is within 2× of its limit."""
 
 import dataclasses
 
@@ -71,7 +71,7 @@ def test_a_limit_the_data_never_reach_is_not_resolved_and_t_stops_where_float64_
 
 def test_without_a_limit_a_bounded_path_shows_a_flat_tail():
     """No first-order length (no limit): a slope below SLOPE_TO_ZERO is not enough, the last two
-    ratios must also lie within 2× of each other (review of issue 22 §4)."""
+    ratios must also lie within 2× of each other."""
     from numeric.confirm.result import Sequence
 
     def sequence(ratio, slope):

@@ -1,4 +1,4 @@
-"""numeric's figures leave the caller's matplotlib alone and show inline (issue 23 §4)."""
+"""numeric's figures leave the caller's matplotlib alone and show inline (docs/architecture.md)."""
 
 import pytest
 from matplotlib.figure import Figure
@@ -68,7 +68,7 @@ def test_confirm_figure_leaves_the_backend_and_pyplot_figures_alone(tmp_path):
     assert is_png(path.read_bytes()) and figure._repr_png_() == path.read_bytes()
 
 
-# --- issue 24 §5: what the rate figures say ----------------------------------------------------
+# --- what the rate figures say ------------------------------------------------------------------
 
 import numpy as np  # noqa: E402
 

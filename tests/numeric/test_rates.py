@@ -46,8 +46,8 @@ def test_one_repetition_gives_the_degenerate_interval():
     assert low == high == slope == pytest.approx(np.polyfit(np.log(sizes), np.log([0.4, 0.3, 0.2]), 1)[0])
 
 
-# --- the intervals rates_from_records returns (issue 23 §6: a planted bug that made them equal to
-# the slope kept the suite green: the tests above check fit_rate, not what reaches a Rate) ---
+# --- the intervals rates_from_records returns (the tests above check fit_rate, not what reaches a Rate:
+# a planted bug that made the intervals equal to the slope must turn these red) ---
 
 BETA, SCALE, SIGMA = -0.5, 2.0, 0.4  # losses SCALE * n**BETA * LogNormal(0, SIGMA): the true slope is BETA
 SIZES = (1000, 2000, 4000, 8000, 16000, 32000)

@@ -62,7 +62,7 @@ def test_every_per_head_gate_measure_is_kept_and_channels_do_change(G, truth):
     assert channels != true_channels
 
 
-def test_the_global_alternative_of_the_issue():
+def test_the_global_alternative_recombines_the_heavier_channel():
     """Head 1: ω = (2, 3) → channel 2 is the heavier: (a_{1,2}, a_{2,2}) with 3 − 2 = 1, (a_{1,1}, a_{2,2})
     with 2 in channel 1's slot, (a_{1,2}, a_{2,1}) with 2 in the spare."""
     G = global_alternative(TRUTH, 3)

@@ -19,7 +19,7 @@ def test_a_slurm_array_of_shards_merges_into_the_one_machine_store(tmp_path):
     assert running.stdout == ""  # the script stopped what it started
 
 
-# --- issue 24 §5: the tasks run the Python that has the project, and say so when they cannot ---------
+# --- the tasks run the Python that has the project, and say so when they cannot --------------------
 
 import sys  # noqa: E402
 

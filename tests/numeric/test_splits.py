@@ -1,5 +1,5 @@
 """Splits as Theorem 1's proof builds them: every gate shifted, positive weights, no clipping, and
-weight-0 copies that are no cell members (issue 22 §4)."""
+weight-0 copies that are no cell members (docs/confirm.md)."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""Start-up (issue 23 §5): importing numeric or its command line loads no heavy library; a command
+"""Start-up (docs/performance.md, Start-up): importing numeric or its command line loads no heavy library; a command
 loads what it needs when it runs, and still runs with one BLAS thread in numpy's and scipy's BLAS.
 Every case runs in a fresh interpreter (sys.modules and threadpoolctl read there)."""
 

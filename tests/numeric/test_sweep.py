@@ -307,8 +307,7 @@ def _alive(pid: int) -> bool:
 def test_plot_writes_png_and_pdf(tmp_path, capsys):
     run_grid(SMALL, tmp_path, jobs=1, progress=False)
     assert main(["plot", str(tmp_path)]) == 0
-    # every quantity's figure is rates_<quantity> (issue 24 §5: it was rates.png for voronoi, rates_<q>.png for the
-    # others)
+    # every quantity's figure is rates_<quantity>, voronoi's too (rates_voronoi.png, not rates.png)
     assert main(["plot", str(tmp_path), "--quantity", "regression"]) == 0
     written = sorted(p.name for p in tmp_path.iterdir() if p.suffix in (".png", ".pdf"))
     assert written == ["rates_regression.pdf", "rates_regression.png", "rates_voronoi.pdf", "rates_voronoi.png"]

@@ -128,7 +128,7 @@ COUNTS = [  # (argv before the flag, flag): every integer flag that counts somet
 
 @pytest.mark.parametrize("argv, flag", COUNTS, ids=lambda v: " ".join(v) if isinstance(v, list) else str(v))
 def test_a_count_flag_refuses_0_before_any_work(argv, flag):
-    """Issue 23 §6: the converter let 0 through (the library refused it later, in its own words)."""
+    """The converter refuses 0 (else the library would refuse it later, in its own words)."""
     words = [*argv, "0"] if flag is None else [*argv, flag, "0"]
     with pytest.raises(NumericError, match=r"must be a positive integer"):
         build_parser().parse_args(words)
@@ -143,7 +143,7 @@ def test_seed_0_is_valid_and_a_negative_seed_is_refused(command):
         build_parser().parse_args([*command, "--seed", "-1"])
 
 
-# --- issue 24 §5: inputs that slipped through ----------------------------------------------------
+# --- inputs the converters refuse before the library sees them ------------------------------------
 
 
 @pytest.mark.parametrize(

@@ -133,7 +133,7 @@ def test_prove_pde_prints_the_papers_pde_and_its_proof(capsys):
 
 
 def test_the_header_shows_a_param_as_written_and_the_json_keeps_it_exact(capsys):
-    """Issue 23 §6: ``--param b=1e-3`` is shown so in the text (and Jupyter's markdown); the JSON's
+    """``--param b=1e-3`` is shown so in the text (and Jupyter's markdown); the JSON's
     phi keeps the exact rational, as before."""
     args = ["check", "sigmoid(z*b)", "--param", "b=1e-3", "--dim", "1"]
     assert main(args) == 0

@@ -1,4 +1,4 @@
-"""What both command lines share (issue 24 §5): one output-path policy, and a close match for a mistyped
+"""What both command lines share: one output-path policy, and a close match for a mistyped
 flag or command — tested through the helper and through every command that writes or parses."""
 
 import os

@@ -1,9 +1,9 @@
 """Errors carry param/value/reason (identcheck.errors); the command line spells each parameter as
 the flag of the command that ran, found in its argparse parser (identcheck.cli.common.render_error)
-— no table of messages (issue 25 §2).
+— no table of messages.
 
-The command-line lines below are the ones the regex table (``FLAGS`` in identcheck/cli/main.py, removed)
-printed, captured from the tree before the change (ca9afe0): one test per entry of that table.
+The command-line lines below are the ones the former table of messages (a regex per flag) printed,
+one test per entry of that table: the messages did not change when it went.
 """
 
 import argparse
@@ -239,7 +239,7 @@ def test_a_closed_stdout_ends_the_program_quietly_with_141(argv, buffered):
     assert (run.returncode, run.stderr, run.stdout[:1]) == (0, "", "[" if "--json" in argv else "φ")
 
 
-# --- one spelling for every flag, `--flag VALUE: reason`, with the value as typed (issue 25 §2 review) -------
+# --- one spelling for every flag, `--flag VALUE: reason`, with the value as typed -------------------------
 
 ONE_SPELLING = [  # (argv, the whole stderr line)
     (["catalog", "--jobs", "0"], "--jobs 0: must be an integer from 1 to 64"),

@@ -1,5 +1,5 @@
 """Ctrl-C and SIGTERM end the multi-process commands within 2 s, workers included, nothing
-half-written (issue 24; the pool itself: test_pool.py; every command at random moments:
+half-written (docs/architecture.md; the pool itself: test_pool.py; every command at random moments:
 bench/bench_interrupt.py)."""
 
 import os

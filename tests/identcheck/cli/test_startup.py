@@ -1,4 +1,4 @@
-"""Start-up (issue 23 §5): importing identcheck or its command line loads no heavy library; each
+"""Start-up (docs/performance.md, Start-up): importing identcheck or its command line loads no heavy library; each
 command loads what it needs when it runs. Every case runs in a fresh interpreter and reports the
 heavy modules it ended with (sys.modules)."""
 
@@ -100,10 +100,10 @@ def test_the_program_freezes_the_collector_at_its_end_and_main_does_not():
 
 
 def test_a_condition_module_loads_when_the_condition_is_asked_for():
-    """The registry imports a condition's module on first read (issue 23 §5: "the condition
-    registry loads lazily"): a type-1 check from the command line reads type1 only, as the library
-    call does — not type2 (the command line passed every option flag at its default, and reading
-    type2's default imported it; a review finding), mha, type1-full or the DeepSeek modules."""
+    """The registry imports a condition's module on first read (the condition
+    registry loads lazily): a type-1 check from the command line reads type1 only, as the library
+    call does — not type2 (passing every option flag at its default would
+    read type2's default, which imports it), mha, type1-full or the DeepSeek modules."""
     code = (
         "from identcheck.cli.main import main\nimport contextlib, io, json, sys\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"

@@ -1,6 +1,6 @@
 """A condition's options are recorded in its result (check/3's ``options``) and read back strictly for
 replay: a plug-in that declares an option but keeps it elsewhere is told in one line what to do, and a
-result's d and seed must be integers (a third review, issue 25)."""
+result's d and seed must be integers."""
 
 import pytest
 

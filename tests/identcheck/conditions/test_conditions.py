@@ -189,7 +189,7 @@ def test_the_status_line_writes_only_to_a_terminal():
     assert shown.getvalue() == "\r\033[Kprobe 1/9\r\033[K" and hidden.getvalue() == ""
 
 
-# --- type1-full: Theorem 2's full decomposition (issue 10, part 3) -----------------------------
+# --- type1-full: Theorem 2's full decomposition (docs/method.md §5) ----------------------------
 
 from identcheck.conditions.type1_full import head_terms  # noqa: E402
 from identcheck.terms.compile import compile_terms  # noqa: E402

@@ -1,4 +1,4 @@
-"""The plug-in claim measured (issue 25 §2): a condition written in one module outside the package
+"""The plug-in claim measured (docs/conditions/your-own.md): a condition written in one module outside the package
 (:mod:`.toy_condition`, the ridge set {φ(aᵀx), ∂φ(aᵀx)/∂a}) and registered with one line runs
 through check, --certify, replay and scan, from Python and from the command line's ``main``.
 
@@ -255,7 +255,7 @@ def _abstract():
     ],
 )
 def test_a_registration_in_the_process_is_checked_as_a_plugin_is(name, make, why):
-    """A review found CONDITIONS['both'] = X accepted, and CONDITIONS['my-routed'] = DeepSeekRouted recording
+    """CONDITIONS['both'] = X is refused, and so is CONDITIONS['my-routed'] = DeepSeekRouted, which would record
     'deepseek-routed' in its results (replay then reads another class): a subclass with its own name is the way."""
     with pytest.raises(IdentcheckError) as refused:
         CONDITIONS[name] = make()
@@ -310,7 +310,7 @@ def test_a_mistyped_name_is_answered_from_the_registry_with_its_plugins(installe
     assert "available: type1, type2, " in line and "deepseek-weak, toy" in line
 
 
-# --- what a condition judges is its class's `subject`, never its name (issue 25 §2) --------------------------
+# --- what a condition judges is its class's `subject`, never its name ----------------------------------------
 
 
 def test_the_builtin_conditions_say_what_they_judge():

@@ -39,7 +39,7 @@ def test_the_condition_names_it_through_the_family():
 
 def test_a_member_equal_to_another_constant_is_named_so():
     """h = k1ᵀx + 2·k0: ∂h/∂k0 = 2, so (∂h/∂k0)² = 4 = 4·(the set's 1), by hand — not "the constant 1"
-    (the name the shape alone gave before; a review found it)."""
+    (the name the shape alone would give)."""
     relation = [member(0, "prod", ["k0", "k0"], 1), member(None, "1", [], -4)]
     atom = Atom(parse_expert("dot(k1, x) + 2*k0", 2), k1_1="1/2", k1_2="-3/8", k0="5/8")
     assert expert_residual(k1 * x[0] + k2 * x[1] + 2 * k0, [atom], relation, x) == 0

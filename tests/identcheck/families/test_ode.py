@@ -1,4 +1,4 @@
-"""The ``ode`` family (issue 24 §2): φ's linear ODEs guessed and proved, their type-1 relations named.
+"""The ``ode`` family (docs/method.md §4): φ's linear ODEs guessed and proved, their type-1 relations named.
 
 Every expected value is checked here by sympy directly — the activation written out by hand, the
 relation rebuilt from ū = exp(xᵀMx)·φ(aᵀx) by differentiation — not by the package's term set,

@@ -203,7 +203,7 @@ def test_parse_param_refuses_garbage(text, reason):
     ],
 )
 def test_a_param_is_shown_as_written_and_used_exactly(value, written, exact):
-    """Issue 23 §6: b=1e-300 was shown as a 300-digit fraction. The report text shows the value as
+    """b=1e-300 is not shown as a 300-digit fraction: the report text shows the value as
     written; ``text`` (JSON, errors) and the expression keep the exact rational."""
     phi = parse_activation("sigmoid(z*b)", {"b": value})
     assert (phi.as_written or phi.text) == f"sigmoid(z*b) [b={written}]"  # None where the two agree (2/3)
@@ -224,8 +224,8 @@ def test_a_param_text_that_is_not_a_number_is_refused_naming_it():
 
 @pytest.mark.parametrize("name", sorted(FUNCTIONS))
 def test_numpy_alone_evaluates_phi_as_scipy_and_numpy_did(name):
-    """lambdify_modules picks NumPy alone where NumPy has every function (issue 23 §5: scipy.special
-    is not imported); φ, φ', φ'' then equal, bit for bit, what ["scipy", "numpy"] computes, and erf,
+    """lambdify_modules picks NumPy alone where NumPy has every function (scipy.special
+    is then not imported); φ, φ', φ'' then equal, bit for bit, what ["scipy", "numpy"] computes, and erf,
     erfc (gelu) keep SciPy."""
     import numpy as np
 
@@ -244,7 +244,7 @@ def test_numpy_alone_evaluates_phi_as_scipy_and_numpy_did(name):
     assert any(expr.has(sp.erf, sp.erfc) for expr in phi.derivatives) == (name in ("erf", "erfc", "gelu"))
 
 
-# --- issue 24 §5: messages show sets and constants as people write them, never sympy's repr -------
+# --- messages show sets and constants as people write them, never sympy's repr -------------------
 
 
 @pytest.mark.parametrize(

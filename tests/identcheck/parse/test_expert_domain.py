@@ -1,5 +1,5 @@
-"""An expert must be real and differentiable on the probed domain [−1, 1]^d (issue 25 §1), and a
-sign symmetry is named only with a real, finite q (a review found log(e1ᵀx) tagged with one)."""
+"""An expert must be real and differentiable on the probed domain [−1, 1]^d, and a sign
+symmetry is named only with a real, finite q (log(e1ᵀx) is not tagged with one)."""
 
 import pytest
 import sympy as sp
@@ -52,7 +52,7 @@ def test_softplus_keeps_its_sign_symmetry():
 @pytest.mark.parametrize("condition", ["deepseek-weak", "deepseek-routed", "deepseek-shared"])
 def test_a_tangent_with_a_pole_inside_is_refused(capsys, condition):
     # tan(e1ᵀx) has a pole where e1ᵀx = ±π/2; the probes' atom e1 = (−7/8, −7/8) reaches |e1ᵀx| = 7/4 > π/2 on
-    # [−1, 1]^2. A review found it given a verdict (tan has no sympy denominator) while sin/cos was refused
+    # [−1, 1]^2. It must be refused as sin/cos is, not given a verdict (tan has no sympy denominator)
     code = main(["check", "--condition", condition, "--expert", "e2*tan(dot(e1,x))", "--dim", "2"])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1, err

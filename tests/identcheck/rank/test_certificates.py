@@ -170,7 +170,7 @@ def test_irrational_coefficients_are_not_guessed():
 
 def test_certified_relations_keep_the_experts_they_tie():
     """--certify replaces raw relations by proved exact ones; they still say which experts they tie
-    (issue 24 §2), as the uncertified reading did."""
+    (docs/method.md §4), as the uncertified reading did."""
     from identcheck import check
 
     plain = check("(z + 1/3)/(1 + z**2)", dim=1)

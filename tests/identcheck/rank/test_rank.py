@@ -106,7 +106,7 @@ def _tiny_sigmoid(b):
 
 
 def test_column_below_the_precision_is_undecided_not_a_zero_column():
-    """Issue 11: values ~1e-300 that arb cannot separate from 0 must not become a relation."""
+    """Values ~1e-300 that arb cannot separate from 0 must not become a relation."""
     b = flint.arb(2) ** -997  # ≈ 7.5e-301, exact
     cols = [lambda x: x.exp(), _tiny_sigmoid(b), lambda x: x.cos()]
     matrix, provider = _functions_matrix(cols, POINTS)

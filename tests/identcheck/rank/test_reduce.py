@@ -119,7 +119,7 @@ def test_pivoted_rows_are_lapacks_column_pivots(seed, n, m):
 
 
 def test_a_skewed_basis_gives_the_pivots_of_an_orthonormal_one():
-    """The review's case: v1 ± 1e-4·w spans the same plane as an orthonormal basis; the pivots must agree."""
+    """A skewed basis: v1 ± 1e-4·w spans the same plane as an orthonormal basis; the pivots must agree."""
     rng = np.random.default_rng(3)
     free = rng.normal(size=(8, 3))
     matrix = np.column_stack([free, free @ np.array([[1.0, 0.0], [2.0, 1.0], [0.0, -1.0]])])

@@ -1,4 +1,4 @@
-"""Expert sets as declarative recipes (issue 25 §2; identcheck/terms/recipes.py): the paper's four sets
+"""Expert sets as declarative recipes (identcheck/terms/recipes.py): the paper's four sets
 as recipes, unchanged; the new parts (third derivatives, products of a first and a second
 derivative, x-multiplied second derivatives) member by member against sympy; and a toy condition
 on experts written in one module outside the package (:mod:`.toy_expert_condition`), registered with

@@ -52,7 +52,7 @@ def test_sigmoid_with_bias_passes_type2_reduced_but_not_literally(b):
     result = check("sigmoid(z + b)", condition="type2", params={"b": b})
     assert result.verdict == "identifiable"
     assert result.details["literal_verdict"] == "not identifiable"
-    # issue 24 §5: the two verdicts on separate, labelled lines of the text report (and of the markdown)
+    # the two verdicts on separate, labelled lines of the text report (and of the markdown)
     lines = result.to_text().splitlines()
     assert lines[1] == "  verdict (reduced set): IDENTIFIABLE (numeric evidence)"
     assert lines[2].startswith("  verdict (literal set, as the paper states it): NOT IDENTIFIABLE, because of ")

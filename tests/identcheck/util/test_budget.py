@@ -1,4 +1,4 @@
-"""Time budgets (issue 10): a slow sympy computation is stopped, a fast one is not, and a relation
+"""Time budgets (identcheck/util/budget.py): a slow sympy computation is stopped, a fast one is not, and a relation
 whose proof ran out of time is still reported, with ``timed_out``."""
 
 import functools
@@ -83,7 +83,7 @@ def test_a_proof_that_runs_out_of_time_says_so():
 
 
 def test_the_symmetry_relation_of_shifted_sigmoids_is_proved_abstractly_in_its_budget():
-    """Issue 10's first example: φ(−z) = 2 − φ(z) proved in one variable, the relation then with φ
+    """The shifted sigmoids' symmetry φ(−z) = 2 − φ(z), proved in one variable, the relation then with φ
     abstract — within the same 0.2 s that the concrete route could not use."""
     act, ts, probe, coefficients = _shifted_sigmoids_relation(1)
     outcome = prove_relation(ts, act.derivatives, probe.components, coefficients, seconds=0.2)

@@ -1,4 +1,4 @@
-"""identcheck's figures leave the caller's matplotlib alone and show inline (issue 23 §4)."""
+"""identcheck's figures leave the caller's matplotlib alone and show inline (docs/architecture.md)."""
 
 from fractions import Fraction
 
@@ -58,7 +58,7 @@ def test_new_figure_is_outside_pyplot_and_renders_at_its_dpi():
     assert (width, height) == (100, 50)  # 2 x 1 inches at 50 dpi (the PNG header's IHDR)
 
 
-# --- issue 24 §5: legends off the data, labelled ticks on short log ranges ------------------------
+# --- legends off the data, labelled ticks on short log ranges ------------------------------------
 
 
 def _overlap(a, b) -> float:
