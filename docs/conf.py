@@ -48,6 +48,7 @@ exclude_patterns = ["_build", "**/.ipynb_checkpoints", "slurm", "examples"]
 myst_enable_extensions = ["dollarmath", "colon_fence", "deflist"]
 myst_heading_anchors = 4
 suppress_warnings = ["myst.header"]  # pages written for GitHub start at ## in places
+smartquotes = False  # text as written: "--json" stays two hyphens, as on GitHub and in --help
 
 # the tutorial: rendered from the outputs stored in docs/tutorial.ipynb
 nb_execution_mode = "off"
@@ -75,5 +76,8 @@ html_theme_options = {
     "footer_start": ["copyright"],
     "footer_end": [],
 }
-html_static_path = []
+html_static_path = ["_static"]
+html_favicon = "_static/favicon.svg"
+# the theme's colour mode before a reader picks one (empty, its script logs a console error)
+html_context = {"default_mode": "auto"}
 html_show_sourcelink = False
