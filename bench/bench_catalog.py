@@ -4,8 +4,8 @@
     python3 bench/bench_catalog.py --ref none --phases   # this tree only, plus a profile by phase
 
 Each measurement runs in a fresh interpreter (imports not timed) and reports wall time and CPU
-time (the process's own plus its worker processes'). The reference commit (default: the one
-third pass of issue 15 part 3 started from) is exported with `git archive` into a temporary folder and run
+time (the process's own plus its worker processes'). The reference commit (default: ``REFERENCE``,
+the tree before the proof-first rank decision) is exported with `git archive` into a temporary folder and run
 the same way, so the ratio compares like with like on the same machine at the same time of day;
 the machine is shared, so read ratios, not absolute seconds. The rows of both trees are
 compared: they must be equal (the bench fails otherwise).
@@ -28,8 +28,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-# before the proof-first rank decision (third pass of issue 15 part 3; the second started from c258a4c, the first
-# from 44a2983)
+# the tree before the proof-first rank decision (docs/performance.md, The catalog in seconds)
 REFERENCE = "7b477aa"
 
 RUN = r"""

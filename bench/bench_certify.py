@@ -6,7 +6,7 @@ Per (phi, probe): the time of the certification step alone (interval test for an
 probe; exact-relation recovery + sympy proofs + interval test of the remaining columns for a
 dependent one), median over --repeats, after one warm-up check (term set compiled, φ's
 properties cached), and what was certified. Then the whole `check(phi, certify=True)` against
-`check(phi)`, as a ratio. Goals (issue 4): one d = 2 type-1 probe (18 terms) < 30 s; the
+`check(phi)`, as a ratio. Goals: one d = 2 type-1 probe (18 terms) < 30 s; the
 identity's dependence < 5 s.
 """
 

@@ -1,4 +1,4 @@
-"""Benchmark: ``numeric confirm PHI --quick`` wall time (issue 16: ≤ 3 min, the sequence part ≤ 20 s).
+"""Benchmark: ``numeric confirm PHI --quick`` wall time (goal: ≤ 3 min, the sequence part ≤ 20 s; docs/confirm.md).
 
 Run by hand:  python3 bench/bench_confirm.py [--jobs 1] [--phi 'z' ...]
 

@@ -1,4 +1,4 @@
-"""exp(z) in Setting I against identifiable activations (issue 22 §3; numbers in docs/confirm.md).
+"""exp(z) in Setting I against identifiable activations (numbers in docs/confirm.md).
 
 For exp(z), sigmoid(z + 1), softplus(z + 1), tanh(z + 1):
 

@@ -4,7 +4,7 @@ Run by hand:  python3 bench/bench_fit.py [--sizes 10000 100000] [--optimizers gd
 
 Prints seconds per fit (data generation included, interpreter start-up and imports not),
 iterations, the training MSE reached and the truth's MSE on the same data. Single-threaded
-BLAS (set before numpy is imported). The PyTorch-autograd comparison of issue 5 is not here yet.
+BLAS (set before numpy is imported). The PyTorch-autograd comparison is bench/bench_torch.py.
 """
 
 import os

@@ -1,4 +1,4 @@
-"""Benchmark: hard-but-valid activations must finish in bounded time (issue 10, part 1).
+"""Benchmark: hard-but-valid activations must finish in bounded time (docs/performance.md).
 
 Run by hand:  python3 bench/bench_hard.py [--certify] [--catalog] [--dim 2] [--limit 180]
 
@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 HARD = [
-    # the three of issue 10
+    # slow for sympy: a sum of shifted sigmoids and deep compositions
     "sigmoid(z + 1) + sigmoid(z - 1)",
     "sin(sin(sin(sin(sin(z)))))",
     "sigmoid(sigmoid(sigmoid(sigmoid(sigmoid(sigmoid(sigmoid(sigmoid(sigmoid(sigmoid(z))))))))))",

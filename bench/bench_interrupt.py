@@ -1,4 +1,4 @@
-"""Interrupt every multi-process command at random moments; count hangs, reaction times, orphans (issue 24).
+"""Interrupt every multi-process command at random moments; count hangs, reaction times, orphans (docs/architecture.md).
 
     python3 bench/bench_interrupt.py [--trials-per-command 6] [--seed 0] [--commands scan catalog reproduce confirm]
 

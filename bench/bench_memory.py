@@ -1,5 +1,5 @@
-"""Benchmark: peak memory (whole process) and time of one lm fit against n (issue: memory bounded by
-the data, not by n × P).
+"""Benchmark: peak memory (whole process) and time of one lm fit against n (the goal: memory bounded
+by the data, not by n × P).
 
 Run by hand:  python3 bench/bench_memory.py [--sizes 1000000 10000000] [--model gated1] [--K 4]
 

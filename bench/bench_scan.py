@@ -1,4 +1,4 @@
-"""Benchmark: `identcheck scan` against one check() per grid value (issue 13).
+"""Benchmark: `identcheck scan` against one check() per grid value (docs/scan.md).
 
 Run by hand:  python3 bench/bench_scan.py [--count 81] [--map 41] [--jobs 2] [--skip-checks]
 

@@ -1,4 +1,4 @@
-"""Benchmark: start-up of the command lines and the packages (issue 23 §5).
+"""Benchmark: start-up of the command lines and the packages (docs/performance.md, Start-up).
 
 Run by hand:  python3 bench/bench_startup.py [--runs 7] [--only NAME ...] [--tree OLD NEW]
 
