@@ -12,8 +12,10 @@ identifiable
 from typing import TYPE_CHECKING
 
 from .util.lazy import lazy_package
+from .util.version import project_version
 
 if TYPE_CHECKING:  # the public API, for readers and type checkers; at run time __getattr__ imports it on first use
+    __version__: str  # pyproject.toml's version, from the package metadata (identcheck.util.version)
     from .check import check
     from .conditions import CONDITIONS, Condition, ProbeMatrix
     from .errors import IdentcheckError, InputError, Param
@@ -42,7 +44,7 @@ _API = {
     **dict.fromkeys(("Merge", "Term", "TermSet", "type1_term_set", "type1_terms"), ".terms.type1"),
 }
 #: (The text report needs no import here: a result imports it the first time it renders, identcheck.results.)
-lazy_package(__name__, _API)
+lazy_package(__name__, _API, computed={"__version__": project_version})
 
 __all__ = [
     "Activation",
@@ -75,4 +77,3 @@ __all__ = [
     "type1_term_set",
     "type1_terms",
 ]
-__version__ = "0.1.0"

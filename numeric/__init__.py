@@ -7,8 +7,10 @@ losses, and least-squares fits inside a compact box, one fit at a time.
 from typing import TYPE_CHECKING
 
 from identcheck.util.lazy import lazy_package
+from identcheck.util.version import project_version
 
 if TYPE_CHECKING:  # the public API, for readers and type checkers; at run time __getattr__ imports it on first use
+    __version__: str  # identcheck's: one distribution ships both packages (identcheck.util.version)
     from .choices import MODELS, OPTIMIZERS
     from .data import sample
     from .errors import NumericError
@@ -33,7 +35,7 @@ _API = {
     **dict.fromkeys(("DEFAULT_TRUTH", "Truth", "load_truth"), ".truth"),
     **dict.fromkeys(("voronoi_cells", "voronoi_loss"), ".voronoi"),
 }
-lazy_package(__name__, _API)
+lazy_package(__name__, _API, computed={"__version__": project_version})
 
 __all__ = [
     "Box",

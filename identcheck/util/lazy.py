@@ -18,24 +18,33 @@ from __future__ import annotations
 import importlib
 import sys
 import types
+from collections.abc import Callable
 
 __all__ = ["lazy_package"]
 
 
-def lazy_package(name: str, api: dict) -> None:
-    """Make the package ``name`` (already in ``sys.modules``) import each name of ``api`` on first use."""
+def lazy_package(name: str, api: dict[str, str], computed: dict[str, Callable[[], object]] | None = None) -> None:
+    """Make the package ``name`` (already in ``sys.modules``) import each name of ``api`` on first use.
+
+    ``computed`` maps further attributes (``__version__``) to the function that gives their value,
+    called on first use too; they are not public names of the API (not in ``__all__``).
+    """
     package = sys.modules[name]
     shadowed = frozenset(public for public, module in api.items() if module == "." + public)
+    computed = computed or {}
 
-    def __getattr__(attribute: str):
-        if attribute not in api:
+    def __getattr__(attribute: str) -> object:
+        if attribute in computed:
+            value = computed[attribute]()
+        elif attribute in api:
+            value = getattr(importlib.import_module(api[attribute], name), attribute)
+        else:
             raise AttributeError(f"module {name!r} has no attribute {attribute!r}")
-        value = getattr(importlib.import_module(api[attribute], name), attribute)
         setattr(package, attribute, value)  # imported once
         return value
 
-    def __dir__():
-        return sorted(set(vars(package)) | set(api))
+    def __dir__() -> list[str]:
+        return sorted(set(vars(package)) | set(api) | set(computed))
 
     class LazyPackage(types.ModuleType):
         def __setattr__(self, attribute, value):
