@@ -178,6 +178,13 @@ class Part:
         return GATES[self.gate.kind].names
 
     @property
+    def shapes(self) -> dict[str, str]:
+        """Each parameter's shape: ``scalar``, ``vector`` (d entries) or ``symmetric`` (d × d)."""
+        shapes = {p.name: p.shape for p in GATES[self.gate.kind].parameters}
+        shapes |= {n: "vector" if n in self.expert.vectors else "scalar" for n in self.expert.names}
+        return shapes | ({self.variance: "scalar"} if self.variance else {})
+
+    @property
     def parameters(self) -> tuple[str, ...]:
         """Every per-atom parameter: the gate's, the expert's, then the variance."""
         return self.gate_parameters + self.expert.names + ((self.variance,) if self.variance else ())

@@ -13,7 +13,7 @@ without a shift-invariant gate; ``permutation`` matching with fitted ≠ truth a
 from __future__ import annotations
 
 from .atoms import read_atoms
-from .gates import GATES, shift_invariant
+from .gates import shift_invariant
 from .keys import Table, fail, key_path, suggestion
 from .loss import CELL_WEIGHTS, SYMMETRIES, TARGETS, Exponent, Loss, PartErrors, PartLoss, Term
 from .model import Inputs, Part
@@ -138,11 +138,7 @@ def _r_table(table: Table, part: Part) -> tuple[tuple[int, int], ...]:
 
 
 def _target_atoms(table: Table, part: Part, inputs: Inputs):
-    shapes = {p.name: p.shape for p in GATES[part.gate.kind].parameters}
-    shapes |= {n: "vector" if n in part.expert.vectors else "scalar" for n in part.expert.names}
-    if part.variance:
-        shapes[part.variance] = "scalar"
-    atoms = read_atoms(table, "target_atoms", shapes, inputs.dim, part.variance, 0.0)
+    atoms = read_atoms(table, "target_atoms", part.shapes, inputs.dim, part.variance, 0.0)
     if not len(part.truth) <= len(atoms) <= part.fitted:
         fail(
             table.key("target_atoms"),

@@ -150,6 +150,8 @@ def _gate(table: Table, kind: str, atoms: int, fitted: int) -> Gate:
     weights = reference = top_k = fitted_top_k = of = None
     if kind == "constant":
         weights = table.text("weights", "free", choices=("fixed", "free"))
+        if weights == "fixed" and fitted != atoms:
+            fail(table.key("weights"), weights, f"fixed weights are the truth's: fit {atoms} atoms, not {fitted}")
     if kind == "top-k":
         of = table.text("of", "softmax", choices=TOP_K_OF)
         top_k = table.integer("top_k", high=MAX_ATOMS)

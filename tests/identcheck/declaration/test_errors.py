@@ -80,6 +80,12 @@ CASES = [
         "sum to 0.9, not 1",
     ),
     ("shares not summing to one", _set("parts.shared.share", 0.4), "parts.*.share", "sum to 0.9, not 1"),
+    (
+        "fixed weights with more fitted atoms",
+        _set("parts.shared.gate.weights", "fixed"),
+        "parts.shared.gate.weights",
+        "fixed weights are the truth's: fit 1 atoms, not 2",
+    ),
     ("unknown key", _set("parts.routed.gat", {}), "parts.routed.gat", "unknown key (did you mean gate?)"),
     ("unknown noise", _set("noise.kind", "gaussian"), "noise.kind", "not one of gaussian-mixture, gaussian-regression"),
     (
