@@ -145,3 +145,20 @@ def test_the_weights_may_sum_to_one_up_to_decimals(base):
     ]
     base["parts"]["shared"]["fitted"] = 3
     assert math.fsum(a["omega"] for a in parse_declaration(base).part("shared").truth) == 1.0
+
+
+def test_normal_inputs_and_a_constant_gate_in_a_regression(base):
+    base["inputs"] = {"kind": "normal", "dim": 1}
+    base["noise"] = {"kind": "gaussian-regression", "sigma": 0.1}
+    del base["shares"]
+    for part in base["parts"].values():
+        del part["share"], part["variance"]
+        for atom in part["truth"]:
+            atom.pop("tau", None), atom.pop("nu", None)
+    base["parts"]["shared"]["truth"][0]["omega"] = 2.5  # a regression's weights need not sum to one
+    base["loss"]["parts"]["shared"]["terms"] = [{"params": ["k1", "k0"], "exact": 1, "over": 2}]
+    base["loss"]["parts"]["routed"]["cells"] = ["beta1", "eta1", "eta0"]
+    base["loss"]["parts"]["routed"]["terms"].pop()
+    model = parse_declaration(base)
+    assert model.inputs.to_dict() == {"kind": "normal", "dim": 1} and model.shares == "sum"
+    assert model.part("shared").truth[0]["omega"] == 2.5 and model.part("routed").variance is None
