@@ -15,8 +15,8 @@ For one atom of part p with parameters θ = (gate's, expert's η, variance ν), 
   the Taylor expansion f_G − f_{G*} (docs/declaration.md, "Symbolic form").
 
 :func:`model_function` assembles the whole regression function or density for given atom counts,
-each atom's symbols renamed ``NAME__PART_I`` (:meth:`AtomFunctions.indexed`). Only this module
-imports sympy in the declaration package's reading path besides the expert grammar.
+each atom's symbols renamed ``NAME__PART_I`` (:meth:`AtomFunctions.indexed`). Nothing here is
+evaluated numerically: numeric lambdifies these expressions once, before a fit.
 """
 
 from __future__ import annotations
