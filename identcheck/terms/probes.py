@@ -124,7 +124,7 @@ class Probe:
     component type — :class:`Component`, :class:`HeadConfig`, a condition's own (the DeepSeekMoE
     atoms, :class:`~identcheck.terms.expert_sets.Atom`) — supplies ``assumptions_of(family)``,
     ``to_dict()`` and ``from_dict(data)`` (exact: rationals as text), and ``l1`` (a bound on the
-    inner argument |aᵀx| over x in [−1, 1]^d: the driver checks φ's domain up to the largest); a
+    inner argument ``|aᵀx|`` over x in [−1, 1]^d: the driver checks φ's domain up to the largest); a
     condition names the type its probes hold (``Condition.component``) and a certificate's probe
     is rebuilt through it.
     """
