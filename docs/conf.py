@@ -22,13 +22,9 @@ project = "identcheck"
 author = "the identcheck developers"
 copyright = "2026, the identcheck developers"
 
-try:
-    from importlib.metadata import version as _version
+import identcheck  # noqa: E402  (this checkout's, by the path above)
 
-    release = _version("identcheck")
-except Exception:  # not installed: the checkout is on sys.path
-    release = "0.1.0"
-version = release
+release = version = identcheck.__version__  # the package metadata's, written once in pyproject.toml
 
 extensions = [
     "myst_nb",  # markdown (myst-parser) and notebooks
