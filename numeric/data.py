@@ -12,7 +12,26 @@ MAX_N = 10_000_000  # the Jacobian of a fit holds n × P floats: 10⁷ × 46 is 
 
 
 def sample(truth, model, n: int, seed: int):
-    """Draw (X, Y) of shapes (n, d) and (n,), deterministic in ``seed``."""
+    """Draw a sample from ``truth`` through ``model``, deterministic in ``seed``.
+
+    X ~ Uniform([−1, 1]^d) and Y = f*(X) + ν·ε, ε standard normal.
+
+    Parameters
+    ----------
+    truth : Truth
+        The ground truth (its parameters and noise level ν).
+    model : Model
+        The regression function f* is evaluated with.
+    n : int
+        Sample size.
+    seed : int
+        Seeds X and the noise.
+
+    Returns
+    -------
+    X : numpy.ndarray, shape (n, d)
+    Y : numpy.ndarray, shape (n,)
+    """
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= MAX_N:
         raise NumericError(param="n", value=n, reason=f"must be an integer from 1 to {MAX_N:,}")
     rng = np.random.default_rng([int(seed), 0xDA7A])

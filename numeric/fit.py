@@ -130,7 +130,33 @@ class FitResult:
 def initial_params(
     truth: HMoEParams, K: int, n: int, seed: int, box: Box, init: str = "paper", init_scale: float = 0.1
 ) -> np.ndarray:
-    """The starting θ (module docstring), clipped into ``box``."""
+    """The starting θ (module docstring), clipped into ``box``.
+
+    Fitted channel k of head h starts at true channel k mod K* (weights shared among the copies),
+    perturbed by U(−δ, δ) in every coordinate.
+
+    Parameters
+    ----------
+    truth : HMoEParams
+        The true parameters.
+    K : int
+        Channels per head of the fitted model.
+    n : int
+        Sample size (``init="paper"``: δ = n^(−0.083)).
+    seed : int
+        Seeds the perturbation.
+    box : Box
+        The box Θ the start is clipped into.
+    init : {"paper", "fixed"}
+        δ = n^(−0.083) (the paper's), or δ = ``init_scale``.
+    init_scale : float
+        δ for ``init="fixed"``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (P,)
+        The flat parameter vector (:meth:`HMoEParams.to_vector` layout).
+    """
     if init not in ("paper", "fixed"):
         raise NumericError(param="init", value=init, reason="choose 'paper' or 'fixed'")
     Ks = truth.K
@@ -180,12 +206,31 @@ def fit(
         Defaults to the shipped truth (:func:`numeric.truth.load_truth`); its φ is the gate.
     box_factor : float
         Size of the box Θ relative to the truth (see :class:`Box`).
+    init : {"paper", "fixed"}
+        The start: true channels perturbed by U(−δ, δ), δ = n^(−0.083) (the paper's) or
+        δ = ``init_scale`` (:func:`initial_params`).
+    init_scale : float
+        δ for ``init="fixed"``.
+    max_epochs : int
+        ``gd`` only: the epoch cap (the paper's protocol: 1000).
     gd_objective : {"mean", "sum"}
         ``gd`` only: backtracking on the mean or on the sum of squares (module docstring).
     progress : callable, optional
         ``progress(text)`` with a status text after every iteration (module docstring).
     notice : callable, optional
         ``notice(text)`` once, before a fit estimated to take over ``LONG_FIT_SECONDS``.
+
+    Returns
+    -------
+    FitResult
+        The fitted parameters, the training MSE at the start and the end and the truth's on the
+        same data, the Voronoi loss, the regression error, iterations, time and the box;
+        ``to_dict()`` is ``numeric fit --json``.
+
+    Raises
+    ------
+    NumericError
+        Bad input, naming the parameter.
     """
     started = time.perf_counter()
     truth = truth if truth is not None else load_truth()

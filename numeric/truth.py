@@ -119,8 +119,23 @@ def check_phi(phi, params: dict, source: str | None = None) -> None:
 
 
 def load_truth(path: str | Path | None = None) -> Truth:
-    """Read and validate a truth file (a path, or the name of a shipped truth); errors name the
-    file, the field and the assumption."""
+    """Read and validate a truth file (a path, or the name of a shipped truth).
+
+    Parameters
+    ----------
+    path : str or pathlib.Path, optional
+        A JSON truth file, or the name of a shipped one (``"default"``, ``"local_sigmoid"``,
+        ``"local_sigmoid_b1"``); default :data:`DEFAULT_TRUTH`.
+
+    Returns
+    -------
+    Truth
+
+    Raises
+    ------
+    NumericError
+        Naming the file, the field and the violated assumption (A.1)–(A.5).
+    """
     if path is not None and str(path) in TRUTHS:
         path = TRUTHS[str(path)]
     path = Path(path) if path is not None else DEFAULT_TRUTH

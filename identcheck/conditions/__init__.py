@@ -183,8 +183,22 @@ CONDITIONS: MutableMapping[str, type[Condition]] = _Registry(
 
 
 def unknown_condition(name, param: str = "condition", extra=()) -> IdentcheckError:
-    """The one refusal of a condition ``name`` that is not registered: its close match, then every name
-    (the installed plug-ins' too; ``extra``: names a command adds, ``both``). ``param`` names the input."""
+    """The one refusal of a condition ``name`` that is not registered: its close match, then every name.
+
+    Parameters
+    ----------
+    name : str
+        The condition asked for.
+    param : str
+        The input that named it (``"condition"``), for the message.
+    extra : iterable of str
+        Names a command adds to the registered ones (the command line's ``both``).
+
+    Returns
+    -------
+    IdentcheckError
+        To raise: ``unknown condition (did you mean …?); available: …`` with the installed plug-ins' names too.
+    """
     choices = [*CONDITIONS, *extra]
     close = difflib.get_close_matches(name, choices, n=1) if isinstance(name, str) else []
     hint = f" (did you mean {close[0]}?)" if close else ""
@@ -192,7 +206,20 @@ def unknown_condition(name, param: str = "condition", extra=()) -> IdentcheckErr
 
 
 def judging(subject) -> list[str]:
-    """The registered conditions whose :attr:`~Condition.subject` is ``subject`` (reads every class: for messages)."""
+    """The registered conditions whose :attr:`~Condition.subject` is ``subject``.
+
+    Reads every registered class (the plug-ins' too): meant for messages, not for a check's path.
+
+    Parameters
+    ----------
+    subject : {"phi", "expert", None}
+        What the user's text is (:data:`SUBJECTS`).
+
+    Returns
+    -------
+    list of str
+        Their registry names.
+    """
     if subject not in SUBJECTS:
         raise ValueError(f"subject={subject!r}: one of {SUBJECTS}")
     return [name for name in CONDITIONS if CONDITIONS[name].subject == subject]

@@ -237,6 +237,15 @@ def _distinct_vectors(rng, d, count):
 def default_probes(dim: int, seed: int = 0, include_zero: bool = False) -> list[Probe]:
     """The standard probe list for ``dim``, deterministic in ``seed``.
 
+    Parameters
+    ----------
+    dim : int
+        Input dimension d.
+    seed : int
+        Seeds the probes' random parameters (exact rationals).
+    include_zero : bool
+        Also the probe a = 0, where a relation holds for every φ (reported, not counted).
+
     Returns
     -------
     list of Probe
