@@ -1,0 +1,247 @@
+r"""A basis of the span of the Taylor terms {∂^κ F(θ*) : |κ| ≤ r}, every relation proved.
+
+Order by order k = 1..r, in term order (:mod:`.taylor`):
+
+1. **Derived.** A term ∂^κ F with a parent κ − e_j whose relation holds for every θ (proved with
+   constant coefficients, :mod:`.relation`) is rewritten by differentiating that relation:
+   ∂^{κ'} F = Σ c_β ∂^β F ∀θ gives ∂^{κ'+e_j} F = Σ c_β ∂^{β+e_j} F, each β + e_j earlier than κ
+   in term order (a monomial order), already written in the basis. No numeric test.
+2. **Candidates.** The other terms of order k are tested against the basis so far on a
+   collocation matrix A[i, c] = column_c(v_i) at n = 3·T + 20 seeded random points of the box,
+   rows equilibrated by powers of two (a row scaling changes no column relation), with
+   identcheck's rank rule (:func:`~identcheck.rank.rule.decide_rank`: scaled SVD, then the arb
+   precision ladder for borderline directions). A dependence is read in the canonical echelon
+   basis in term order (:func:`~identcheck.families.echelon.echelon_basis`): each dependent
+   candidate written through earlier basis terms, its coefficients read as exact rationals and
+   the relation proved — first for every θ (constant coefficients), else at θ*.
+3. The independent candidates join the basis.
+
+Every ∂^κ F(θ*) is then Σ_b e_{κ,b}·b over basis terms b, so a cell's expansion is
+Σ_b C_b·b with C_b = Δp·[b = F] + Σ_i p_i Σ_κ e_{κ,b} Δθ_i^κ/κ!: a polynomial in the cell's
+p_i, Δθ_i and Δp (:mod:`.system`). Condition (i), the basis functions' independence, is the rank
+decision on the final basis (``independence``), proved in ball arithmetic where the rule's
+interval proof applies.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import flint
+import numpy as np
+import sympy as sp
+
+from ..families.echelon import echelon_basis
+from ..rank.rule import RankDecision, decide_rank
+from ..terms.compile import arb_precision
+from .atom import AtomFunction
+from .relation import AT_ATOM, EVERY_THETA, ModelRelation, derivative_label, name_relation, prove_relation, rational
+from .taylor import Derivatives, multi_indices
+
+__all__ = ["SpanBasis", "build_basis"]
+
+SEED = 20260
+POINTS_FACTOR = 3
+POINTS_EXTRA = 20
+
+
+@dataclass(frozen=True, slots=True)
+class SpanBasis:
+    """The basis of the span of one atom's Taylor terms to ``order``.
+
+    Attributes
+    ----------
+    atom : AtomFunction
+    order : int
+        r: every derivative of order ≤ r is written in the basis.
+    basis : tuple of tuple
+        The basis terms' multi-indices, in term order (F first).
+    expressions : dict
+        κ → ((basis position, exact coefficient), ...): ∂^κ F(θ*) in the basis.
+    relations : tuple of ModelRelation
+        The relations found numerically and proved (or not: ``proved``), in term order.
+    derived : int
+        How many terms were rewritten by differentiating a relation that holds for every θ.
+    independence : RankDecision
+        Condition (i) on the final basis.
+    decisions : tuple of (int, RankDecision)
+        The rank decision of each order's candidates.
+    seconds : float
+    """
+
+    atom: AtomFunction
+    order: int
+    basis: tuple
+    expressions: dict = field(repr=False)
+    relations: tuple
+    derived: int
+    independence: RankDecision | None = field(repr=False)
+    decisions: tuple = field(repr=False)
+    seconds: float = 0.0
+
+    @property
+    def all_proved(self) -> bool:
+        return all(r.proved for r in self.relations)
+
+    @property
+    def independent(self) -> bool | None:
+        return None if self.independence is None else self.independence.independent
+
+    def contributors(self, position: int) -> tuple:
+        """The multi-indices κ whose expression has basis term ``position`` (e_{κ,b} ≠ 0)."""
+        return tuple(k for k, expr in self.expressions.items() if any(b == position for b, _ in expr))
+
+    def to_dict(self) -> dict:
+        return {
+            "order": self.order,
+            "basis": [derivative_label(k, self.atom.labels) for k in self.basis],
+            "relations": [r.to_dict() for r in self.relations],
+            "derived": self.derived,
+            "independent": self.independent,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+def build_basis(atom: AtomFunction, order: int, derivatives: Derivatives | None = None) -> SpanBasis:
+    """The :class:`SpanBasis` of ``atom`` to ``order`` (module docstring)."""
+    start = time.perf_counter()
+    d = derivatives or Derivatives(atom)
+    q = len(atom.params)
+    zero = (0,) * q
+    basis = [zero]
+    expressions: dict = {zero: ((0, sp.Integer(1)),)}
+    identity: dict = {}  # κ → ((β, c), ...) holding for every θ, in raw derivatives
+    relations: list = []
+    decisions: list = []
+    derived = 0
+    rng = np.random.default_rng(SEED)
+    for k in range(1, order + 1):
+        terms = multi_indices(q, k, lowest=k)
+        candidates = [kappa for kappa in terms if not _has_identity_parent(kappa, identity)]
+        decision, found = _test(d, basis, candidates, rng) if candidates else (None, [])
+        if decision is not None:
+            decisions.append((k, decision))
+        dependent = {kappa for kappa, _ in found}
+        for kappa in candidates:
+            if kappa not in dependent:
+                basis.append(kappa)
+                expressions[kappa] = ((len(basis) - 1, sp.Integer(1)),)
+        position = {b: i for i, b in enumerate(basis)}
+        for kappa, combination in found:
+            relation = _prove(d, kappa, combination, atom.labels)
+            relations.append(relation)
+            expressions[kappa] = tuple((position[b], c) for b, c in combination)
+            if relation.holds == EVERY_THETA and relation.proved:
+                identity[kappa] = combination
+        for kappa in terms:  # in term order: a derived term's pieces come earlier (or are this order's candidates)
+            if kappa not in expressions:
+                expressions[kappa], identity[kappa] = _derive(kappa, identity, expressions)
+                derived += 1
+    independence = _final_independence(d, basis, rng)
+    return SpanBasis(
+        atom,
+        order,
+        tuple(basis),
+        expressions,
+        tuple(relations),
+        derived,
+        independence,
+        tuple(decisions),
+        time.perf_counter() - start,
+    )
+
+
+def _has_identity_parent(kappa, identity) -> bool:
+    return any(k and kappa[:j] + (k - 1,) + kappa[j + 1 :] in identity for j, k in enumerate(kappa))
+
+
+def _derive(kappa, identity, expressions):
+    """(expression, identity) of κ from a parent's every-θ relation, or None when no parent has one."""
+    for j, k in enumerate(kappa):
+        if not k:
+            continue
+        parent = kappa[:j] + (k - 1,) + kappa[j + 1 :]
+        if parent not in identity:
+            continue
+        raw = []
+        total: dict = {}
+        for beta, c in identity[parent]:
+            child = beta[:j] + (beta[j] + 1,) + beta[j + 1 :]
+            raw.append((child, c))
+            for b, e in expressions[child]:
+                total[b] = total.get(b, 0) + c * e
+        expression = tuple((b, v) for b, v in sorted(total.items()) if v != 0)
+        # the raw relation, differentiated, holds for every θ: it is what κ's own children differentiate
+        return expression, tuple(raw)
+    return None
+
+
+def _points(atom: AtomFunction, count: int, rng) -> np.ndarray:
+    lows = np.array([float(lo) for lo, _ in atom.box])
+    highs = np.array([float(hi) for _, hi in atom.box])
+    return lows + (highs - lows) * rng.random((count, len(atom.box)))
+
+
+def _matrix(d: Derivatives, kappas, rng):
+    """(float64 matrix, points, power-of-two row scales) for the columns ``kappas``."""
+    points = _points(d.atom, POINTS_FACTOR * len(kappas) + POINTS_EXTRA, rng)
+    raw = d.evaluate(kappas, points)
+    good = np.all(np.isfinite(raw), axis=1) & (np.max(np.abs(raw), axis=1) > 0)
+    points, raw = points[good], raw[good]
+    scales = 2.0 ** -np.ceil(np.log2(np.max(np.abs(raw), axis=1)))
+    return raw * scales[:, None], points, scales
+
+
+def _high_precision(d: Derivatives, kappas, points, scales):
+    def evaluate(digits: int):
+        with arb_precision(digits):
+            rows = d.evaluate_arb(kappas, points)
+            return flint.arb_mat([[v * float(s) for v in row] for row, s in zip(rows, scales)])
+
+    return evaluate
+
+
+def _test(d: Derivatives, basis, candidates, rng):
+    """The rank decision on basis + candidates and the dependent candidates' combinations."""
+    columns = list(basis) + list(candidates)
+    matrix, points, scales = _matrix(d, columns, rng)
+    decision = decide_rank(matrix, high_precision=_high_precision(d, columns, points, scales))
+    if decision.independent is not False:
+        return decision, []
+    echelon = echelon_basis(decision.null_space)
+    if echelon is None:
+        return decision, []
+    pivots, vectors = echelon
+    found = []
+    for pivot, vector in zip(pivots, vectors):
+        if pivot < len(basis):
+            continue  # the basis is independent: a pivot there is a numerical artefact
+        combination = []
+        for j, value in enumerate(vector):
+            if j == pivot or j in pivots or abs(value) < 1e-12:
+                continue
+            exact = rational(-float(value))
+            combination.append((columns[j], exact if exact is not None else sp.Float(-value, 15)))
+        found.append((columns[pivot], tuple(combination)))
+    return decision, found
+
+
+def _prove(d: Derivatives, kappa, combination, labels) -> ModelRelation:
+    family = name_relation(kappa, combination)
+    exact = all(isinstance(c, sp.Rational) for _, c in combination)
+    if not exact:
+        return ModelRelation(kappa, combination, AT_ATOM, False, family, labels)
+    general = d.ratio(kappa) - sp.Add(*(c * d.ratio(b) for b, c in combination))
+    symbols = sorted(general.free_symbols, key=str)
+    outcome = prove_relation(general, symbols)
+    if outcome:
+        return ModelRelation(kappa, combination, EVERY_THETA, True, family, labels)
+    at_atom = d.ratio_at_truth(kappa) - sp.Add(*(c * d.ratio_at_truth(b) for b, c in combination))
+    outcome = prove_relation(at_atom, sorted(at_atom.free_symbols, key=str))
+    return ModelRelation(kappa, combination, AT_ATOM, bool(outcome), family, labels, outcome.timed_out)
+
+
+def _final_independence(d: Derivatives, basis, rng) -> RankDecision:
+    matrix, points, scales = _matrix(d, basis, rng)
+    return decide_rank(matrix, high_precision=_high_precision(d, basis, points, scales))

@@ -1,0 +1,135 @@
+r"""The Taylor terms of one atom: ∂^κ F(v; θ*) for |κ| ≤ r, and a cell's expansion.
+
+For a Voronoi cell of m fitted atoms (p_i, θ_i = θ* + Δθ_i) around one true atom (p*, θ*),
+
+    Σ_i p_i F(θ_i) − p* F(θ*) = Δp·F(θ*) + Σ_i p_i Σ_{1 ≤ |κ| ≤ r} Δθ_i^κ / κ! · ∂^κ F(θ*) + o(‖Δθ‖^r),
+
+Δp = Σ_i p_i − p* an unknown of order 0 (Ho & Nguyen, arXiv 1501.02497, the expansion behind
+their Theorem 3.2). κ runs over multi-indices in **term order**: by total degree |κ|, then
+lexicographically with the first parameter's exponent largest first — a monomial order
+(κ < κ' ⇒ κ + e_j < κ' + e_j), which is what lets a relation proved for every θ be differentiated
+into relations of the next order that only involve earlier terms (:mod:`.basis`).
+
+The derivatives are kept as ratios G_κ = ∂^κ F / F, built by the recurrence
+
+    G_0 = 1,   G_{κ + e_j} = ∂G_κ/∂θ_j + G_κ · L_j,   L_j = ∂ log F / ∂θ_j,
+
+with log F split over F's factors (exp(u) contributes u): for the Gaussian family the G_κ are
+polynomials in (x, y) and 1/ν, where plain differentiation of exp(…) would swell. Each G_κ is
+built once, symbolically in θ (for proofs of relations that hold for every θ) and at θ*; the
+columns ∂^κ F(θ*) = F(θ*)·G_κ(θ*) are compiled once to numpy and to arb ball arithmetic.
+"""
+
+from __future__ import annotations
+
+import math
+from itertools import product
+
+import flint
+import numpy as np
+import sympy as sp
+
+from ..parse.grammar import lambdify_modules
+from ..terms.compile import arb_closure
+from .atom import AtomFunction
+
+__all__ = ["Derivatives", "expansion_monomial", "multi_indices", "term_key"]
+
+
+def term_key(kappa: tuple) -> tuple:
+    """The sort key of the term order (module docstring)."""
+    return (sum(kappa), tuple(-k for k in kappa))
+
+
+def multi_indices(count: int, order: int, lowest: int = 0) -> list[tuple]:
+    """Every κ ∈ N^count with lowest ≤ |κ| ≤ order, in term order.
+
+    >>> multi_indices(2, 2)
+    [(0, 0), (1, 0), (0, 1), (2, 0), (1, 1), (0, 2)]
+    """
+    out = [k for k in product(range(order + 1), repeat=count) if lowest <= sum(k) <= order]
+    return sorted(out, key=term_key)
+
+
+def expansion_monomial(deltas, kappa: tuple) -> sp.Expr:
+    """Δθ^κ / κ! in the symbols ``deltas``."""
+    value = sp.Integer(1)
+    for d, k in zip(deltas, kappa):
+        value *= d**k / sp.Integer(math.factorial(k))
+    return value
+
+
+def _log_terms(expr: sp.Expr) -> sp.Expr:
+    """log F as a sum over F's factors; exp(u) gives u, b**e gives e·log(b)."""
+    factors = expr.args if isinstance(expr, sp.Mul) else (expr,)
+    total = sp.Integer(0)
+    for factor in factors:
+        if isinstance(factor, sp.exp):
+            total += factor.args[0]
+        elif isinstance(factor, sp.Pow) and not factor.base.has(sp.exp):
+            total += factor.exp * sp.log(factor.base)
+        elif factor.is_number:
+            continue
+        else:
+            total += sp.log(factor)
+    return total
+
+
+class Derivatives:
+    """The ratios G_κ and columns ∂^κ F(θ*) of one atom, built on demand and cached (working
+    state, not a result)."""
+
+    def __init__(self, atom: AtomFunction):
+        self.atom = atom
+        log_f = _log_terms(atom.expr)
+        self._log_derivatives = [sp.expand(sp.diff(log_f, p)) for p in atom.params]
+        self._ratios: dict = {(0,) * len(atom.params): sp.Integer(1)}
+        self._at_truth: dict = {}
+        self._numeric: dict = {}
+        self._arb: dict = {}
+        self.value_at_truth = atom.expr.xreplace(atom.at_truth)
+
+    def ratio(self, kappa: tuple) -> sp.Expr:
+        """G_κ(v; θ) = ∂^κ F / F, symbolic in θ."""
+        kappa = tuple(kappa)
+        if kappa in self._ratios:
+            return self._ratios[kappa]
+        j = next(i for i, k in enumerate(kappa) if k)
+        parent = kappa[:j] + (kappa[j] - 1,) + kappa[j + 1 :]
+        g = self.ratio(parent)
+        value = sp.expand(sp.diff(g, self.atom.params[j]) + g * self._log_derivatives[j])
+        self._ratios[kappa] = value
+        return value
+
+    def ratio_at_truth(self, kappa: tuple) -> sp.Expr:
+        """G_κ(v; θ*)."""
+        kappa = tuple(kappa)
+        if kappa not in self._at_truth:
+            self._at_truth[kappa] = sp.expand(self.ratio(kappa).xreplace(self.atom.at_truth))
+        return self._at_truth[kappa]
+
+    def column(self, kappa: tuple) -> sp.Expr:
+        """∂^κ F(v; θ*) as an expression in the variables."""
+        return self.value_at_truth * self.ratio_at_truth(kappa)
+
+    def evaluate(self, kappas, points: np.ndarray) -> np.ndarray:
+        """The columns at ``points`` (n × len(variables)), float64: shape (n, len(kappas))."""
+        out = np.empty((points.shape[0], len(kappas)))
+        args = [points[:, i] for i in range(points.shape[1])]
+        for c, kappa in enumerate(kappas):
+            kappa = tuple(kappa)
+            if kappa not in self._numeric:
+                expr = self.column(kappa)
+                self._numeric[kappa] = sp.lambdify(self.atom.variables, expr, modules=lambdify_modules(expr))
+            out[:, c] = np.broadcast_to(self._numeric[kappa](*args), (points.shape[0],))
+        return out
+
+    def evaluate_arb(self, kappas, points: np.ndarray) -> list:
+        """The columns at ``points`` in arb balls (at the precision in force): a list of rows."""
+        kappas = [tuple(k) for k in kappas]
+        missing = [k for k in kappas if k not in self._arb]
+        for kappa in missing:
+            self._arb[kappa] = arb_closure([self.column(kappa)], list(self.atom.variables))
+        rows = [[flint.arb(float(v)) for v in point] for point in points]
+        columns = [[out[0] for out in self._arb[k](rows)] for k in kappas]
+        return [[columns[c][r] for c in range(len(kappas))] for r in range(len(rows))]

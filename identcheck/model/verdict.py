@@ -1,0 +1,232 @@
+r"""The model-level verdict of one atom: exact-fitted identifiability, r̄(m) and the exponents.
+
+- **Exact-fitted cells** (m = 1) need first order only: Δp·F + p Σ_j Δθ_j ∂_j F = 0 must force
+  Δθ = 0, i.e. (i) the basis is independent and (ii) the first derivatives' linear parts
+  L[b, j] = e_{e_j, b} (b ≠ F) have full column rank q (exact rank, sympy). A relation tying a
+  first derivative to F (the linear expert's PDE) or to another first derivative breaks it; the
+  relation is named.
+- **Over-fitted cells** of m = 2 … M atoms: r̄(m) is the smallest order r ≤ R whose coefficient
+  system (:mod:`.system`) has only the trivial solution (:mod:`.decide`). Solutions at r + 1 are
+  solutions at r (the complete equations at r are among those at r + 1), so orders are tried
+  upward and the exact solution at r̄(m) − 1 is the witness of the lower bound.
+- **Exponents** (:mod:`.grading`): a tied parameter of weight w_j gets r̄(m)/w_j, a free one its
+  forced order r̄_j(m); ``forced_orders`` lists r̄_j(m) for every parameter (a parameter not
+  proved forced before r̄(m) is forced at r̄(m), by the same proof or evidence as r̄(m)).
+- When exact-fitted cells fail, the m = 1 systems are tried at every order too; a failure at every
+  order tried is "not identifiable up to order R", and the verdict says whether it bites in
+  exact-fitted cells or only in cells of size ≥ 2.
+
+The verdict is three-valued (:class:`~identcheck.evidence.Verdict`): *identifiable* with every
+r̄(m) found (``evidence`` proof when every step is proved, numeric when some r̄ or relation rests
+on the search or the ladder); *not identifiable* with a proved witness (the relation, an exact
+solution at every order tried); *inconclusive* otherwise, with what was tried.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import sympy as sp
+
+from ..errors import IdentcheckError
+from ..evidence import Evidence, Verdict
+from .atom import MAX_CELL, MAX_ORDER, AtomFunction
+from .basis import SpanBasis, build_basis
+from .decide import DECIDE_SECONDS, INCONCLUSIVE, NON_TRIVIAL, TRIVIAL, SystemDecision, decide_system
+from .grading import Grading, find_grading
+from .system import coefficient_system
+
+__all__ = ["CHECK_SECONDS", "CellResult", "ExactFitted", "ModelVerdict", "check_atom"]
+
+CHECK_SECONDS = 60.0
+
+
+@dataclass(frozen=True, slots=True)
+class ExactFitted:
+    """First order in a single-atom cell: ``identifiable`` (bool, None when the basis's
+    independence is undecided), the rank of the linear parts, and the relations that break it."""
+
+    identifiable: bool | None
+    rank: int
+    params: int
+    breaking: tuple
+
+    def to_dict(self) -> dict:
+        return {
+            "identifiable": self.identifiable,
+            "rank": self.rank,
+            "params": self.params,
+            "breaking": [r.text() for r in self.breaking],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class CellResult:
+    """Cells of ``m`` atoms: ``rbar`` (None: no order ≤ the highest tried has only the trivial
+    solution), ``proved`` (r̄'s absence proof and the witness at r̄ − 1 both exact), the per-order
+    decisions, the exponents {parameter: Fraction} and whether they are proved."""
+
+    m: int
+    rbar: int | None
+    proved: bool
+    decisions: tuple = field(repr=False)
+    exponents: dict | None = None
+    exponents_proved: bool = False
+    forced_orders: dict | None = None
+
+    @property
+    def witness(self) -> SystemDecision | None:
+        """The exact solution at the highest order with one (r̄ − 1, or the last order tried)."""
+        solved = [d for d in self.decisions if d.status == NON_TRIVIAL and d.proved]
+        return solved[-1] if solved else None
+
+    def to_dict(self) -> dict:
+        return {
+            "m": self.m,
+            "rbar": self.rbar,
+            "proved": self.proved,
+            "exponents": None if self.exponents is None else {k: str(v) for k, v in self.exponents.items()},
+            "exponents_proved": self.exponents_proved,
+            "forced_orders": self.forced_orders,
+            "decisions": [d.to_dict() for d in self.decisions],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ModelVerdict:
+    """The model-level check of one atom (module docstring)."""
+
+    atom: AtomFunction = field(repr=False)
+    verdict: Verdict
+    evidence: Evidence
+    summary: str
+    basis: SpanBasis = field(repr=False)
+    grading: Grading
+    exact_fitted: ExactFitted
+    cells: tuple
+    max_order: int
+    seconds: float
+
+    def cell(self, m: int) -> CellResult:
+        for c in self.cells:
+            if c.m == m:
+                return c
+        raise KeyError(m)
+
+    def to_dict(self) -> dict:
+        return {
+            "atom": self.atom.to_dict(),
+            "verdict": str(self.verdict),
+            "evidence": str(self.evidence),
+            "summary": self.summary,
+            "basis": self.basis.to_dict(),
+            "grading": self.grading.to_dict(),
+            "exact_fitted": self.exact_fitted.to_dict(),
+            "cells": [c.to_dict() for c in self.cells],
+            "max_order": self.max_order,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+def exact_fitted(basis: SpanBasis) -> ExactFitted:
+    """The first-order test of a single-atom cell (module docstring)."""
+    q = len(basis.atom.params)
+    firsts = [tuple(int(i == j) for i in range(q)) for j in range(q)]
+    rows = len(basis.basis)
+    matrix = sp.zeros(rows - 1, q)
+    for j, kappa in enumerate(firsts):
+        for position, coefficient in basis.expressions[kappa]:
+            if position:
+                matrix[position - 1, j] = coefficient
+    rank = matrix.rank()
+    breaking = tuple(r for r in basis.relations if sum(r.term) == 1)
+    independent = basis.independent
+    identifiable = (rank == q) if independent else (False if rank < q else None)
+    return ExactFitted(identifiable, rank, q, breaking)
+
+
+def _cell(basis, grading, m, max_order, deadline) -> CellResult:
+    decisions = []
+    forced_at: dict = {}
+    rbar = None
+    for order in range(1, max_order + 1):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        decision = decide_system(coefficient_system(basis, grading, m, order), seconds=min(DECIDE_SECONDS, left))
+        decisions.append(decision)
+        for name in decision.forced:
+            forced_at.setdefault(name, order)
+        if decision.status == TRIVIAL or (decision.status == INCONCLUSIVE and decision.residual is not None):
+            rbar = order
+            break
+    if rbar is None:
+        return CellResult(m, None, False, tuple(decisions))
+    last = decisions[-1]
+    before = decisions[-2] if len(decisions) > 1 else None
+    proved = last.status == TRIVIAL and last.proved and (before is None or before.proved)
+    orders = {name: forced_at.get(name, rbar) for name in basis.atom.labels}
+    exponents = None
+    if grading.graded:
+        exponents = {}
+        for j, name in enumerate(basis.atom.labels):
+            exponents[name] = Fraction(rbar, grading.weights[j]) if grading.tied[j] else Fraction(orders[name])
+    return CellResult(m, rbar, proved, tuple(decisions), exponents, proved, orders)
+
+
+def check_atom(
+    atom: AtomFunction, max_order: int = 6, max_cell: int = 3, seconds: float = CHECK_SECONDS
+) -> ModelVerdict:
+    """The model-level check of ``atom`` to order ``max_order`` for cells of up to ``max_cell`` atoms."""
+    if isinstance(max_order, bool) or not isinstance(max_order, int) or not 1 <= max_order <= MAX_ORDER:
+        raise IdentcheckError(param="max_order", value=max_order, reason=f"must be from 1 to {MAX_ORDER}")
+    if isinstance(max_cell, bool) or not isinstance(max_cell, int) or not 1 <= max_cell <= MAX_CELL:
+        raise IdentcheckError(param="max_cell", value=max_cell, reason=f"must be from 1 to {MAX_CELL}")
+    start = time.monotonic()
+    deadline = start + seconds
+    basis = build_basis(atom, max_order)
+    grading = find_grading(basis)
+    first = exact_fitted(basis)
+    sizes = range(1 if first.identifiable is False else 2, max_cell + 1)
+    cells = tuple(_cell(basis, grading, m, max_order, deadline) for m in sizes)
+    verdict, evidence, summary = _summary(basis, first, cells, max_order)
+    return ModelVerdict(
+        atom, verdict, evidence, summary, basis, grading, first, cells, max_order, time.monotonic() - start
+    )
+
+
+def _summary(basis: SpanBasis, first: ExactFitted, cells, max_order: int):
+    failing = [c for c in cells if c.rbar is None and c.witness is not None and c.witness.order == max_order]
+    if first.identifiable is False and failing and failing[0].m == 1:
+        why = "; ".join(f"{r.text()} ({r.family})" for r in first.breaking) or "the first-order terms are dependent"
+        text = f"not identifiable up to order {max_order}: bites in exact-fitted cells, through {why}"
+        return Verdict.NOT_IDENTIFIABLE, Evidence.PROOF, text
+    if failing:
+        m = failing[0].m
+        text = f"not identifiable up to order {max_order} in cells of {m} atoms (exact solution at every order tried)"
+        text += "; exact-fitted cells identifiable at first order" if first.identifiable else ""
+        return Verdict.NOT_IDENTIFIABLE, Evidence.PROOF, text
+    if not first.identifiable or any(c.rbar is None for c in cells):
+        return (
+            Verdict.INCONCLUSIVE,
+            Evidence.NUMERIC,
+            "undecided: "
+            + "; ".join(
+                f"m={c.m}: {c.decisions[-1].method if c.decisions else 'no time'}" for c in cells if c.rbar is None
+            )
+            if cells
+            else "undecided: the exact-fitted test",
+        )
+    proved = (
+        basis.all_proved
+        and bool(basis.independence and basis.independence.independent)
+        and all(c.proved for c in cells)
+    )
+    parts = ["exact-fitted identifiable (first order)"]
+    for c in cells:
+        label = "" if c.proved else " (evidence)"
+        exps = "" if c.exponents is None else " exponents " + ", ".join(f"{k}: {v}" for k, v in c.exponents.items())
+        parts.append(f"r̄({c.m}) = {c.rbar}{label}{exps}")
+    return Verdict.IDENTIFIABLE, Evidence.PROOF if proved else Evidence.NUMERIC, "; ".join(parts)
