@@ -8,6 +8,7 @@ errors, into a temporary folder.
 
 import functools
 import html.parser
+import importlib.util
 import http.server
 import os
 import re
@@ -26,6 +27,7 @@ README = ROOT / "README.md"
 BUILD = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html"]  # the documented command
 PROGRAMS = {"identcheck": "identcheck.cli.parser:build_parser", "numeric": "numeric.cli_parser:build_parser"}
 INSTALL_CHROMIUM = "chromium not found: install it with `apt-get install -y chromium chromium-driver`"
+INSTALL_DOCS = "selenium not found: install the docs extra with `python3 -m pip install -e \".[docs]\"`"
 
 
 def _bash_blocks(text: str) -> list[list[str]]:
@@ -109,6 +111,8 @@ def test_the_cli_page_is_generated_from_the_parsers_the_programs_run():
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     """The site, built as documented (warnings are errors) into a temporary folder."""
+    if importlib.util.find_spec("sphinx") is None or importlib.util.find_spec("myst_nb") is None:
+        pytest.fail(INSTALL_DOCS.replace("selenium", "sphinx"), pytrace=False)
     out = tmp_path_factory.mktemp("site")
     run = subprocess.run(
         [*BUILD, "-d", str(out / "doctrees"), str(DOCS), str(out / "html")],
@@ -207,8 +211,11 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory):
     binary, driver_path = _chromium()
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        pytest.fail(INSTALL_DOCS, pytrace=False)
 
     options = webdriver.ChromeOptions()
     options.binary_location = binary
