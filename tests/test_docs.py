@@ -8,8 +8,8 @@ errors, into a temporary folder.
 
 import functools
 import html.parser
-import importlib.util
 import http.server
+import importlib.util
 import os
 import re
 import shlex
