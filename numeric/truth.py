@@ -31,6 +31,7 @@ from .params import HMoEParams, NumericError
 __all__ = ["Truth", "load_truth", "DEFAULT_TRUTH", "TRUTHS", "MIN_SIGNAL_TO_NOISE", "MAX_TRUTH_BYTES"]
 
 TRUTHS_FOLDER = Path(__file__).with_name("truths")
+#: The shipped ground truth of the paper's Section 5 setting (d = 2, H = 2, N = 2, K* = 2, φ = sigmoid).
 DEFAULT_TRUTH = TRUTHS_FOLDER / "default.json"
 #: Shipped truths by name (``--truth NAME`` or a path).
 TRUTHS = {p.stem: p for p in sorted(TRUTHS_FOLDER.glob("*.json"))}

@@ -7,7 +7,8 @@ In a page::
     ```
 
 expands to one autodoc entry per name of ``identcheck.__all__``, in that order — a class with its
-public members, a function, or a data entry (without its value, which may be machine-specific) —
+public members, a function, or a data entry with its ``#:`` comment (without its value, which may be
+machine-specific) —
 (in an ``eval-rst`` block: the directive is for the site's markdown pages, and autodoc writes
 reStructuredText) so the reference lists exactly the public API and grows with it: a name added to ``__all__`` gets
 its entry at the next build, a private helper never appears. The docstrings are numpydoc style,
@@ -19,9 +20,12 @@ read by napoleon; a public name without a docstring is a warning (an error in th
 
 import importlib
 import inspect
+import re
+import sys
 
 from docutils import nodes
 from docutils.statemachine import StringList
+from sphinx.pycode import ModuleAnalyzer
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
@@ -39,6 +43,41 @@ def _kind(obj) -> str:
     if callable(obj) and (inspect.isfunction(obj) or hasattr(obj, "__wrapped__")):
         return "function"
     return "data"
+
+
+def data_doc(module_name: str, name: str, obj) -> list[str]:
+    """The ``#:`` comment (or the string after the assignment) that documents the data ``name``, read
+    from the module that defines it: ``module_name`` itself or one of its submodules holding the same
+    object (a package that re-exports, or imports its names on first use); failing that, the comment
+    after ``NAME = …`` on its line. ``[]`` when there is none —
+    an object's own docstring would be its type's (a dict's, a tuple's), not the name's."""
+    candidates = [module_name] + sorted(
+        m for m in list(sys.modules) if m.startswith(module_name.split(".")[0] + ".") and m != module_name
+    )
+    for candidate in candidates:
+        module = sys.modules.get(candidate)
+        if module is None or getattr(module, name, None) is not obj:
+            continue
+        try:
+            docs = ModuleAnalyzer.for_module(candidate).find_attr_docs()
+        except Exception:  # no source (a compiled or namespace module)
+            continue
+        if ("", name) in docs:
+            return [line for line in docs[("", name)] if line is not None]
+        trailing = _trailing_comment(module, name)
+        if trailing:
+            return [trailing]
+    return []
+
+
+def _trailing_comment(module, name: str) -> str:
+    """The comment after ``NAME = …`` on its line, the documentation of a constant written that way."""
+    try:
+        source = inspect.getsource(module)
+    except (OSError, TypeError):
+        return ""
+    match = re.search(rf"^{re.escape(name)}\s*(?::[^=]*)?=[^#\n]*#\s*(.+)$", source, re.M)
+    return match.group(1).strip() if match else ""
 
 
 class PublicAPI(SphinxDirective):
@@ -61,7 +100,11 @@ class PublicAPI(SphinxDirective):
                 continue
             kind = _kind(obj)
             if kind == "data":
-                rst += [f".. autodata:: {qualified}", "   :no-value:", ""]
+                doc = data_doc(module_name, name, obj)
+                if not doc:
+                    logger.warning(f"public name {qualified} has no #: comment", location=self.get_location())
+                rst += [f".. py:data:: {qualified}", "   :type: " + type(obj).__name__, ""]
+                rst += ["   " + line if line else "" for line in doc] + [""]
             elif kind == "function":
                 rst += [f".. autofunction:: {qualified}", ""]
             else:

@@ -67,6 +67,8 @@ OUTCOMES = {
     "nothing-to-confirm": "identcheck's verdict is inconclusive",
 }
 
+#: A path's ratio goes to 0 with its limit at 0 when it falls at least at this log-log slope over
+#: the standard window of t (three decades: a fall by 5.6× or more).
 SLOPE_TO_ZERO = 0.25
 #: Var g*/ν² a rate's truth must reach (docs/method.md §10).
 SNR_REQUIRED = 10.0

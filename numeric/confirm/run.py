@@ -69,8 +69,11 @@ __all__ = [
 ]
 
 MODEL_FOR = {"type1": "gated1", "type2": "gated2"}
+#: The standard window of t along a path: 0.1 … 1e-4, seven log-spaced values.
 T_VALUES = tuple(float(t) for t in np.logspace(-1, -4, 7))
+#: The first rate grid with ``quick=True``: sample sizes, and repetitions per size.
 QUICK_SIZES, QUICK_REPS = (1000, 2000, 4000, 8000), 3
+#: The first rate grid without ``quick``: sample sizes, and repetitions per size.
 FULL_SIZES, FULL_REPS = (2000, 4000, 8000, 16000, 32000), 6
 MAX_TRIED = 12  # witness paths evaluated at most (relations sorted by construction, exact first)
 #: The whole command's time budget in seconds (the rate grid grows only within it): --quick, default.
