@@ -1,4 +1,4 @@
-"""Parse an expert h(x; θ) of a mixture of experts, without executing it (issue 25 §1).
+"""Parse an expert h(x; θ) of a mixture of experts, without executing it (docs/conditions/deepseekmoe.md).
 
 An expert is text in the input vector ``x`` (components ``x1 .. xd``) and named parameters,
 read with the whitelist of :mod:`~identcheck.parse.grammar` (numbers, ``+ - * / **``, the unary
@@ -165,7 +165,7 @@ def parse_expert(
         raise IdentcheckError(
             param="params",
             key=unused[0],
-            shown=str(params[unused[0]]).strip(),  # as given: --param c=1e-3 reads back as typed
+            shown=str((params or {})[unused[0]]).strip(),  # as given: --param c=1e-3 reads back as typed
             reason=(Param("expert", text), f" does not use {unused[0]!r}"),
         )
     _validate(text, expr.replace(sp.Max, lambda *args: sp.Add(*args)) if concrete.relus else expr, order)
@@ -176,7 +176,8 @@ def parse_expert(
             value=text,
             reason="has no parameters: every free name is a parameter, and there is none left to identify",
         )
-    symbols, labels = [], []
+    symbols: list = []
+    labels: list[str] = []
     for name in names:
         if name in concrete.vectors:
             symbols.extend(concrete.vectors[name])
@@ -194,7 +195,7 @@ def parse_expert(
     shown, expression, as_written = text, text, None
     if used:
         shown += " [" + ", ".join(f"{k}={values[k]}" for k in used) + "]"
-        written = " [" + ", ".join(f"{k}={str(params[k]).strip()}" for k in used) + "]"
+        written = " [" + ", ".join(f"{k}={str((params or {})[k]).strip()}" for k in used) + "]"
         as_written = None if text + written == shown else text + written
         for k in used:
             expression = re.sub(rf"\b{re.escape(k)}\b", f"({values[k]})", expression)
@@ -331,7 +332,7 @@ class _ExpertBuilder(_Builder):
         args = node.args
         if node.keywords or len(args) != 2 or not all(isinstance(a, ast.Name) for a in args):
             self.fail(f"dot takes two names: dot(p, x), p a parameter ({_NORM_ADVICE})")
-        names = [a.id for a in args]
+        names = [a.id for a in args if isinstance(a, ast.Name)]  # all are: checked above
         if names.count("x") != 1:
             components = [n for n in names if re.fullmatch(r"x\d+", n)]
             why = f"{components[0]} is a component of x; dot takes the whole vector x" if components else ""
