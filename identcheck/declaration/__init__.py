@@ -2,6 +2,10 @@
 counts and loss as data (docs/declaration.md), read from TOML, validated at the boundary, with a
 canonical form and its digest, and the model's per-atom functions in sympy.
 
+Nested parts (:mod:`.nested`) — an expert that is a function of an inner mixture, parameters tied
+within groups of atoms — and declared functions (``phi = "sigmoid(z)"``) express the multi-head
+attention and gated attention models of arXiv 2602.01468 (``read_example("setting1")``).
+
 The one parser both halves read: numeric builds its array code, fits and losses on it, and the
 model-level identifiability check takes its Taylor terms from :func:`atom_functions`.
 
@@ -15,9 +19,10 @@ from .canonical import canonical_form, canonical_json, digest
 from .gates import GATES, GateKind, GateParameter
 from .loss import Exponent, Loss, PartErrors, PartLoss, Term
 from .model import Atom, Declaration, ExpertSpec, Gate, Inputs, Noise, Note, Part
+from .nested import Groups, Inner
 from .reader import SUM_TOLERANCE, parse_declaration, read_declaration
 from .shipped import EXAMPLES, example_path, read_example
-from .symbolic import AtomFunctions, atom_functions, gate_weights, model_function
+from .symbolic import AtomFunctions, atom_functions, gate_weights, model_function, part_layout, truth_values
 
 __all__ = [
     "EXAMPLES",
@@ -31,6 +36,8 @@ __all__ = [
     "Gate",
     "GateKind",
     "GateParameter",
+    "Groups",
+    "Inner",
     "Inputs",
     "Loss",
     "Noise",
@@ -47,6 +54,8 @@ __all__ = [
     "gate_weights",
     "model_function",
     "parse_declaration",
+    "part_layout",
     "read_declaration",
     "read_example",
+    "truth_values",
 ]

@@ -26,6 +26,29 @@ numeric computes it) or ``atoms`` (given in ``target_atoms``). A top-K part may 
 **maximum over the K-subsets** of its target atoms (``top_k_subsets = true``; arXiv 2505.10860
 Appendix F, D5): the mass and parameter terms of the cells of the subset's atoms, maximised.
 
+**Nested parts** (:mod:`.nested`). An inner parameter has one value per component, and a term
+over inner parameters is taken per component and summed: Σ_i ‖Δθ_{i, term}‖^e, i over the inner
+components (a symmetric matrix's norm is the Frobenius norm of the whole matrix). ``distance``
+says how the cells' distance joins its parameters: ``euclidean`` (one norm over all, the default)
+or ``sum-of-norms`` (a norm per parameter and component, added: arXiv 2602.01468's
+D = Σ_i (‖ΔM_i‖_F + ‖Δa_i‖)). Two more symmetries: ``inner-orders`` (a fitted atom's inner
+components are unlabelled: each pair of a fitted and a true atom takes the order π of the fitted
+components, re-anchored at the reference component, M̃_i = M'_{π(i)} − M'_{π(N)}, that minimises
+the distance) and ``group-permutations`` (groups are unlabelled: each fitted group is matched to
+the true group, and inner order, nearest to it). ``cell_by = "function"`` forms the cells by the
+L²(μ) distance between the atoms' experts instead (arXiv 2602.01468's cells, before its
+Theorem 2), the moves still taken under the minimising order. ``level = "inner"`` is the
+*measure-level* loss: its atoms are the pairs (tied gate value at component i, a_i) of each group
+with mass the outer weight ω, atoms of one group and component at the same place merged, groups
+matched first (``group-permutations``) by Σ_i (‖ΔM̃_i‖ + Σ_k ω_k min_j ‖Δa‖) and each atom celled by
+its nearest true a at its component; its mass terms are divided by N (an outer atom has one inner
+atom per component):
+
+    Σ_{h,i,k} (1/N) |Σ_{V(h,i,k)} ω' − ω*_{h,k}| + Σ_{|V|=1} ω' (ΔM + Δa) + Σ_{|V|>1} Σ_V ω' (ΔM² + Δa²).
+
+A model may declare further losses beside ``[loss]``, by name (``[losses.measure]``): numeric
+measures each.
+
 **Per-parameter errors** (``kind = "parameter-errors"``, as arXiv 2505.18455 reports): for each
 listed parameter, ‖θ_i − θ*_{j(i)}‖ over fitted atoms i, matched to a true atom j(i) by the Voronoi
 cells (``match = "voronoi"``) or by the best permutation (``"permutation"``, fitted = truth count),
@@ -36,11 +59,25 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["CELL_WEIGHTS", "Exponent", "Loss", "PartErrors", "PartLoss", "SYMMETRIES", "Term"]
+__all__ = [
+    "CELL_BY",
+    "CELL_WEIGHTS",
+    "DISTANCES",
+    "LEVELS",
+    "Exponent",
+    "Loss",
+    "PartErrors",
+    "PartLoss",
+    "SYMMETRIES",
+    "Term",
+]
 
 #: A per-atom weight, by name, and the gate parameter it reads (None: no parameter).
 CELL_WEIGHTS = {"omega": "omega", "exp-beta0": "beta0", "sigmoid-beta0": "beta0", "none": None}
-SYMMETRIES = ("softmax-shift", "permutations")
+SYMMETRIES = ("softmax-shift", "permutations", "inner-orders", "group-permutations")
+DISTANCES = ("euclidean", "sum-of-norms")
+CELL_BY = ("parameters", "function")
+LEVELS = ("atoms", "inner")
 TARGETS = ("truth", "kl-projection", "atoms")
 
 
@@ -90,6 +127,9 @@ class PartLoss:
     target: str = "truth"
     target_atoms: tuple = ()
     top_k_subsets: bool = False
+    distance: str = "euclidean"
+    cell_by: str = "parameters"
+    level: str = "atoms"
 
     @property
     def r_table(self) -> dict[int, int]:
@@ -110,6 +150,9 @@ class PartLoss:
             out["target_atoms"] = [atom.to_dict() for atom in self.target_atoms]
         if self.top_k_subsets:
             out["top_k_subsets"] = True
+        for name, default in (("distance", "euclidean"), ("cell_by", "parameters"), ("level", "atoms")):
+            if getattr(self, name) != default:  # only when declared: the other declarations keep their digests
+                out[name] = getattr(self, name)
         return out
 
 

@@ -15,15 +15,11 @@ An **atom** is one component of a part with all its parameters (the gate's, the 
 variance); the truth lists a part's atoms, the fit uses ``fitted`` ≥ as many. Inputs are
 U[lo, hi]^d or N(0, I_d). The loss is :mod:`.loss`.
 
-**Room for more** (not read yet). *Tied parameters* — a gate parameter shared by several atoms, as
-the M_{h,i} of gated attention's Setting I is shared by the K channels of head h — would enter as
-a part-level ``shared = ["M"]`` (one value per group of atoms, ``groups`` naming the atoms' group)
-and a two-level part (heads → gates → channels) as a part whose atoms are grouped, the channel
-weights ω an inner constant gate; the symbolic per-atom function then takes the group's symbols
-for the tied parameters, so nothing downstream changes shape. *An expert that is a function of an
-inner mixture* (Setting II: φ(Σ_i σ_i(x) a_iᵀx)) would enter as ``expert = "phi(inner)"`` with an
-``[parts.NAME.inner]`` table declaring that mixture (its own gate and expert, no noise), its
-value substituted for the name ``inner``; the model-level check refuses such a part until then.
+**Nested parts** (:mod:`.nested`): an expert that is a function of an *inner mixture* (its own
+gate and expert, one value per component), and parameters *tied* within groups of atoms (one value
+per group): multi-head attention and gated attention's Settings I and II of arXiv 2602.01468 are
+parts of this kind. Declared *functions* (``[functions]``, e.g. ``phi = "sigmoid(z)"``, any φ of
+identcheck's activation grammar) may be called by every expert (:mod:`.functions`).
 """
 
 from __future__ import annotations
@@ -33,6 +29,7 @@ from dataclasses import dataclass, field
 from ..parse.expert import Expert
 from .gates import GATES
 from .loss import Loss
+from .nested import Groups, Inner
 
 __all__ = ["Atom", "Declaration", "ExpertSpec", "Gate", "Inputs", "Noise", "Note", "Part"]
 
@@ -109,10 +106,11 @@ class ExpertSpec:
 
     text: str
     parsed: Expert = field(repr=False, compare=False)
+    bound: tuple[str, ...] = ()  # names given a value, not parameters: ``inner`` (:mod:`.nested`)
 
     @property
     def names(self) -> tuple[str, ...]:
-        return self.parsed.names
+        return tuple(name for name in self.parsed.names if name not in self.bound)
 
     @property
     def vectors(self) -> frozenset:
@@ -163,7 +161,9 @@ class Note:
 class Part:
     """One mixture of the model: its gate, expert, the truth's atoms, the fitted atom count, its
     share of the density (``share``: the truth's; ``None`` in a regression, where parts are
-    summed) and the name of its per-atom variance parameter (a density; ``None`` otherwise)."""
+    summed) and the name of its per-atom variance parameter (a density; ``None`` otherwise); a
+    nested part also its ``inner`` mixture and its ``groups`` (:mod:`.nested`), ``fitted`` then
+    counting every fitted atom of every group."""
 
     name: str
     gate: Gate
@@ -172,6 +172,8 @@ class Part:
     fitted: int
     share: float | None = None
     variance: str | None = None
+    inner: Inner | None = None
+    groups: Groups | None = None
 
     @property
     def gate_parameters(self) -> tuple[str, ...]:
@@ -179,15 +181,31 @@ class Part:
 
     @property
     def shapes(self) -> dict[str, str]:
-        """Each parameter's shape: ``scalar``, ``vector`` (d entries) or ``symmetric`` (d × d)."""
+        """Each parameter's shape: ``scalar``, ``vector`` (d entries) or ``symmetric`` (d × d); an
+        inner parameter's is that of each of its per-component values (:attr:`per_component`)."""
         shapes = {p.name: p.shape for p in GATES[self.gate.kind].parameters}
         shapes |= {n: "vector" if n in self.expert.vectors else "scalar" for n in self.expert.names}
+        if self.inner is not None:
+            shapes |= {p.name: p.shape for p in GATES[self.inner.gate.kind].parameters}
+            shapes |= {n: "vector" if n in self.inner.expert.vectors else "scalar" for n in self.inner.expert.names}
         return shapes | ({self.variance: "scalar"} if self.variance else {})
 
     @property
+    def per_component(self) -> tuple[str, ...]:
+        """The inner mixture's parameters, one value per component (none without an inner mixture)."""
+        return self.inner.parameters if self.inner is not None else ()
+
+    @property
+    def tied(self) -> tuple[str, ...]:
+        """The parameters with one value per group (none without groups)."""
+        return self.groups.tied if self.groups is not None else ()
+
+    @property
     def parameters(self) -> tuple[str, ...]:
-        """Every per-atom parameter: the gate's, the expert's, then the variance."""
-        return self.gate_parameters + self.expert.names + ((self.variance,) if self.variance else ())
+        """Every per-atom parameter: the gate's, the expert's, the inner mixture's, then the variance."""
+        return (
+            self.gate_parameters + self.expert.names + self.per_component + ((self.variance,) if self.variance else ())
+        )
 
     def to_dict(self) -> dict:
         out = {
@@ -200,6 +218,14 @@ class Part:
             out["share"] = self.share
         if self.variance is not None:
             out["variance"] = self.variance
+        if self.inner is not None:
+            out["inner"] = self.inner.to_dict()
+        if self.groups is not None:  # the tied values once per group, each atom its group (from 1)
+            out["groups"] = self.groups.to_dict()
+            out["truth"] = [
+                {"group": group + 1} | {k: v for k, v in atom.to_dict().items() if k not in self.groups.tied}
+                for atom, group in zip(self.truth, self.groups.of)
+            ]
         return out
 
 
@@ -219,6 +245,15 @@ class Declaration:
     notes: tuple[Note, ...] = ()
     description: str = ""
     source: str = ""
+    functions: tuple[tuple[str, str], ...] = ()  # declared functions: (name, φ's text), e.g. ("phi", "sigmoid(z)")
+    losses: tuple[tuple[str, Loss], ...] = ()  # further named losses beside ``loss``
+
+    def other_loss(self, name: str) -> Loss:
+        """The further loss ``name`` (``[losses.NAME]``)."""
+        for key, loss in self.losses:
+            if key == name:
+                return loss
+        raise KeyError(name)
 
     def part(self, name: str) -> Part:
         for part in self.parts:
@@ -229,24 +264,31 @@ class Declaration:
     def refusal(self) -> str | None:
         """Why identcheck's checks cannot take this declaration, in one line (None: they can)."""
         for part in self.parts:
-            if part.expert.simulation_only:
-                function = part.expert.simulation_only[0]
-                return (
-                    f"parts.{part.name}.expert={part.expert.text!r}: {function} is not differentiable at 0; "
-                    f"identcheck's checks need a smooth expert (numeric simulates {function} with its "
-                    "almost-everywhere derivative)"
-                )
+            experts = [("expert", part.expert)] + ([("inner.expert", part.inner.expert)] if part.inner else [])
+            for key, expert in experts:
+                if expert.simulation_only:
+                    function = expert.simulation_only[0]
+                    return (
+                        f"parts.{part.name}.{key}={expert.text!r}: {function} is not differentiable at 0; "
+                        f"identcheck's checks need a smooth expert (numeric simulates {function} with its "
+                        "almost-everywhere derivative)"
+                    )
         return None
 
     def content(self) -> dict:
         """The model's content as plain data (what :mod:`.canonical` sorts and hashes)."""
-        return {
+        out = {
             "inputs": self.inputs.to_dict(),
             "noise": self.noise.to_dict(),
             "shares": self.shares,
             "parts": {part.name: part.to_dict() for part in self.parts},
             "loss": self.loss.to_dict(),
         }
+        if self.functions:  # only when declared: a declaration without them keeps its digest
+            out["functions"] = dict(self.functions)
+        if self.losses:
+            out["losses"] = {name: loss.to_dict() for name, loss in self.losses}
+        return out
 
     def to_dict(self) -> dict:
         """The content with its labels and notes (a record's ``model``)."""

@@ -11,6 +11,11 @@ truth given otherwise is replaced by the same model shifted there:
 which leaves every gate weight w_i(x), and so the model, unchanged. The reader records a
 :class:`~.model.Note` with the values as given, which a record and a report repeat.
 
+An inner mixture's shift-invariant gate (:mod:`.nested`) is normalised the same way within each
+atom: its reference component c has its shift-invariant parameters at zero — M_i ← M_i − M_c for
+every component i — and stays there in every fit (it is no parameter). Tied values move with their
+group, each of whose atoms they belong to.
+
 A second note is recorded when the truth's gate does not vary with x — every β1ᵢ equal (after
 the shift: all zero), so the softmax or normalised sigmoid weights are constants. That is a
 legitimate model, but not what a paper assuming some β1ᵢ ≠ 0 (arXiv 2505.10860 (A.2)) studies:
@@ -19,8 +24,10 @@ its printed D1/D2 truth β1 = (5, 5) is such a truth.
 
 from __future__ import annotations
 
+import dataclasses
+
 from .gates import shift_invariant
-from .model import Note, Part
+from .model import Atom, Note, Part
 
 __all__ = ["normalise"]
 
@@ -58,12 +65,45 @@ def normalise(parts: tuple[Part, ...]) -> tuple[tuple[Part, ...], tuple[Note, ..
                         f"{part.gate.kind} gate weights do not vary with x",
                     )
                 )
+        if part.inner is not None and part.inner.pinned:
+            part = _inner_normalised(part, notes)
         out.append(part)
     return tuple(out), tuple(notes)
 
 
+def _inner_normalised(part: Part, notes: list) -> Part:
+    """Each atom's inner components shifted to the reference component (module docstring)."""
+    names, reference = part.inner.pinned, part.inner.gate.reference
+    if not any(_nonzero(atom[name][reference]) for atom in part.truth for name in names):
+        return part
+
+    def shifted(atom: Atom) -> Atom:
+        return atom.replace(**{n: tuple(_minus(v, atom[n][reference]) for v in atom[n]) for n in names})
+
+    given = "; ".join(f"{name} = {_text([atom[name] for atom in part.truth])}" for name in names)
+    part = _with_truth(part, tuple(shifted(atom) for atom in part.truth))
+    if part.groups is not None:
+        groups = part.groups
+        tied = tuple(shifted_group(values, names, reference) for values in groups.truth)
+        part = dataclasses.replace(part, groups=dataclasses.replace(groups, truth=tied))
+    notes.append(
+        Note(
+            f"parts.{part.name}.truth",
+            f"inner components normalised to the reference component {reference + 1} (its {', '.join(names)} at "
+            f"zero; the {part.inner.gate.kind} gate is invariant to a common shift): given {given}",
+        )
+    )
+    return part
+
+
+def shifted_group(values: Atom, names, reference: int) -> Atom:
+    """A group's tied values with its pinned inner parameters shifted to the reference component."""
+    moved = {n: tuple(_minus(v, values[n][reference]) for v in values[n]) for n in names if n in values.names}
+    return values.replace(**moved)
+
+
 def _with_truth(part: Part, truth) -> Part:
-    return Part(part.name, part.gate, part.expert, truth, part.fitted, part.share, part.variance)
+    return dataclasses.replace(part, truth=truth)
 
 
 def _nonzero(value) -> bool:

@@ -7,7 +7,9 @@ constant gate, ``exp-beta0`` without β0); an exponent that is not a positive nu
 or ``none``; an ``r`` exponent without an ``r`` table, or a table that misses a cell size the fitted
 counts allow (2 … fitted − truth + 1); target atoms fewer than the truth's or more than the fitted;
 ``top_k_subsets`` on a part whose gate is not top-K; the ``softmax-shift`` symmetry in a model
-without a shift-invariant gate; ``permutation`` matching with fitted ≠ truth atoms.
+without a shift-invariant gate; ``permutation`` matching with fitted ≠ truth atoms; ``inner-orders``
+without an inner mixture, ``group-permutations`` without groups, ``level = "inner"`` on a part
+without an inner mixture, target atoms for a nested part.
 """
 
 from __future__ import annotations
@@ -15,7 +17,19 @@ from __future__ import annotations
 from .atoms import read_atoms
 from .gates import shift_invariant
 from .keys import Table, fail, key_path, suggestion
-from .loss import CELL_WEIGHTS, SYMMETRIES, TARGETS, Exponent, Loss, PartErrors, PartLoss, Term
+from .loss import (
+    CELL_BY,
+    CELL_WEIGHTS,
+    DISTANCES,
+    LEVELS,
+    SYMMETRIES,
+    TARGETS,
+    Exponent,
+    Loss,
+    PartErrors,
+    PartLoss,
+    Term,
+)
 from .model import Inputs, Part
 
 __all__ = ["read_loss"]
@@ -35,6 +49,10 @@ def read_loss(table: Table, parts: tuple[Part, ...], inputs: Inputs) -> Loss:
             fail(key, symmetry, f"unknown symmetry{suggestion(symmetry, SYMMETRIES)}; known: {', '.join(SYMMETRIES)}")
         if symmetry == "softmax-shift" and not any(shift_invariant(p.gate.kind, p.gate.of) for p in parts):
             fail(key, symmetry, "no part of this model has a shift-invariant gate")
+        if symmetry == "inner-orders" and not any(p.inner for p in parts):
+            fail(key, symmetry, "no part of this model has an inner mixture")
+        if symmetry == "group-permutations" and not any(p.groups for p in parts):
+            fail(key, symmetry, "no part of this model has groups")
     each = table.table("parts")
     by_name = {part.name: part for part in parts}
     for name in each.data:
@@ -93,14 +111,35 @@ def _part_loss(table: Table, part: Part, inputs: Inputs) -> PartLoss:
     target = table.text("target", "truth", choices=TARGETS)
     target_atoms = ()
     if target == "atoms":
+        if part.inner or part.groups:
+            fail(table.key("target"), target, f"part {part.name!r} is nested; its target atoms are not read yet")
         target_atoms = _target_atoms(table, part, inputs)
+    distance = table.text("distance", "euclidean", choices=DISTANCES)
+    cell_by = table.text("cell_by", "parameters", choices=CELL_BY)
+    level = table.text("level", "atoms", choices=LEVELS)
+    if level == "inner" and part.inner is None:
+        fail(table.key("level"), level, f"part {part.name!r} has no inner mixture")
     top_k_subsets = table.raw("top_k_subsets", False)
     if not isinstance(top_k_subsets, bool):
         fail(table.key("top_k_subsets"), top_k_subsets, "expected true or false")
     if top_k_subsets and part.gate.kind != "top-k":
         fail(table.key("top_k_subsets"), True, f"part {part.name!r} has a {part.gate.kind} gate, not top-k")
     table.done()
-    return PartLoss(part.name, cells, mass, mass_cells, weight, tuple(terms), r, target, target_atoms, top_k_subsets)
+    return PartLoss(
+        part.name,
+        cells,
+        mass,
+        mass_cells,
+        weight,
+        tuple(terms),
+        r,
+        target,
+        target_atoms,
+        top_k_subsets,
+        distance,
+        cell_by,
+        level,
+    )
 
 
 def _exponent(table: Table, name: str, r) -> Exponent:

@@ -8,8 +8,12 @@ below the truth's, a top-K above the atoms, a reference atom that does not exist
 own refusals (:mod:`.read_loss`). Expert text goes through identcheck's expert grammar (never
 ``eval`` or ``sympify``), with ``relu`` accepted for simulation (:meth:`.Declaration.refusal`).
 
-After validation a shift-invariant gate's truth is normalised to its reference atom
-(:mod:`.normalise`), with a note.
+Declared functions (``[functions]``, :mod:`.functions`) are written out in the experts before the
+grammar reads them; a nested part's inner mixture and groups are read by :mod:`.read_nested`;
+further named losses (``[losses.NAME]``) like ``[loss]``.
+
+After validation a shift-invariant gate's truth is normalised to its reference atom, and a
+shift-invariant inner gate's to its reference component (:mod:`.normalise`), with a note.
 """
 
 from __future__ import annotations
@@ -22,11 +26,14 @@ from ..errors import IdentcheckError
 from ..parse.expert import parse_expert
 from ..util.limits import MAX_DIM
 from .atoms import MAX_ATOMS, read_atoms
+from .functions import expand, read_functions
 from .gates import GATES, TOP_K_OF
 from .keys import Table, fail, identifier, suggestion
 from .model import Declaration, ExpertSpec, Gate, Inputs, Noise, Part
+from .nested import INNER, Inner
 from .normalise import normalise
 from .read_loss import read_loss
+from .read_nested import MAX_COMPONENTS, check_fitted, check_names, read_groups, read_nested_truth
 
 __all__ = ["SUM_TOLERANCE", "parse_declaration", "read_declaration"]
 
@@ -36,8 +43,10 @@ NOISES = ("gaussian-mixture", "gaussian-regression")
 INPUTS = ("uniform", "normal")
 
 
-def read_declaration(path) -> Declaration:
-    """The declaration in the TOML file ``path``; a file that is not TOML is refused in one line."""
+def read_declaration(path, functions: dict | None = None) -> Declaration:
+    """The declaration in the TOML file ``path``; a file that is not TOML is refused in one line.
+    ``functions`` replaces declared functions' texts (``{"phi": "tanh(z)"}``: the same model with
+    another φ)."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -47,11 +56,12 @@ def read_declaration(path) -> Declaration:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise IdentcheckError(param="model_file", value=str(path), reason=f"not TOML ({exc})") from None
-    return parse_declaration(data)
+    return parse_declaration(data, functions)
 
 
-def parse_declaration(data) -> Declaration:
-    """The declaration in ``data``: TOML text, or the mapping ``tomllib`` reads from it."""
+def parse_declaration(data, functions: dict | None = None) -> Declaration:
+    """The declaration in ``data``: TOML text, or the mapping ``tomllib`` reads from it;
+    ``functions`` as in :func:`read_declaration`."""
     if isinstance(data, str):
         try:
             data = tomllib.loads(data)
@@ -67,17 +77,30 @@ def parse_declaration(data) -> Declaration:
     allowed = ("fixed", "free") if noise.density else ("sum",)
     if shares not in allowed:
         fail("shares", shares, f"a {noise.kind} model's parts are {' or '.join(allowed)}")
+    declared = read_functions(top.table("functions", {}), functions)
     table = top.table("parts")
     if not table.data:
         fail("parts", reason="missing: declare at least one part, [parts.NAME]")
-    parts = tuple(_part(table.table(key), identifier(key, table.key(key)), inputs, noise) for key in sorted(table.data))
+    called: set[str] = set()
+    parts = tuple(
+        _part(table.table(key), identifier(key, table.key(key)), inputs, noise, dict(declared), called)
+        for key in sorted(table.data)
+    )
     table.done()
+    for function, text in declared:
+        if function not in called:
+            fail(f"functions.{function}", text, "declared, but no expert calls it")
     if noise.density:
         _sums_to_one([p.share for p in parts], "parts.*.share", "the parts' shares")
     parts, notes = normalise(parts)
     loss = read_loss(top.table("loss"), parts, inputs)
+    others = top.table("losses", {})
+    losses = tuple(
+        (identifier(key, others.key(key)), read_loss(others.table(key), parts, inputs)) for key in sorted(others.data)
+    )
+    others.done()
     top.done()
-    return Declaration(name, inputs, noise, parts, shares, loss, notes, description, source)
+    return Declaration(name, inputs, noise, parts, shares, loss, notes, description, source, declared, losses)
 
 
 def _inputs(table: Table) -> Inputs:
@@ -107,43 +130,104 @@ def _noise(table: Table) -> Noise:
     return Noise(kind, variance_floor=floor)
 
 
-def _part(table: Table, name: str, inputs: Inputs, noise: Noise) -> Part:
-    gate_table = table.table("gate")
-    kind = gate_table.raw("kind")
-    if kind not in GATES:
-        fail(gate_table.key("kind"), kind, f"unknown gate{suggestion(kind, GATES)}; known: {', '.join(GATES)}")
+def _expert(table: Table, inputs: Inputs, functions: dict, called: set, bound=()) -> ExpertSpec:
+    """The ``expert`` of ``table``, declared functions written out, read by the expert grammar."""
     text = table.text("expert")
+    expanded, used = expand(text, functions, table.key("expert"))
+    called |= used
     try:
-        parsed = parse_expert(text, inputs.dim, simulation=True)
+        parsed = parse_expert(expanded, inputs.dim, simulation=True)
     except IdentcheckError as exc:
         fail(table.key("expert"), text, exc.reason)
-    expert = ExpertSpec(text, parsed)
+    return ExpertSpec(text, parsed, tuple(name for name in bound if name in parsed.names))
+
+
+def _gate_kind(table: Table) -> str:
+    kind = table.raw("kind")
+    if kind not in GATES:
+        fail(table.key("kind"), kind, f"unknown gate{suggestion(kind, GATES)}; known: {', '.join(GATES)}")
+    return kind
+
+
+def _part(table: Table, name: str, inputs: Inputs, noise: Noise, functions: dict, called: set) -> Part:
+    gate_table = table.table("gate")
+    kind = _gate_kind(gate_table)
+    expert = _expert(table, inputs, functions, called, bound=(INNER,) if table.has("inner") else ())
+    if INNER in expert.parsed.names and not table.has("inner"):
+        fail(
+            table.key("expert"),
+            expert.text,
+            f"uses {INNER!r}, the value of an inner mixture: declare [parts.{name}.inner]",
+        )
+    inner = _inner(table.table("inner"), inputs, functions, called, expert) if table.has("inner") else None
     variance = None
     if noise.density:
         variance = identifier(table.text("variance", "nu"), table.key("variance"))
     clash = set(GATES[kind].names) | ({variance} if variance else set())
-    for used in expert.names:
+    for used in expert.names + (inner.parameters if inner else ()):
         if used in clash or re.fullmatch(r"(beta1|W|M)_\d+", used):
-            fail(table.key("expert"), text, f"uses {used!r}, which names a gate parameter or the variance; rename it")
+            fail(
+                table.key("expert"),
+                expert.text,
+                f"uses {used!r}, which names a gate parameter or the variance; rename it",
+            )
     share = None
     if noise.density:
         share = table.number("share", 1.0)
         if not 0 < share <= 1:
             fail(table.key("share"), share, "a part's share of the density must be in (0, 1]")
-    shapes = {p.name: p.shape for p in GATES[kind].parameters}
-    shapes |= {n: "vector" if n in expert.vectors else "scalar" for n in expert.names}
-    if variance:
-        shapes[variance] = "scalar"
+    part = Part(name, Gate(kind), expert, (), 0, share, variance, inner)  # its shapes and parameters, for reading
     floor = noise.variance_floor if noise.density else None
-    truth = read_atoms(table, "truth", shapes, inputs.dim, variance, floor)
+    groups = None
+    if inner is None and not table.has("groups"):
+        truth = read_atoms(table, "truth", part.shapes, inputs.dim, variance, floor)
+    else:
+        grouping = read_groups(table.table("groups"), part.parameters) if table.has("groups") else None
+        components = inner.components if inner else 0
+        truth, groups = read_nested_truth(table, part.shapes, part.per_component, components, inputs.dim, grouping)
+        if variance is not None:
+            _variances(truth, table.key("truth"), variance, floor)
     fitted = table.integer("fitted", high=MAX_ATOMS)
     if fitted < len(truth):
         fail(table.key("fitted"), fitted, f"below the truth's {len(truth)} atoms (a fit needs at least as many)")
+    if groups is not None:
+        check_fitted(table.key("fitted"), fitted, groups)
     gate = _gate(gate_table, kind, len(truth), fitted)
     table.done()
     if kind == "constant" and noise.density:
         _sums_to_one([atom["omega"] for atom in truth], table.key("truth") + "[*].omega", "the truth's weights omega")
-    return Part(name, gate, expert, truth, fitted, share, variance)
+    return Part(name, gate, expert, truth, fitted, share, variance, inner, groups)
+
+
+def _inner(table: Table, inputs: Inputs, functions: dict, called: set, outer: ExpertSpec) -> Inner:
+    if INNER not in outer.parsed.names:
+        key = table.path.rsplit(".", 1)[0] + ".expert"
+        fail(key, outer.text, f"does not use {INNER!r}, the value of the inner mixture declared beside it")
+    components = table.integer("components", low=2, high=MAX_COMPONENTS)
+    gate_table = table.table("gate")
+    kind = _gate_kind(gate_table)
+    if kind == "top-k":
+        fail(gate_table.key("kind"), kind, "an inner mixture's gate weighs every component; top-k is for parts")
+    gate = _gate(gate_table, kind, components, components)
+    expert = _expert(table, inputs, functions, called)
+    if INNER in expert.parsed.names:
+        fail(table.key("expert"), expert.text, f"an inner mixture's expert cannot use {INNER!r} (one level of nesting)")
+    table.done()
+    check_names(
+        table.key("expert"),
+        expert.text,
+        [("outer expert", outer.names), ("inner gate", GATES[kind].names), ("inner expert", expert.names)],
+    )
+    return Inner(components, gate, expert)
+
+
+def _variances(truth, key: str, variance: str, floor: float) -> None:
+    for index, atom in enumerate(truth):
+        where = f"{key}[{index}].{variance}"
+        if atom[variance] <= 0:
+            fail(where, atom[variance], "a variance must be positive")
+        if atom[variance] < floor:
+            fail(where, atom[variance], f"below noise.variance_floor={floor}")
 
 
 def _gate(table: Table, kind: str, atoms: int, fitted: int) -> Gate:
