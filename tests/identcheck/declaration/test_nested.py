@@ -2,7 +2,9 @@
 digests of the declarations that have neither, unchanged."""
 
 import copy
+import re
 import tomllib
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -193,6 +195,13 @@ def test_a_bad_nested_declaration_is_one_line_naming_the_key(nested, base, case,
     assert caught.value.param == key, message
     assert words in caught.value.reason, message
     assert "\n" not in message and message.startswith(key), message
+
+
+def test_the_page_shows_the_three_paper_models_complete():
+    page = (Path(__file__).resolve().parents[3] / "docs" / "declaration.md").read_text(encoding="utf-8")
+    shown = {parse_declaration(b).name: b for b in re.findall(r"```toml\n(.*?)```", page, flags=re.S)}
+    for name in ("mha", "setting1", "setting2"):
+        assert shown[name] == example_path(name).read_text(encoding="utf-8"), name
 
 
 def test_an_override_names_a_declared_function():
