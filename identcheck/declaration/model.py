@@ -233,7 +233,8 @@ class Part:
 class Declaration:
     """A declared model: inputs, noise, parts (in name order), how part shares are fitted
     (``shares``: ``fixed`` or ``free`` in a density, ``sum`` in a regression), the loss, and the
-    notes the reader recorded. ``name``, ``description`` and ``source`` label it; they are not
+    notes the reader recorded; the declared ``functions`` (name, φ's text) and further named
+    ``losses``, both in name order. ``name``, ``description`` and ``source`` label it; they are not
     part of its content (:func:`~identcheck.declaration.canonical.canonical_form`)."""
 
     name: str

@@ -67,8 +67,18 @@ def normalise(parts: tuple[Part, ...]) -> tuple[tuple[Part, ...], tuple[Note, ..
                 )
         if part.inner is not None and part.inner.pinned:
             part = _inner_normalised(part, notes)
+        if part.groups is not None:
+            part = _regrouped(part)
         out.append(part)
     return tuple(out), tuple(notes)
+
+
+def _regrouped(part: Part) -> Part:
+    """The groups' tied values read back from their atoms (a shift moves both alike)."""
+    tied = part.groups.tied
+    first = {group: atom for atom, group in reversed(tuple(zip(part.truth, part.groups.of)))}
+    values = tuple(Atom(tuple((n, first[g][n]) for n in tied)) for g in range(part.groups.count))
+    return dataclasses.replace(part, groups=dataclasses.replace(part.groups, truth=values))
 
 
 def _inner_normalised(part: Part, notes: list) -> Part:
@@ -82,10 +92,6 @@ def _inner_normalised(part: Part, notes: list) -> Part:
 
     given = "; ".join(f"{name} = {_text([atom[name] for atom in part.truth])}" for name in names)
     part = _with_truth(part, tuple(shifted(atom) for atom in part.truth))
-    if part.groups is not None:
-        groups = part.groups
-        tied = tuple(shifted_group(values, names, reference) for values in groups.truth)
-        part = dataclasses.replace(part, groups=dataclasses.replace(groups, truth=tied))
     notes.append(
         Note(
             f"parts.{part.name}.truth",
@@ -94,12 +100,6 @@ def _inner_normalised(part: Part, notes: list) -> Part:
         )
     )
     return part
-
-
-def shifted_group(values: Atom, names, reference: int) -> Atom:
-    """A group's tied values with its pinned inner parameters shifted to the reference component."""
-    moved = {n: tuple(_minus(v, values[n][reference]) for v in values[n]) for n in names if n in values.names}
-    return values.replace(**moved)
 
 
 def _with_truth(part: Part, truth) -> Part:

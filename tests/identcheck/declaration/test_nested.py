@@ -111,6 +111,31 @@ def test_an_inner_mixture_without_groups_and_in_a_density(nested):
     assert len([s for s in f.free_symbols if s.name.startswith("M_c1_11__")]) == 2  # one M per atom
 
 
+def test_tying_a_shift_invariant_gate_parameter(base):
+    """Groups in a flat density part: β1 tied by group. The truth is normalised atoms and groups
+    alike, and at the truth the grouped model is the same density as the ungrouped one."""
+    flat = parse_declaration(base)
+    routed = base["parts"]["routed"]
+    routed["groups"] = {"tied": ["beta1"], "truth": [{"beta1": 3.0}, {"beta1": 2.0}]}
+    routed["truth"] = [
+        {"group": 1, "beta0": 1.5, "eta1": 8.0, "eta0": 2.0, "nu": 0.4},
+        {"group": 2, "beta0": 2.0, "eta1": -6.0, "eta0": 1.0, "nu": 0.4},
+    ]
+    routed["fitted"] = 2
+    del base["loss"]["parts"]["routed"]["r"]
+    base["loss"]["parts"]["routed"]["terms"] = [{"params": ["beta1", "eta1", "eta0", "nu"], "exact": 1, "over": 2}]
+    model = parse_declaration(base)
+    part = model.part("routed")
+    assert [a["beta1"] for a in part.truth] == [(1.0,), (0.0,)] and [a["beta0"] for a in part.truth] == [-0.5, 0]
+    assert [g["beta1"] for g in part.groups.truth] == [(1.0,), (0.0,)]  # the tied values moved with their atoms
+    grouped = model_function(model).xreplace(truth_values(model))
+    ungrouped = model_function(flat).xreplace(truth_values(flat))
+    y = sp.Symbol("y", real=True)
+    for point in ((0.25, 1.0), (-0.75, -2.0)):
+        subs = {x1: sp.Rational(point[0]), y: sp.Rational(point[1])}
+        assert sp.N(grouped.xreplace(subs) - ungrouped.xreplace(subs), 30) == pytest.approx(0, abs=1e-25)
+
+
 def test_a_declared_function_in_a_flat_part():
     gelu = read_example("deepseek-gelu")
     assert gelu.refusal() is None and read_example("deepseek-d1").refusal() is not None
