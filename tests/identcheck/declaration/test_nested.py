@@ -93,6 +93,33 @@ def test_inner_components_are_normalised_to_the_reference_with_a_note(nested):
     assert truth_values(model) == before
 
 
+def test_the_first_component_pinned_is_the_same_model_with_the_components_reversed(nested):
+    before = model_function(parse_declaration(nested)).xreplace(truth_values(parse_declaration(nested)))
+    channels = nested["parts"]["channels"]
+    channels["inner"]["gate"]["reference"] = "first"
+    for group in channels["groups"]["truth"]:
+        group["M"].reverse()
+    for atom in channels["truth"]:
+        atom["a"].reverse()
+    model = parse_declaration(nested)
+    functions = atom_functions(model, "channels")
+    assert functions.labels[1:4] == ("M[2]⁽¹¹⁾", "M[2]⁽¹²⁾", "M[2]⁽²²⁾")  # component 1 pinned: no symbols
+    after = model_function(model).xreplace(truth_values(model))
+    for point in ((0.5, -0.25), (-1.0, 0.75)):
+        subs = {x1: sp.Rational(point[0]), x2: sp.Rational(point[1])}
+        assert sp.N(after.xreplace(subs) - before.xreplace(subs), 30) == pytest.approx(0, abs=1e-25)
+
+
+def test_one_dimensional_inputs_take_numbers_per_component(nested):
+    nested["inputs"]["dim"] = 1
+    for group in nested["parts"]["channels"]["groups"]["truth"]:
+        group["M"] = [m[0][0] for m in group["M"]]
+    for atom in nested["parts"]["channels"]["truth"]:
+        atom["a"] = [a[0] for a in atom["a"]]
+    part = parse_declaration(nested).part("channels")
+    assert part.truth[0]["a"] == ((1.5,), (0.5,)) and part.truth[0]["M"] == (((1.0,),), ((0.0,),))
+
+
 def test_an_inner_mixture_without_groups_and_in_a_density(nested):
     """Each atom its own M (nothing tied), and the inner mixture as the mean of a Gaussian density."""
     channels = nested["parts"]["channels"]
