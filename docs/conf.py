@@ -49,6 +49,8 @@ smartquotes = False  # text as written: "--json" stays two hyphens, as on GitHub
 # the tutorial: rendered from the outputs stored in docs/tutorial.ipynb
 nb_execution_mode = "off"
 nb_output_stderr = "remove"
+# a result's markdown (its tables) rendered as MyST, as Jupyter renders it; commonmark has no tables
+nb_render_markdown_format = "myst"
 
 # the API reference: numpydoc-style docstrings through napoleon, public names only
 napoleon_numpy_docstring = True

@@ -262,8 +262,14 @@ def test_a_page_renders_in_chromium_without_console_errors(served, browser, page
     assert browser.find_element(By.CSS_SELECTOR, "nav").is_displayed()  # the theme's navigation rendered
     if page == "tutorial.html":  # the notebook's figures, from the stored outputs
         images = browser.find_elements(By.CSS_SELECTOR, "div.cell_output img")
+        # the results' markdown tables (probes, grid values, paths) rendered as tables, not as text
+        assert len(browser.find_elements(By.CSS_SELECTOR, "div.cell_output table")) >= 4
         assert len(images) >= 3
         assert all(browser.execute_script("return arguments[0].naturalWidth", image) > 0 for image in images)
+        browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", images[0])
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        browser.save_screenshot(str(SCREENSHOTS / "tutorial_figure.png"))
+        browser.execute_script("window.scrollTo(0, 0)")
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     browser.save_screenshot(str(SCREENSHOTS / (page.replace("/", "_").replace(".html", ".png"))))
     errors = [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
