@@ -1,0 +1,41 @@
+"""The decision's steps on hand-made systems, where the right answer is known by inspection."""
+
+import sympy as sp
+
+from identcheck.model.decide import NON_TRIVIAL, TRIVIAL, _groebner_closed, decide_system
+from identcheck.model.grading import Grading
+from identcheck.model.system import CoefficientSystem, delta_symbols, weight_symbols
+
+
+def hand_system(polynomials, labels, m, weights):
+    """Σ_i p_i C(Δθ_i) = 0 for each C given in atom 1's moves d<label>_1."""
+    deltas = tuple(delta_symbols(labels, i) for i in range(1, m + 1))
+    p = weight_symbols(m)
+    equations = []
+    for c in polynomials:
+        equations.append(sp.expand(sum(p[i] * c.xreplace(dict(zip(deltas[0], deltas[i]))) for i in range(m))))
+    grading = Grading(weights, (), (True,) * len(labels))
+    kept = tuple(range(len(polynomials)))
+    return CoefficientSystem(m, 2, labels, grading, kept, tuple(polynomials), p, deltas, tuple(equations))
+
+
+def test_an_indefinite_form_forces_nothing():
+    """Σ p_i (Δa_i² − Δb_i²) = 0 is solved by Δa = Δb = 1, and Σ p_i Δa_i Δb_i = 0 by Δa = 1, Δb = 0:
+    neither form is a square."""
+    a, b = hand_system([], ("a", "b"), 1, (1, 1)).deltas[0]
+    for form in (a**2 - b**2, a * b):
+        decision = decide_system(hand_system([form], ("a", "b"), 2, (1, 1)))
+        assert decision.status == NON_TRIVIAL and decision.proved and decision.forced == (), form
+
+
+def test_a_definite_form_forces_everything():
+    a, b = hand_system([], ("a", "b"), 1, (1, 1)).deltas[0]
+    decision = decide_system(hand_system([a**2 + a * b + b**2], ("a", "b"), 3, (1, 1)))
+    assert (decision.status, decision.method, decision.forced) == (TRIVIAL, "sum of squares", ("a", "b"))
+
+
+def test_an_eliminant_with_a_positive_root_closes_nothing():
+    p2 = sp.Symbol("p_2", positive=True)
+    assert _groebner_closed([p2 - 2], [p2], {p2}, 5.0)[0] is None
+    assert _groebner_closed([p2 + 2], [p2], {p2}, 5.0)[0] is True
+    assert _groebner_closed([p2 - 2, p2 - 3], [p2], {p2}, 5.0)[0] is True  # {1}: no complex solution
