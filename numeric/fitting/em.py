@@ -1,0 +1,227 @@
+r"""EM for a declared Gaussian mixture of experts, inside the box.
+
+Each iteration (an ECM step: every block raises the expected complete log-likelihood
+Q(θ | θ_t) = Σ_n Σ_{p,i} r_{n,p,i} [log s_p + log w_{p,i}(x_n) + log N(y_n | h_{p,i}(x_n), ν_{p,i})]
+with the others held, so ℓ never decreases):
+
+1. **E-step**: posteriors r_{n,p,i} at θ_t (:func:`numeric.model.density.posteriors`).
+2. **Shares** (if free): s_p = (1/n) Σ_n R_{n,p}, R_{n,p} = Σ_i r_{n,p,i}.
+3. **Gate**: a constant gate in closed form, ω_i = Σ_n r_{n,i} / Σ_n R_{n,p}; any other gate
+   maximises Q_g(θ_g) = Σ_n Σ_i r_{n,i} log w_i(x_n; θ_g) by scipy's L-BFGS-B in the box, from θ_t,
+   with the exact gradient Σ_n Σ_i (r_{n,i}/w_{n,i}) ∂w_{n,i}/∂θ_g (:func:`numeric.model.gates.contract`),
+   and keeps θ_t if it found nothing better.
+4. **Experts**, for each atom, minimise the weighted sum of squares S_i(η) = Σ_n r_{n,i} (y_n − h(x_n; η))²:
+   a *linear* expert h = Φ(x)η in closed form, η̂ = (ΦᵀR_iΦ)⁻¹ΦᵀR_i y, taking the point
+   η_t + t(η̂ − η_t) with the largest t ∈ [0, 1] inside the box (S_i is a convex quadratic, so it
+   falls along the segment); any other expert by damped Gauss–Newton steps
+   (ΣJᵀR_iJ + λ diag) δ = JᵀR_i(y − h), J = ∂h/∂η exact, each accepted only if S_i falls
+   (λ ← λ/3, else λ ← 4λ), projected into the box, at most ``expert_steps`` accepted steps.
+5. **Variances**: ν_i = S_i / Σ_n r_{n,i}, clipped into [ν_floor, ν_max].
+
+**Stopping rule**: the log-likelihood's relative change, (ℓ_{t+1} − ℓ_t) ≤ ``tol``·|ℓ_t|
+(default 1e-6, the DeepSeekMoE paper's EM tolerance), or ``max_iter`` iterations (default 1000).
+The history of ℓ is returned; a decrease beyond rounding (1e-12 relative) would be a bug, and
+tests check it never happens.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.linalg import LinAlgError, solve
+
+from ..box import Box
+from ..model import CHUNK, Layout, posteriors
+from .gate_step import gate_step
+
+__all__ = ["EMResult", "em"]
+
+EM_TOLERANCE = 1e-6
+MAX_ITERATIONS = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class EMResult:
+    """θ at the end, ℓ there, iterations run, whether the tolerance was met, ℓ after each iteration."""
+
+    theta: np.ndarray = field(repr=False)
+    log_likelihood: float
+    iterations: int
+    converged: bool
+    history: tuple = field(repr=False)
+
+
+def em(
+    layout: Layout,
+    theta,
+    X,
+    Y,
+    box: Box,
+    tol=EM_TOLERANCE,
+    max_iter=MAX_ITERATIONS,
+    expert_steps=1,
+    gate_steps=2,
+    accelerate=True,
+    report=None,
+) -> EMResult:
+    """EM from ``theta`` (module docstring); ``report(iteration, ℓ)`` after each iteration."""
+    theta = box.clip(np.asarray(theta, dtype=float))
+    features = [part.expert.features(X) if part.expert.linear else None for part in layout.parts]
+
+    def e_step(t):
+        return posteriors(layout, layout.unpack(t), X, Y)
+
+    def m_step(t, r):
+        return _m_step(layout, t, X, Y, r, box, features, expert_steps, gate_steps)
+
+    ll, r = e_step(theta)
+    history = [ll]
+    converged = False
+    iteration = 0
+    while iteration < max_iter:
+        if accelerate and iteration + 3 <= max_iter:
+            new_theta, new, r, maps = _squarem(theta, ll, r, e_step, m_step, box)
+        else:
+            new_theta = m_step(theta, r)
+            (new, r), maps = e_step(new_theta), 1
+        iteration += maps
+        history.append(new)
+        if report is not None:
+            report(iteration, new)
+        change = new - ll
+        theta, ll = new_theta, new
+        if change <= tol * abs(ll):
+            converged = True
+            break
+    return EMResult(theta, ll, iteration, converged, tuple(history))
+
+
+def _squarem(theta0, ll0, r0, e_step, m_step, box: Box):
+    """One SQUAREM cycle (Varadhan and Roland 2008, scheme S3), projected into the box, with its
+    safeguard: the extrapolated point is kept only if one EM map from it ends with ℓ ≥ ℓ of two
+    plain maps; else the two plain maps' point. Returns (θ, ℓ, posteriors at θ, EM maps used)."""
+    theta1 = m_step(theta0, r0)
+    ll1, r1 = e_step(theta1)
+    theta2 = m_step(theta1, r1)
+    ll2, r2 = e_step(theta2)
+    step, curve = theta1 - theta0, theta2 - 2 * theta1 + theta0
+    norm_curve = float(np.linalg.norm(curve))
+    if norm_curve == 0.0 or ll2 < ll1:
+        return theta2, ll2, r2, 2
+    alpha = -max(1.0, float(np.linalg.norm(step)) / norm_curve)
+    jump = box.clip(theta0 - 2 * alpha * step + alpha**2 * curve)
+    jump_ll, jump_r = e_step(jump)
+    if not np.isfinite(jump_ll):
+        return theta2, ll2, r2, 2
+    theta3 = m_step(jump, jump_r)
+    ll3, r3 = e_step(theta3)
+    if ll3 >= ll2:
+        return theta3, ll3, r3, 3
+    return theta2, ll2, r2, 3
+
+
+def _m_step(layout: Layout, theta, X, Y, r, box: Box, features, expert_steps, gate_steps):
+    """One M-step from θ with posteriors r (module docstring, steps 2–5)."""
+    theta = theta.copy()
+    lo, hi = box.lo, box.hi
+    n = len(Y)
+    if layout.free_shares:
+        shares = slice(len(theta) - len(layout.parts), len(theta))
+        theta[shares] = np.clip([rp.sum() / n for rp in r], lo[shares], hi[shares])
+    for index, part in enumerate(layout.parts):
+        block = slice(part.offset, part.offset + part.size)
+        rows = theta[block].reshape(part.k, part.width)  # a view: edits go into theta
+        rows_lo, rows_hi = lo[block].reshape(rows.shape), hi[block].reshape(rows.shape)
+        rp = r[index]
+        mass = rp.sum(axis=1)
+        gates, experts = part.gate_columns, part.expert_columns
+        if part.gate.kind == "constant":
+            rows[:, 0] = np.clip(mass / max(mass.sum(), 1e-300), rows_lo[:, 0], rows_hi[:, 0])
+        else:
+            rows[:, gates] = gate_step(
+                part.gate, X, rp, rows[:, gates], rows_lo[:, gates], rows_hi[:, gates], gate_steps
+            )
+        bounds = rows_lo[:, experts], rows_hi[:, experts]
+        if part.expert.linear:
+            eta, sse = _linear_step(features[index], Y, rp, rows[:, experts], *bounds)
+        else:
+            eta, sse = _gauss_newton(part.expert, X, Y, rp, rows[:, experts], *bounds, expert_steps)
+        rows[:, experts] = eta
+        nu = np.divide(sse, mass, out=rows[:, -1].copy(), where=mass > 0)
+        rows[:, -1] = np.clip(nu, rows_lo[:, -1], rows_hi[:, -1])
+    return theta
+
+
+def _linear_step(Phi, Y, rp, eta0, lo, hi):
+    """Weighted least squares per atom in closed form (Φ of shape (E, n)), moved from eta0 as far
+    towards the solution as the box allows."""
+    k = eta0.shape[0]
+    eta = eta0.copy()
+    sse = np.empty(k)
+    for i in range(k):
+        weighted = Phi * rp[i]
+        A, b = weighted @ Phi.T, weighted @ Y
+        try:
+            target = solve(A, b, assume_a="pos")
+        except (LinAlgError, ValueError):
+            target = eta0[i]
+        step = target - eta0[i]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            room = np.where(step > 0, (hi[i] - eta0[i]) / step, np.where(step < 0, (lo[i] - eta0[i]) / step, np.inf))
+        t = min(1.0, float(room.min()))
+        eta[i] = np.clip(eta0[i] + max(t, 0.0) * step, lo[i], hi[i])
+        residual = Y - eta[i] @ Phi
+        sse[i] = rp[i] @ residual**2
+    return eta, sse
+
+
+def _weighted(expert, X, Y, rp, eta, gradient: bool):
+    """Per atom: S_i, and (Σ JᵀRJ, Σ JᵀR(y − h)) when ``gradient``; over blocks of samples."""
+    k, E = eta.shape
+    sse = np.zeros(k)
+    A, b = np.zeros((k, E, E)), np.zeros((k, E))
+    for start in range(0, len(Y), CHUNK):
+        block = slice(start, start + CHUNK)
+        w = rp[:, block]
+        if gradient:
+            h, J = expert.value_and_gradient(X[block], eta)
+            residual = Y[block] - h
+            wJ = w[:, None, :] * J
+            A += np.einsum("ken,kfn->kef", wJ, J)
+            b += np.einsum("ken,kn->ke", wJ, residual)
+        else:
+            residual = Y[block] - expert.value(X[block], eta)
+        sse += (w * residual**2).sum(axis=1)
+    return sse, A, b
+
+
+def _gauss_newton(expert, X, Y, rp, eta0, lo, hi, steps):
+    """Damped Gauss–Newton on each atom's weighted sum of squares (module docstring, step 4)."""
+    eta = eta0.copy()
+    k = eta.shape[0]
+    sse, A, b = _weighted(expert, X, Y, rp, eta, True)
+    damping = np.full(k, 1e-3)
+    active = np.ones(k, dtype=bool)
+    accepted = np.zeros(k, dtype=int)
+    for _ in range(4 * steps):
+        if not active.any():
+            break
+        trial = eta.copy()
+        for i in np.flatnonzero(active):
+            scale = np.maximum(np.diag(A[i]), 1e-12 * max(np.diag(A[i]).max(), 1e-300))
+            try:
+                trial[i] = np.clip(eta[i] + solve(A[i] + damping[i] * np.diag(scale), b[i]), lo[i], hi[i])
+            except (LinAlgError, ValueError):
+                damping[i] *= 4
+        trial_sse = _weighted(expert, X, Y, rp, trial, False)[0]
+        better = active & (trial_sse < sse)
+        small = better & (sse - trial_sse <= 1e-10 * sse)
+        eta[better], sse[better] = trial[better], trial_sse[better]
+        damping[better] /= 3
+        damping[active & ~better] *= 4
+        accepted += better
+        active &= ~small & (damping < 1e12) & (accepted < steps)
+        if better.any() and active.any():
+            sse, A, b = _weighted(expert, X, Y, rp, eta, True)
+    return eta, sse

@@ -1,0 +1,120 @@
+r"""The gate's M-step of EM: maximise Q_g(θ_g) = Σ_n Σ_i r_{n,i} log w_i(x_n; θ_g) in the box.
+
+**Log-linear gates** (softmax, quadratic softmax, top-K of a softmax: log g_i = φ(x)ᵀθ_i with
+features φ shared by the atoms, φ = (x, 1) or (x_a x_b)_{a≤b}) give a concave Q_g — a multinomial
+logistic regression with soft labels r — with
+
+    ∇_i Q_g = Σ_n (r_{n,i} − R_n w_{n,i}) φ_n,     ∇²_{ij} Q_g = −Σ_n R_n (w_{n,i} δ_ij − w_{n,i} w_{n,j}) φ_n φ_nᵀ,
+
+R_n = Σ_i r_{n,i}. Newton steps δ = −(∇²Q_g)⁺∇Q_g on the free parameters (the pseudo-inverse: a
+softmax's common shift is a null direction), each halved until it raises Q_g inside the box
+(at most :data:`HALVINGS`; none once the quadratic model's gain is below
+rounding, 1e-13 relative), at most ``steps`` of them. A top-K mask is held at θ_t's selection, so the
+step stays a.e. exact.
+
+**Other gates** (normalised sigmoid, Laplace) use scipy's L-BFGS-B from θ_t with the exact
+gradient Σ_n Σ_i (r_{n,i}/w_{n,i}) ∂w_{n,i}/∂θ_g (:func:`numeric.model.gates.contract`), at most
+``steps`` × 10 iterations. Either way θ_t is kept unless Q_g rose (a generalised M-step: EM's
+log-likelihood still never decreases).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import minimize
+
+from ..model import contract
+
+__all__ = ["gate_step"]
+
+#: step halvings a Newton step may take before the M-step keeps what it has
+HALVINGS = 12
+
+
+def gate_step(gate, X, r, G0, lo, hi, steps: int = 2):
+    """The gate parameters (k, P_g) after the M-step, from ``G0`` with posteriors ``r`` (k, n)."""
+    free = lo < hi
+    if not free.any():
+        return G0
+    if gate.log_linear:
+        return _newton(gate, X, r, G0, lo, hi, free, steps)
+    return _quasi_newton(gate, X, r, G0, lo, hi, free, steps)
+
+
+def _objective(gate, X, r, G) -> float:
+    values = gate.evaluate(X, G)
+    with np.errstate(invalid="ignore"):
+        q = np.where(r > 0, r * values.log_w, 0.0).sum()
+    return float(q) if np.isfinite(q) else -np.inf
+
+
+def _newton(gate, X, r, G0, lo, hi, free, steps):
+    """Newton steps on the concave Q_g of a log-linear gate (module docstring); r is (k, n)."""
+    G = G0.copy()
+    current = _objective(gate, X, r, G)
+    R = r.sum(axis=0)
+    features = gate.features(X)  # φ (P, n), shared by the atoms
+    k, P = G.shape
+    index = np.flatnonzero(free.ravel())
+    for _ in range(steps):
+        w = gate.evaluate(X, G).w
+        grad = (r - R * w) @ features.T  # (k, P)
+        Rw = R * w
+        full = np.zeros((k, P, k, P))
+        for i in range(k):
+            for j in range(i, k):
+                c = (Rw[i] if i == j else 0.0) - Rw[i] * w[j]  # R (w_i δ_ij − w_i w_j), (n,)
+                block = (features * c) @ features.T
+                full[i, :, j, :] = block
+                full[j, :, i, :] = block.T
+        full = full.reshape(k * P, k * P)
+        step = np.zeros(k * P)
+        step[index] = np.linalg.lstsq(full[np.ix_(index, index)], grad.ravel()[index], rcond=1e-12)[0]
+        step = step.reshape(k, P)
+        if 0.5 * float(grad.ravel() @ step.ravel()) <= 1e-13 * max(abs(current), 1.0):
+            break  # the quadratic model's gain is below rounding: at the optimum
+        t, improved = 1.0, False
+        for _ in range(HALVINGS):
+            trial = np.clip(G + t * step, lo, hi)
+            value = _objective(gate, X, r, trial)
+            if value > current:
+                improved = True
+                break
+            t /= 2
+        if not improved:
+            break
+        gain = value - current
+        G, current = trial, value
+        if gain <= 1e-12 * abs(current):
+            break
+    return G
+
+
+def _quasi_newton(gate, X, r, G0, lo, hi, free, steps):
+    n = r.shape[1]
+
+    def negative(flat):
+        G = G0.copy()
+        G[free] = flat
+        values = gate.evaluate(X, G)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            q = np.where(r > 0, r * values.log_w, 0.0).sum()
+            c = np.divide(r, values.w, out=np.zeros_like(r), where=values.w > 0)
+        if not np.isfinite(q):
+            return np.inf, np.zeros_like(flat)
+        return -q / n, -contract(c, values)[free] / n
+
+    before = negative(G0[free])[0]
+    result = minimize(
+        negative,
+        G0[free],
+        jac=True,
+        method="L-BFGS-B",
+        bounds=list(zip(lo[free], hi[free])),
+        options={"maxiter": 10 * steps},
+    )
+    if not result.fun < before:
+        return G0
+    G = G0.copy()
+    G[free] = result.x
+    return G

@@ -1,0 +1,64 @@
+r"""A declared regression: the function g(x), its exact Jacobian, and the normal equations.
+
+    g(x) = Σ_p Σ_{i ≤ k_p} w_{p,i}(x) h_p(x; η_{p,i}),      y = g(x) + N(0, σ²),
+
+fitted by least squares, MSE(θ) = (1/n) Σ_n (g(x_n) − y_n)². The Jacobian's columns, per atom l:
+
+    ∂g/∂η_l   = w_l ∂h/∂η_l,
+    ∂g/∂θ_g,l = Σ_i h_i ∂w_i/∂θ_g,l = (h_l − Σ_i w_i h_i) D_l  (normalised gate; h_l D_l otherwise;
+                 :func:`numeric.model.gates.per_row`).
+
+JᵀJ and Jᵀr are accumulated over blocks of :data:`~numeric.model.density.CHUNK` samples, so the
+n × P Jacobian is never held whole.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .density import CHUNK
+from .gates import per_row
+from .layout import Layout, ModelParams, part_values
+
+__all__ = ["jacobian", "normal_equations", "regression_function"]
+
+
+def regression_function(layout: Layout, params: ModelParams, X: np.ndarray) -> np.ndarray:
+    """g(X) of shape (n,)."""
+    total = np.zeros(X.shape[0])
+    for index, part in enumerate(layout.parts):
+        G, eta, _ = part_values(layout, params, index)
+        total += (part.gate.evaluate(X, G).w * part.expert.value(X, eta)).sum(axis=0)
+    return total
+
+
+def jacobian(layout: Layout, theta: np.ndarray, X: np.ndarray):
+    """(g(X) of shape (n,), ∂g/∂θ transposed, of shape (P, n)) at the flat θ (a regression has no shares)."""
+    params = layout.unpack(theta)
+    n = X.shape[0]
+    value = np.zeros(n)
+    rows = []
+    for index, part in enumerate(layout.parts):
+        G, eta, _ = part_values(layout, params, index)
+        gate = part.gate.evaluate(X, G)
+        h, dh = part.expert.value_and_gradient(X, eta)
+        value += (gate.w * h).sum(axis=0)
+        block = np.zeros((part.k, part.width, n))
+        block[:, part.gate_columns] = per_row(h, gate)
+        block[:, part.expert_columns] = gate.w[:, None, :] * dh
+        rows.append(block.reshape(part.size, n))
+    return value, np.concatenate(rows)
+
+
+def normal_equations(layout: Layout, theta: np.ndarray, X: np.ndarray, Y: np.ndarray, chunk: int = CHUNK):
+    """(r = g(X) − Y, JᵀJ, Jᵀr), accumulated over blocks of ``chunk`` samples."""
+    n, P = len(Y), layout.size
+    r = np.empty(n)
+    JtJ, Jtr = np.zeros((P, P)), np.zeros(P)
+    for start in range(0, n, chunk):
+        block = slice(start, min(start + chunk, n))
+        value, Jt = jacobian(layout, theta, X[block])
+        r[block] = value - Y[block]
+        JtJ += Jt @ Jt.T
+        Jtr += Jt @ r[block]
+    return r, JtJ, Jtr

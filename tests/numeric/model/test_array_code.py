@@ -1,0 +1,135 @@
+"""The declared model's array code against an independent computation: sympy's own expression of
+the whole density (or regression function), differentiated symbolically
+(:func:`identcheck.declaration.model_function`), evaluated at random inputs and parameters.
+
+Same checks for every gate kind (parametrized); top-K, which has no sympy form, against the
+softmax renormalised over the selected atoms by hand.
+"""
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from identcheck.declaration import model_function, read_example
+from numeric.model import (
+    compile_model,
+    jacobian,
+    log_likelihood,
+    log_likelihood_and_gradient,
+    posteriors,
+    regression_function,
+    sample_declared,
+)
+from tests.numeric.model.declarations import GATES, gate_declaration
+
+SMOOTH = [kind for kind in GATES if kind != "top-k"]
+
+
+def _symbolic(declaration, layout):
+    """(f as a numpy function of (x…, y, θ…), its θ-gradient) from sympy, in ``layout``'s θ order."""
+    expression = model_function(declaration, {p.name: p.k for p in layout.parts})
+    symbols = []
+    for part in layout.parts:
+        for i in range(part.k):
+            symbols += [sp.Symbol(f"{c}__{part.name}_{i + 1}") for c in part.columns]
+    by_name = {s.name: s for s in expression.free_symbols}
+    theta = [by_name.get(s.name, s) for s in symbols]
+    for part in layout.parts:  # numeric normalises a density's constant weights, ω_i / Σ_j ω_j
+        if part.gate.kind == "constant" and declaration.noise.density:
+            omegas = [by_name[f"omega__{part.name}_{i + 1}"] for i in range(part.k)]
+            expression = expression.xreplace({w: w / sp.Add(*omegas) for w in omegas})
+    x = sorted((s for s in expression.free_symbols if s.name.startswith("x")), key=lambda s: s.name)
+    y = [s for s in expression.free_symbols if s.name == "y"]
+    log_f = sp.log(expression) if declaration.noise.density else expression
+    grad = [sp.diff(log_f, t) for t in theta]
+    args = [*x, *y, *theta]
+    return sp.lambdify(args, log_f, "numpy"), sp.lambdify(args, grad, "numpy")
+
+
+def _point(layout, rng):
+    theta = rng.uniform(-1, 1, size=layout.size)
+    for part in layout.parts:
+        rows = theta[part.offset : part.offset + part.size].reshape(part.k, part.width)
+        if part.variance:
+            rows[:, -1] = rng.uniform(0.2, 1.0, size=part.k)
+        if part.gate.kind == "constant":
+            rows[:, 0] = rng.uniform(0.2, 1.0, size=part.k)
+    return theta
+
+
+@pytest.mark.parametrize("kind", SMOOTH)
+def test_value_and_gradient_equal_sympys(kind):
+    declaration = gate_declaration(kind, fitted=3)
+    model = compile_model(declaration)
+    layout = model.layout(True)
+    rng = np.random.default_rng(7)
+    X = rng.uniform(-1, 1, size=(5, declaration.inputs.dim))
+    Y = rng.normal(size=5)
+    theta = _point(layout, rng)
+    value, gradient = _symbolic(declaration, layout)
+    columns = [X[:, j] for j in range(X.shape[1])]
+    if declaration.noise.density:
+        expected = sum(value(*[c[i] for c in columns], Y[i], *theta) for i in range(5))
+        expected_grad = sum(np.array(gradient(*[c[i] for c in columns], Y[i], *theta), dtype=float) for i in range(5))
+        ll, grad = log_likelihood_and_gradient(layout, theta, X, Y)
+        assert ll == pytest.approx(expected, rel=1e-12)
+        assert log_likelihood(layout, layout.unpack(theta), X, Y) == pytest.approx(expected, rel=1e-12)
+        np.testing.assert_allclose(grad, expected_grad, rtol=1e-9, atol=1e-10)
+    else:
+        g, Jt = jacobian(layout, theta, X)
+        expected = [value(*[c[i] for c in columns], *theta) for i in range(5)]
+        expected_J = np.array([gradient(*[c[i] for c in columns], *theta) for i in range(5)], dtype=float)
+        np.testing.assert_allclose(g, expected, rtol=1e-12)
+        np.testing.assert_allclose(regression_function(layout, layout.unpack(theta), X), expected, rtol=1e-12)
+        np.testing.assert_allclose(Jt.T, expected_J, rtol=1e-9, atol=1e-12)
+
+
+def test_top_k_is_the_softmax_renormalised_over_the_selected_atoms():
+    declaration = gate_declaration("top-k", fitted=3)
+    part = compile_model(declaration).layout(True).parts[0]
+    gate = type(part.gate)("top-k", 1, 2, True, "softmax", 2)
+    rng = np.random.default_rng(3)
+    X = rng.uniform(-1, 1, size=(50, 1))
+    G = rng.normal(size=(3, 2))
+    w = gate.evaluate(X, G).w
+    scores = G[:, :1] @ X.T + G[:, 1:]
+    for n in range(50):
+        kept = np.argsort(-(G[:, 0] * X[n, 0]))[:2]
+        expected = np.zeros(3)
+        expected[kept] = np.exp(scores[kept, n]) / np.exp(scores[kept, n]).sum()
+        np.testing.assert_allclose(w[:, n], expected, rtol=1e-12)
+
+
+def test_relu_experts_use_the_almost_everywhere_derivative():
+    model = compile_model(read_example("deepseek-d1"))
+    expert = model.experts[0]  # routed: eta2 * relu(eta1 x)
+    X = np.array([[-2.0], [-0.5], [0.5], [2.0]])
+    eta = np.array([[4.0, 3.0], [4.0, -3.0]])  # (eta2, eta1) per atom
+    h, dh = expert.value_and_gradient(X, eta)
+    s = eta[:, 1:2] * X[:, 0]
+    np.testing.assert_array_equal(h, eta[:, :1] * np.maximum(s, 0))
+    np.testing.assert_array_equal(dh[:, 0], np.maximum(s, 0))
+    np.testing.assert_array_equal(dh[:, 1], eta[:, :1] * X[:, 0] * (s > 0))
+    assert not expert.linear and compile_model(read_example("deepseek-d2")).experts[0].linear
+
+
+def test_posteriors_sum_to_one_and_give_the_log_likelihood():
+    model = compile_model(read_example("deepseek-d1"))
+    layout = model.layout(False)
+    X, Y = sample_declared(model, 300, seed=1)
+    ll, r = posteriors(layout, model.truth(), X, Y)
+    np.testing.assert_allclose(sum(rp.sum(axis=0) for rp in r), 1.0, rtol=1e-12)
+    assert ll == pytest.approx(log_likelihood(layout, model.truth(), X, Y), rel=1e-14)
+
+
+def test_samples_are_deterministic_in_the_seed_and_follow_the_truth():
+    model = compile_model(read_example("deepseek-d2"))
+    X, Y = sample_declared(model, 20_000, seed=4)
+    X2, Y2 = sample_declared(model, 20_000, seed=4)
+    np.testing.assert_array_equal(Y, Y2)
+    assert X.min() >= -3 and X.max() <= 3
+    # E[y | x] = ½ (2x) + ½ (routed softmax weights (e^-1, 1)/(1 + e^-1) of 8x + 2 and −6x + 1)
+    w1 = np.exp(-1) / (1 + np.exp(-1))
+    mean = 0.5 * 2 * X[:, 0] + 0.5 * (w1 * (8 * X[:, 0] + 2) + (1 - w1) * (-6 * X[:, 0] + 1))
+    residual = Y - mean
+    assert abs(residual.mean()) < 0.1
