@@ -84,6 +84,15 @@ def test_the_readme_examples_show_their_real_output(tmp_path):
 # --- the site's sources -----------------------------------------------------------------------
 
 
+def test_the_docs_say_what_the_tool_is_not_how_it_got_there():
+    """No pointer into a tracker or a spec a reader does not have: a page points to a section of the docs."""
+    pages = [p for p in DOCS.rglob("*.md") if "_build" not in p.parts] + [DOCS / "tutorial.ipynb"]
+    pages += [README, ROOT / "CHANGELOG.md", ROOT / "CONTRIBUTING.md"]
+    stale = re.compile(r"issues? #?[0-9]|SPEC §|SPEC\.md", re.I)
+    found = [f"{p.relative_to(ROOT)}: {m.group(0)!r}" for p in pages for m in stale.finditer(p.read_text())]
+    assert not found, found
+
+
 def test_the_site_has_the_sections_a_user_looks_for():
     index = (DOCS / "index.md").read_text()
     toctree = re.search(r"```\{toctree\}\n(.*?)```", index, re.S).group(1)
