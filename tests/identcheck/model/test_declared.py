@@ -1,0 +1,61 @@
+"""Declarations feed the check: DeepSeekMoE's D2 exponents come out as the declaration's own loss states them."""
+
+import pytest
+
+from identcheck.declaration import atom_functions, example_path, parse_declaration, read_example
+from identcheck.errors import IdentcheckError
+from identcheck.evidence import Verdict
+from identcheck.model.declared import check_declaration, declared_atoms
+
+
+def _declared_exponents(declaration, part, size):
+    """{entry symbol name: the loss's exponent for cells of ``size`` atoms} from the declaration."""
+    loss = declaration.loss.part(part)
+    functions = atom_functions(declaration, part)
+    by_name = {}
+    for term in loss.terms:
+        for name in term.params:
+            by_name[name] = term.over.at(size, loss.r_table)
+    return {s.name: by_name[n] for s, n in zip(functions.params, functions.names) if n in by_name}
+
+
+def test_deepseek_d2_exponents_from_the_declaration():
+    """D2 (arXiv 2505.10860, Theorem 2): r̄ for β1, η0, κ0; r̄/2 for η1, ν, τ; κ1 squared; r̄(2) = 4."""
+    declaration = read_example("deepseek-d2")
+    result = check_declaration(declaration, max_order=4, max_cell=2)
+    assert len(result.results) == 3
+    for part, verdict in result.results:
+        assert verdict.verdict == Verdict.IDENTIFIABLE and verdict.exact_fitted.identifiable, verdict.summary
+        cell = verdict.cell(2)
+        assert cell.rbar == 4 and cell.proved
+        assert cell.exponents == _declared_exponents(declaration, part, 2), (part, cell.exponents)
+
+
+def test_the_weight_is_factored_out():
+    declaration = read_example("deepseek-d2")
+    routed = declared_atoms(declaration, "routed")
+    assert [p.name for p in routed[0].params] == ["beta1_1", "eta1_1", "eta0", "nu"]
+    shared = declared_atoms(declaration, "shared")
+    assert "omega" not in [p.name for p in shared[0].params]
+
+
+def test_relu_is_refused_in_one_line():
+    with pytest.raises(IdentcheckError, match="relu is not differentiable at 0") as error:
+        declared_atoms(read_example("deepseek-d1"), "routed")
+    assert "\n" not in str(error.value)
+
+
+def test_an_unsupported_gate_is_refused_naming_the_key():
+    text = example_path("softmax-gaussian-moe").read_text(encoding="utf-8")
+    text = text.replace('kind = "softmax"\nreference = "last"', 'kind = "sigmoid"').replace('"softmax-shift", ', "")
+    declaration = parse_declaration(text)
+    with pytest.raises(IdentcheckError, match=r"^parts\.experts\.gate\.kind='sigmoid': the model-level check takes"):
+        declared_atoms(declaration, "experts")
+
+
+def test_a_nested_part_is_refused_in_one_line():
+    declaration = read_example("mha")
+    for part in declaration.parts:
+        with pytest.raises(IdentcheckError) as error:
+            declared_atoms(declaration, part.name)
+        assert "\n" not in str(error.value) and str(error.value).startswith(f"parts.{part.name}.")
