@@ -32,6 +32,7 @@ import sympy as sp
 from ..declaration import Declaration, atom_functions
 from ..errors import IdentcheckError
 from .atom import AtomFunction, atom_function
+from .joint import joint_independence
 from .verdict import CHECK_SECONDS, ModelVerdict, check_atom
 
 __all__ = ["DeclaredCheck", "check_declaration", "declared_atoms"]
@@ -94,21 +95,26 @@ def _box(declaration: Declaration, functions, values) -> dict:
 
 @dataclass(frozen=True, slots=True)
 class DeclaredCheck:
-    """The model-level verdict of every true atom of every part: ``results`` ((part, verdict), …)."""
+    """The model-level verdict of every true atom of every part: ``results`` ((part, verdict), …),
+    and ``joint`` the independence of all their bases together (:mod:`.joint`; None: undecided)."""
 
     name: str
     results: tuple
+    joint: bool | None = None
 
     def to_dict(self) -> dict:
-        return {"model": self.name, "atoms": [{"part": p, **v.to_dict()} for p, v in self.results]}
+        atoms = [{"part": p, **v.to_dict()} for p, v in self.results]
+        return {"model": self.name, "atoms": atoms, "joint_independent": self.joint}
 
 
 def check_declaration(
     declaration: Declaration, max_order: int = 4, max_cell: int = 2, seconds: float = CHECK_SECONDS
 ) -> DeclaredCheck:
-    """:func:`~identcheck.model.verdict.check_atom` on each true atom of each part, ``seconds`` each."""
+    """:func:`~identcheck.model.verdict.check_atom` on each true atom of each part, ``seconds`` each,
+    and the joint independence of their bases."""
     results: list[tuple[str, ModelVerdict]] = []
     for part in declaration.parts:
         for atom in declared_atoms(declaration, part.name):
             results.append((part.name, check_atom(atom, max_order=max_order, max_cell=max_cell, seconds=seconds)))
-    return DeclaredCheck(declaration.name, tuple(results))
+    joint = joint_independence(tuple(v.basis for _, v in results)).independent if len(results) > 1 else True
+    return DeclaredCheck(declaration.name, tuple(results), joint)

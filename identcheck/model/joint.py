@@ -1,0 +1,53 @@
+r"""Condition (i) across atoms: the bases of all true atoms together, linearly independent.
+
+The expansion of f_G − f_{G*} sums the cells of every true atom θ*_1 … θ*_k (of every part), so
+the coefficients of each cell can be read off only if the union of the cells' bases,
+
+    { b(v; θ*_j) : b in the basis of atom j, j = 1..k },
+
+is linearly independent. The per-atom bases are each independent (:mod:`.basis`); this decides
+the union with the same rank rule (:func:`~identcheck.rank.rule.decide_rank`), on a collocation
+matrix over the smallest box containing every atom's box, rows equilibrated by powers of two. A
+dependence means two atoms' terms coincide (a sign pair of an odd expert with a constant gate,
+equal gate slopes with equal experts): their cells' equations couple, which a per-cell system
+does not see.
+"""
+
+from __future__ import annotations
+
+import flint
+import numpy as np
+
+from ..rank.rule import RankDecision, decide_rank
+from ..terms.compile import arb_precision
+from .basis import POINTS_EXTRA, POINTS_FACTOR, SEED, SpanBasis
+from .taylor import Derivatives
+
+__all__ = ["joint_independence"]
+
+
+def joint_independence(bases: tuple[SpanBasis, ...]) -> RankDecision:
+    """The rank decision on the union of ``bases`` (atoms with the same variables, in order)."""
+    variables = bases[0].atom.variables
+    names = [v.name for v in variables]
+    for basis in bases:
+        if [v.name for v in basis.atom.variables] != names:
+            raise ValueError("the atoms must share their variables")
+    lows = np.array([min(float(b.atom.box[i][0]) for b in bases) for i in range(len(names))])
+    highs = np.array([max(float(b.atom.box[i][1]) for b in bases) for i in range(len(names))])
+    columns = [(Derivatives(b.atom), b.basis) for b in bases]
+    count = sum(len(kappas) for _, kappas in columns)
+    rng = np.random.default_rng(SEED + 1)
+    points = lows + (highs - lows) * rng.random((POINTS_FACTOR * count + POINTS_EXTRA, len(names)))
+    matrix = np.concatenate([d.evaluate(kappas, points) for d, kappas in columns], axis=1)
+    good = np.all(np.isfinite(matrix), axis=1) & (np.max(np.abs(matrix), axis=1) > 0)
+    points, matrix = points[good], matrix[good]
+    scales = 2.0 ** -np.ceil(np.log2(np.max(np.abs(matrix), axis=1)))
+
+    def high_precision(digits: int):
+        with arb_precision(digits):
+            blocks = [d.evaluate_arb(kappas, points) for d, kappas in columns]
+            rows = [sum((block[r] for block in blocks), []) for r in range(len(points))]
+            return flint.arb_mat([[v * float(s) for v in row] for row, s in zip(rows, scales)])
+
+    return decide_rank(matrix * scales[:, None], high_precision=high_precision)
