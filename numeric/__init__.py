@@ -1,7 +1,9 @@
 """numeric: the paper's convergence-rate experiments for (gated) attention as an HMoE.
 
 Models (2), (9), (12) with analytic Jacobians, synthetic data from a ground truth, Voronoi
-losses, and least-squares fits inside a compact box, one fit at a time.
+losses, and least-squares fits inside a compact box, one fit at a time; and any declared mixture
+of experts (:mod:`identcheck.declaration`): its array code (``numeric.model``), maximum-likelihood
+and least-squares fits (``numeric.fitting``) and declared losses (``numeric.losses``).
 """
 
 from typing import TYPE_CHECKING
@@ -15,6 +17,8 @@ if TYPE_CHECKING:  # the public API, for readers and type checkers; at run time 
     from .data import sample
     from .errors import NumericError
     from .fit import Box, FitResult, fit, initial_params
+    from .fitting import DeclaredFit, fit_declared
+    from .model import compile_model, sample_declared
     from .measure_loss import measure_loss
     from .models import Model, get_model
     from .params import HMoEParams
@@ -29,6 +33,8 @@ _API = {
     "sample": ".data",
     **dict.fromkeys(("Box", "FitResult", "fit", "initial_params"), ".fit"),
     "measure_loss": ".measure_loss",
+    **dict.fromkeys(("DeclaredFit", "fit_declared"), ".fitting"),
+    **dict.fromkeys(("compile_model", "sample_declared"), ".model"),
     **dict.fromkeys(("Model", "get_model"), ".models"),
     "NumericError": ".errors",
     "HMoEParams": ".params",
@@ -39,6 +45,7 @@ lazy_package(__name__, _API, computed={"__version__": project_version})
 
 __all__ = [
     "Box",
+    "DeclaredFit",
     "DEFAULT_TRUTH",
     "FitResult",
     "HMoEParams",
@@ -47,12 +54,15 @@ __all__ = [
     "NumericError",
     "OPTIMIZERS",
     "Truth",
+    "compile_model",
     "fit",
+    "fit_declared",
     "get_model",
     "initial_params",
     "load_truth",
     "measure_loss",
     "sample",
+    "sample_declared",
     "voronoi_cells",
     "voronoi_loss",
 ]

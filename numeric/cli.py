@@ -107,6 +107,10 @@ def _kept(args) -> str:
 
 
 def _fit(args) -> int:
+    if args.model is None or args.model_file is not None:  # a declared model
+        from .fitting.command import declared_fit
+
+        return declared_fit(args, build_parser().parse_args(["fit", "--model-file", "-"]))
     from identcheck.util.progress import StatusLine
 
     from .fit import fit

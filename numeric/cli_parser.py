@@ -58,8 +58,19 @@ PROGRESS_HELP = "show the status line even with --json or on a pipe (there: plai
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="numeric", description="Convergence-rate experiments for gated attention as an HMoE.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    f = sub.add_parser("fit", help="one least-squares fit", description="Generate data from the truth, fit, evaluate.")
-    f.add_argument("--model", required=True, choices=MODELS)
+    f = sub.add_parser("fit", help="one fit", description="Generate data from the truth, fit, evaluate.")
+    f.add_argument("--model", default=None, choices=MODELS, help="a hand-written model (or --model-file)")
+    f.add_argument("--model-file", default=None, metavar="TOML", help="a declared model (docs/declaration.md)")
+    f.add_argument(
+        "--method",
+        choices=("em", "direct", "lm"),
+        default=None,
+        help="--model-file: em (default) or direct maximum likelihood for a density, lm for a regression",
+    )
+    f.add_argument(
+        "--start", choices=("paper", "broad"), default="paper", help="--model-file: the start (default paper)"
+    )
+    f.add_argument("--restarts", type=_non_negative_int("--restarts"), default=0, help="--model-file: broad restarts")
     f.add_argument(
         "--K", type=_positive_int("--K"), default=3, help="channels per head of the fitted model (default 3)"
     )
@@ -90,7 +101,12 @@ def build_parser() -> argparse.ArgumentParser:
         default="paper",
         help="perturbation n^-0.083 (paper) or --init-scale (fixed)",
     )
-    f.add_argument("--init-scale", type=_positive_float("--init-scale"), default=0.1)
+    f.add_argument(
+        "--init-scale",
+        type=_positive_float("--init-scale"),
+        default=0.1,
+        help="--init fixed: the perturbation (default 0.1); --model-file: c of c n^-0.083 (default 1)",
+    )
     f.add_argument("--json", action="store_true", help="print one JSON object")
     f.add_argument("--progress", action="store_true", help=PROGRESS_HELP)
     r = sub.add_parser(
