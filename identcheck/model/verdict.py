@@ -197,36 +197,35 @@ def check_atom(
     )
 
 
+def _cell_text(c: CellResult, max_order: int) -> str:
+    if c.rbar is None:
+        witness = c.witness
+        if witness is not None and witness.order == max_order:
+            return f"r̄({c.m}) > {max_order} (exact solution at order {max_order})"
+        last = c.decisions[-1].method if c.decisions else "no time left"
+        return f"r̄({c.m}) undecided ({last})"
+    label = "" if c.proved else " (evidence)"
+    exps = "" if c.exponents is None else " exponents " + ", ".join(f"{k}: {v}" for k, v in c.exponents.items())
+    return f"r̄({c.m}) = {c.rbar}{label}{exps}"
+
+
 def _summary(basis: SpanBasis, first: ExactFitted, cells, max_order: int):
+    basis_proved = basis.all_proved and bool(basis.independence and basis.independence.independent)
+    basis_evidence = Evidence.PROOF if basis_proved else Evidence.NUMERIC
     failing = [c for c in cells if c.rbar is None and c.witness is not None and c.witness.order == max_order]
+    over = "; ".join(_cell_text(c, max_order) for c in cells if c.m > 1)
     if first.identifiable is False and failing and failing[0].m == 1:
         why = "; ".join(f"{r.text()} ({r.family})" for r in first.breaking) or "the first-order terms are dependent"
         text = f"not identifiable up to order {max_order}: bites in exact-fitted cells, through {why}"
-        return Verdict.NOT_IDENTIFIABLE, Evidence.PROOF, text
+        return Verdict.NOT_IDENTIFIABLE, basis_evidence, text + (f"; {over}" if over else "")
     if failing:
-        m = failing[0].m
-        text = f"not identifiable up to order {max_order} in cells of {m} atoms (exact solution at every order tried)"
-        text += "; exact-fitted cells identifiable at first order" if first.identifiable else ""
-        return Verdict.NOT_IDENTIFIABLE, Evidence.PROOF, text
+        smallest = failing[0].m
+        text = f"not identifiable up to order {max_order} in cells of {smallest} atoms"
+        text += " (exact-fitted cells identifiable at first order)" if first.identifiable else ""
+        return Verdict.NOT_IDENTIFIABLE, basis_evidence, f"{text}; {over}"
     if not first.identifiable or any(c.rbar is None for c in cells):
-        return (
-            Verdict.INCONCLUSIVE,
-            Evidence.NUMERIC,
-            "undecided: "
-            + "; ".join(
-                f"m={c.m}: {c.decisions[-1].method if c.decisions else 'no time'}" for c in cells if c.rbar is None
-            )
-            if cells
-            else "undecided: the exact-fitted test",
-        )
-    proved = (
-        basis.all_proved
-        and bool(basis.independence and basis.independence.independent)
-        and all(c.proved for c in cells)
-    )
-    parts = ["exact-fitted identifiable (first order)"]
-    for c in cells:
-        label = "" if c.proved else " (evidence)"
-        exps = "" if c.exponents is None else " exponents " + ", ".join(f"{k}: {v}" for k, v in c.exponents.items())
-        parts.append(f"r̄({c.m}) = {c.rbar}{label}{exps}")
+        exact = "exact-fitted test undecided" if not first.identifiable else "exact-fitted identifiable (first order)"
+        return Verdict.INCONCLUSIVE, Evidence.NUMERIC, f"{exact}; {over}" if over else exact
+    proved = basis_proved and all(c.proved for c in cells)
+    parts = ["exact-fitted identifiable (first order)"] + [_cell_text(c, max_order) for c in cells]
     return Verdict.IDENTIFIABLE, Evidence.PROOF if proved else Evidence.NUMERIC, "; ".join(parts)
