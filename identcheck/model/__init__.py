@@ -17,7 +17,7 @@ from .basis import SpanBasis, build_basis
 from .decide import INCONCLUSIVE, NON_TRIVIAL, TRIVIAL, SystemDecision, decide_system
 from .grading import Grading, complete_equations, find_grading
 from .relation import AT_ATOM, EVERY_THETA, ModelRelation
-from .system import CoefficientSystem, coefficient_polynomials, coefficient_system
+from .system import CoefficientSystem, cell_expansion, coefficient_polynomials, coefficient_system
 from .taylor import Derivatives, multi_indices
 from .verdict import CellResult, ExactFitted, ModelVerdict, check_atom
 
@@ -41,6 +41,7 @@ __all__ = [
     "SystemDecision",
     "atom_function",
     "build_basis",
+    "cell_expansion",
     "check_atom",
     "coefficient_polynomials",
     "coefficient_system",

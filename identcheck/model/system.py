@@ -31,7 +31,17 @@ from .grading import Grading, complete_equations
 from .relation import derivative_label
 from .taylor import expansion_monomial
 
-__all__ = ["CoefficientSystem", "coefficient_polynomials", "coefficient_system", "delta_symbols", "weight_symbols"]
+__all__ = [
+    "CoefficientSystem",
+    "MASS",
+    "cell_expansion",
+    "coefficient_polynomials",
+    "coefficient_system",
+    "delta_symbols",
+    "weight_symbols",
+]
+
+MASS = sp.Symbol("Dp", real=True)  # Δp = Σ_i p_i − p*
 
 
 def delta_symbols(labels, atom: int) -> tuple:
@@ -53,6 +63,30 @@ def coefficient_polynomials(basis: SpanBasis, deltas) -> dict:
         for position, coefficient in expression:
             out[position] = out.get(position, 0) + coefficient * monomial
     return {b: sp.expand(c) for b, c in out.items()}
+
+
+def cell_expansion(basis: SpanBasis, m: int) -> dict:
+    """Every basis term's coefficient E_b for a cell of ``m`` atoms, to the basis's order:
+    {label: Δp·[b = F] + Σ_i p_i C_b(Δθ_i)}, in :data:`MASS`, ``p_i`` and ``d<name>_i``.
+
+    >>> from identcheck.model.examples import location_scale_gaussian
+    >>> from identcheck.model.basis import build_basis
+    >>> cell_expansion(build_basis(location_scale_gaussian(), 1), 1)
+    {'F': Dp, 'dF/dmu': dmu_1*p_1, 'dF/dnu': dnu_1*p_1}
+    """
+    check_sizes(m, 1)
+    labels = basis.atom.labels
+    deltas = tuple(delta_symbols(labels, i) for i in range(1, m + 1))
+    weights = weight_symbols(m)
+    polynomials = coefficient_polynomials(basis, deltas[0])
+    out = {}
+    for position, kappa in enumerate(basis.basis):
+        c = polynomials.get(position, sp.Integer(0))
+        total = MASS if position == 0 else sp.Integer(0)
+        for i in range(m):
+            total += weights[i] * c.xreplace(dict(zip(deltas[0], deltas[i])))
+        out[derivative_label(kappa, labels)] = sp.expand(total)
+    return out
 
 
 @dataclass(frozen=True, slots=True)

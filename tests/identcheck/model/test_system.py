@@ -78,3 +78,15 @@ def test_sizes_are_checked(gaussian):
         coefficient_system(basis, grading, 2, 9)
     with pytest.raises(IdentcheckError, match="built to order 6 only"):
         coefficient_system(build_basis(location_scale_gaussian(), 6), grading, 2, 7)
+
+
+def test_the_weight_absorbs_the_pde_move():
+    """exp(Mx²)·a·x, a* = 3/4: F's coefficient is Δp + Σ_i p_i (4/3) Δa_i (1 + ΔM_i + …): the Euler
+    relation puts the a-moves into F's coefficient, where the free Δp cancels them."""
+    from identcheck.model.examples import mha_linear_expert
+    from identcheck.model.system import MASS, cell_expansion
+
+    expansion = cell_expansion(build_basis(mha_linear_expert(), 1), 2)
+    p1, p2 = sp.symbols("p_1 p_2", positive=True)
+    da1, da2 = sp.symbols("da_1 da_2", real=True)
+    assert expansion["F"] == sp.expand(MASS + sp.Rational(4, 3) * (p1 * da1 + p2 * da2))
