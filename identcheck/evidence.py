@@ -35,7 +35,8 @@ class CertificateDetail(Protocol):
     """What a certificate's record offers (``IntervalDetail``, ``RelationsDetail`` in :mod:`certificates`,
     which imports this module: the protocol keeps the annotation resolvable without a cycle)."""
 
-    why_not: str | None
+    @property
+    def why_not(self) -> str | None: ...
 
     def brief(self) -> str: ...
 

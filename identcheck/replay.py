@@ -136,10 +136,8 @@ def _kind(probe: dict):
 
 def _replayable(probe: dict) -> bool:
     """An interval certificate, or a proof of the whole null space with its rest certified."""
-    certificate = probe.get("certificate")
-    if _kind(probe) == "proof":
-        return isinstance((certificate.get("detail") or {}).get("rest_certificate"), dict)
-    return _kind(probe) == "interval"
+    detail = (probe.get("certificate") or {}).get("detail") or {}
+    return _kind(probe) == "interval" or (_kind(probe) == "proof" and isinstance(detail.get("rest_certificate"), dict))
 
 
 def replay_file(path: str, probe: str | None = None) -> list[dict]:
@@ -229,14 +227,14 @@ def _same_phi(result: dict) -> bool:
 
 @lru_cache(maxsize=32)
 def _reads_as(name: str, phi: str, expression: str, setup: str) -> bool:
-    cls, setup = CONDITIONS[name], {k: v for k, v in json.loads(setup).items() if v is not None}
+    cls, values = CONDITIONS[name], {k: v for k, v in json.loads(setup).items() if v is not None}
     text, _, bracket = phi.partition(" [")
     try:
         params = dict(item.split("=", 1) for item in bracket.removesuffix("]").split(", ")) if bracket else None
         shown, replayed = cls.activation_for(text, params), cls.activation_for(expression)
         if not (hasattr(shown, "expr") and hasattr(replayed, "expr")):  # an expert: parsed by the condition
-            options, dim, seed = cls.options_from_json(setup), int(setup["dim"]), int(setup["seed"])
-            per = cls.points_per_term_from_json(setup)
+            options, dim, seed = cls.options_from_json(values), int(values["dim"]), int(values["seed"])
+            per = cls.points_per_term_from_json(values)
             shown, replayed = (cls(a, dim, seed, per, **options).activation for a in (shown, replayed))
         return shown.expr == replayed.expr
     except (IdentcheckError, ValueError, TypeError, KeyError):
@@ -277,6 +275,7 @@ def _witness_gap(result: dict, replays: list[dict]) -> list[dict]:
     counted = [p.name for p in condition.probes() if p.counts and (p.admissible or inadmissible)]
     probe = next((p for p in result["probes"] if p["name"] == witness), None)
     again = next((r for r in replays if r["probe"] == witness), None)
+    why: str | None
     if probe is None or witness not in counted:
         why = "is missing" if probe is None else "is not a counted probe of the condition"
     elif probe.get("dependent") is not True or _kind(probe) != CertificateKind.PROOF:
@@ -312,7 +311,8 @@ def _finite(value: float):
 
 def replay_text(replays: list[dict]) -> str:
     """One line per replay: whether the record still proves its claim, and the bounds or why not."""
-    lines, notes = [], []  # a result's verdict note: its records are consecutive, a note per run of them
+    lines: list[str] = []
+    notes: list[tuple[str, str | None]] = []  # a result's verdict note: one per run of its (consecutive) records
     for r in replays:
         shown = r["phi"] if r["phi_is_expression"] else f"{r['phi']} (replayed as {r['expression']})"
         head = f"{shown} [{r['condition']}] probe {r['probe']!r}"
@@ -353,8 +353,8 @@ def interval_record(result: dict, probe_name: str) -> tuple[dict, IntervalDetail
         raise IdentcheckError(param="probe", value=probe_name, reason="not in this result")
     cert = probe.get("certificate") or {}
     relations = None
-    if cert.get("kind") == CertificateKind.INTERVAL:
-        record = cert.get("detail")
+    if cert.get("kind") == CertificateKind.INTERVAL and isinstance(cert.get("detail"), dict):
+        record = cert["detail"]
     elif cert.get("kind") == CertificateKind.PROOF and isinstance(
         (cert.get("detail") or {}).get("rest_certificate"), dict
     ):

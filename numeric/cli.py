@@ -168,13 +168,13 @@ def _reproduce(args) -> int:
         for dest, flag in PRESET_OWNS.items():
             if getattr(args, dest) != getattr(defaults, dest):
                 raise NumericError(f"--preset {args.preset} runs its own grid: {flag} cannot be combined with it")
-        counts = run_preset(
+        legs = run_preset(
             args.preset, args.out, jobs=args.jobs, quick=args.quick, progress=progress_wanted(args), seed=args.seed
         )
         if args.json:
-            print(json.dumps({"legs": counts, "out": args.out, "environment": environment()}))
+            print(json.dumps({"legs": legs, "out": args.out, "environment": environment()}))
         else:
-            for c in counts:
+            for c in legs:
                 print(f"{c['truth']}: {c['ran']} fits run, {c['skipped']} already done, {c['total']} in the grid")
             print(f"store: {args.out}/fits.sqlite")
         return 0

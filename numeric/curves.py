@@ -103,16 +103,17 @@ def ratio_curve(model: Model, path: Path, ts, X: np.ndarray, extend: bool = Fals
                     break
                 ts.append(float(t))
                 measure(t)
-    distances, losses = np.array(distances), np.array(losses)
-    ratio = np.zeros_like(distances) if exact else distances / np.where(losses > 0, losses, np.inf)
+    distance_values, loss_values = np.array(distances), np.array(losses)
+    positive_losses = np.where(loss_values > 0, loss_values, np.inf)
+    ratio = np.zeros_like(distance_values) if exact else distance_values / positive_losses
     slope = None
     if not exact and np.all(ratio[:window] > 0):
         slope = float(np.polyfit(np.log(ts[:window]), np.log(ratio[:window]), 1)[0])
     return RatioCurve(
         tuple(ts),
-        tuple(distances.tolist()),
+        tuple(distance_values.tolist()),
         tuple(ses),
-        tuple(losses.tolist()),
+        tuple(loss_values.tolist()),
         tuple(ratio.tolist()),
         slope,
         exact,

@@ -72,7 +72,7 @@ def lift_probe(probe, condition: str) -> Lift:
         for c in dicts
     ]
     d = comps[0][1].size
-    heads = []  # distinct nonzero M
+    heads: list[np.ndarray] = []  # distinct nonzero M
     for M, _ in comps:
         if np.any(M != 0) and not any(np.array_equal(M, other) for other in heads):
             heads.append(M)
@@ -86,7 +86,7 @@ def lift_probe(probe, condition: str) -> Lift:
         slots.append((h, i, int(count[h, i])))
         count[h, i] += 1
     K = max(2, int(count.max()))
-    last_error = None
+    last_error: NumericError | None = None
     for rho in FILLER_FACTORS:
         a = np.full((H, N, K, d), np.nan)
         for (h, i, k), (_, vector) in zip(slots, comps):
@@ -107,6 +107,7 @@ def lift_probe(probe, condition: str) -> Lift:
             continue
         note = f"H = {H}, K = {K}; fillers {rho:g}·a at the other gate of a probe channel, generic vectors elsewhere"
         return Lift(params, tuple(slots), note)
+    assert last_error is not None  # FILLER_FACTORS is not empty: every factor was tried and refused
     raise last_error
 
 

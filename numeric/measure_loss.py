@@ -97,12 +97,13 @@ def measure_cells(fitted: HMoEParams, truth: HMoEParams) -> MeasureCells:
         raise NumericError(f"N={truth.N}: the gate matching enumerates N! orders; at most {MAX_N_FOR_PERMUTATIONS}")
     heads = {}
     for hf in range(fitted.H):
-        best = None
+        best: tuple[float, int, tuple[int, ...]] | None = None
         for h in range(truth.H):
             for order in itertools.permutations(range(truth.N)):
                 value = _head_distance(fitted, hf, truth, h, order)
                 if best is None or value < best[0]:
                     best = (value, h, order)
+        assert best is not None  # a truth has a head and a gate order
         heads[hf] = best[1:]
     found: dict = {}  # (h, i, k) → {location key: [mass, dM, da, channels]}
     for hf, (h, order) in heads.items():

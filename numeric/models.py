@@ -22,6 +22,7 @@ otherwise the row maximum is subtracted).
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any, Callable
 
 import numpy as np
 from scipy.special import expit
@@ -70,8 +71,14 @@ def as_numeric_error(exc: InputError, note: str = "") -> NumericError:
     subject = exc.subject
     if subject is None:
         return NumericError(reason=reason)
-    where = {"key": subject.key, "index": subject.index, "shown": subject.shown}
-    return NumericError(param=subject.name, value=subject.value, reason=reason, **where)
+    return NumericError(
+        param=subject.name,
+        value=subject.value,
+        reason=reason,
+        key=subject.key,
+        index=subject.index,
+        shown=subject.shown,
+    )
 
 
 class Model:
@@ -85,7 +92,16 @@ class Model:
         self.phi = phi
         self.params = dict(params or {})
         key = tuple(sorted((k, str(v)) for k, v in self.params.items()))
+        # φ and φ' as array functions; None for mha, whose experts are linear (no gate)
+        self._phi: Callable[..., Any] | None
+        self._dphi: Callable[..., Any] | None
         self._phi, self._dphi = _phi_functions(phi, key) if kind != "mha" else (None, None)
+
+    def _gate(self) -> tuple[Callable[..., Any], Callable[..., Any]]:
+        """(φ, φ') of a gated model."""
+        if self._phi is None or self._dphi is None:
+            raise ValueError(f"model {self.kind!r} has no gate")
+        return self._phi, self._dphi
 
     def __repr__(self) -> str:
         return f"Model({self.kind!r}, phi={self.phi!r})"
@@ -187,11 +203,12 @@ class Model:
             sx = (sigma[:, :, None, :] * X.T[None, None]).reshape(H, N * d, n)
             a_t = a.transpose(0, 1, 3, 2).reshape(H, N * d, K)
             F = np.matmul(a_t.transpose(0, 2, 1), sx)  # (H, K, n)
-            outer = self._phi(F)
+            phi, dphi = self._gate()
+            outer = phi(F)
             value = np.einsum("hk,hkn->n", omega, outer)
 
             def derivative_pieces():
-                slope = omega[:, :, None] * self._dphi(F, outer)  # (H, K, n)
+                slope = omega[:, :, None] * dphi(F, outer)  # (H, K, n)
                 # Σ_k (s_ik − F_k)·slope_k with Σ_k s_ik slope_k = Σ_d x_d Σ_k a_{ikd} slope_k
                 s_slope = (np.matmul(a_t, slope).reshape(H, N, d, n) * X.T[None, None]).sum(axis=2)
                 d_q = sigma * (s_slope - np.einsum("hkn,hkn->hn", F, slope)[:, None])
@@ -199,17 +216,22 @@ class Model:
 
         else:
             s = (a.reshape(-1, d) @ X.T).reshape(H, N, K, n)
-            expert = s if self.kind == "mha" else self._phi(s)
+            d_phi: Callable[..., Any] | None
+            if self.kind == "mha":
+                expert, d_phi = s, None
+            else:
+                phi, d_phi = self._gate()
+                expert = phi(s)
             G = np.einsum("hin,hikn->hkn", sigma, expert)  # (H, K, n)
             value = np.einsum("hk,hkn->n", omega, G)
 
             def derivative_pieces():
-                d_expert = 1.0 if self.kind == "mha" else self._dphi(s, expert)
+                d_expert = 1.0 if d_phi is None else d_phi(s, expert)
                 d_a_factor = w * sigma[:, :, None, :] * d_expert
                 d_q = sigma * (np.einsum("hikn,hk->hin", expert, omega) - np.einsum("hkn,hk->hn", G, omega)[:, None])
                 return G, d_q, d_a_factor, features
 
-        cache = []
+        cache: list = []
 
         def pieces():
             if not cache:

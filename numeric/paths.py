@@ -14,6 +14,7 @@ see to first order. Scaling the columns makes the test independent of the parame
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
@@ -36,7 +37,7 @@ class Path:
     name: str
     construction: str
     truth: HMoEParams = field(repr=False)
-    build: object = field(repr=False)
+    build: Callable[[float], HMoEParams] = field(repr=False)
     note: str = ""
     direction: np.ndarray | None = field(repr=False, default=None)  # dG/dt at t = 0, θ layout (lines and curves)
     limit: float | None = None  # precomputed t → 0 limit (splits)

@@ -149,7 +149,7 @@ _FIELDS = [f.name for f in dataclasses.fields(FitRecord)]
 _SCHEMA = [
     "CREATE TABLE IF NOT EXISTS settings (id TEXT PRIMARY KEY, json TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS fits ("
-    + ", ".join(f"{f.name} {_sql_type(f.type)}" for f in dataclasses.fields(FitRecord))
+    + ", ".join(f"{f.name} {_sql_type(str(f.type))}" for f in dataclasses.fields(FitRecord))  # str: postponed
     + ", PRIMARY KEY (settings_id, model, K, n, rep))",
 ]
 

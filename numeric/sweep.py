@@ -26,6 +26,7 @@ import importlib
 import json
 import time
 from dataclasses import dataclass
+from typing import NotRequired, TypedDict
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -47,7 +48,15 @@ __all__ = ["Grid", "Leg", "PRESETS", "run_grid", "run_preset", "DEFAULT_SIZES", 
 _fitting = importlib.import_module(".fit", __package__)
 
 DEFAULT_SIZES = tuple(int(round(v)) for v in np.logspace(4, 5, 10))
-QUICK = {"sizes": (2000, 4000, 8000, 16000), "reps": 3, "Ks": (3,)}
+class QuickGrid(TypedDict):
+    """A quick run's grid: fewer, smaller sizes and fewer repetitions (and the plain grid's K)."""
+
+    sizes: tuple[int, ...]
+    reps: int
+    Ks: NotRequired[tuple[int, ...]]
+
+
+QUICK: QuickGrid = {"sizes": (2000, 4000, 8000, 16000), "reps": 3, "Ks": (3,)}
 
 
 @dataclass(frozen=True)
@@ -282,7 +291,7 @@ PRESETS = {
         "n = 1e4..1e6; box factor 10; truths local_sigmoid, local_sigmoid_b1",
     ),
 }
-QUICK_LOCAL = {"sizes": (2_000, 4_000, 8_000, 16_000), "reps": 2}
+QUICK_LOCAL: QuickGrid = {"sizes": (2_000, 4_000, 8_000, 16_000), "reps": 2}
 
 
 def run_preset(name: str, folder, jobs: int = 1, quick: bool = False, progress=True, seed: int = 0) -> list[dict]:

@@ -74,7 +74,7 @@ def voronoi_cells(fitted: HMoEParams, truth: HMoEParams, assignment: dict | None
         total, dM, da = _pair(fitted, hf, kf, truth, h, k)
         distances[hf, kf, h, k] = total
         pairs[(hf, kf, h, k)] = (dM, da)
-    cells = {(h, k): [] for h in range(truth.H) for k in range(truth.K)}
+    cells: dict[tuple[int, int], list[tuple]] = {(h, k): [] for h in range(truth.H) for k in range(truth.K)}
     for hf, kf in itertools.product(range(fitted.H), range(fitted.K)):
         if assignment is not None:
             h, k = assignment[(hf, kf)]

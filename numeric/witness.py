@@ -138,10 +138,10 @@ def witness_path(model: Model, lift: Lift, relations, condition: str, X: np.ndar
         return _weight_path(G, {(0, k): c for k, c in channels.items()}, family)
     parsed = coefficients  # ((component, derivative), coefficient)
     if kind == "euler-scale":
-        channels = sorted({lift.slots[comp][::2] for (comp, _), _ in parsed})  # (h, k)
-        return _euler_path(G, channels, _euler_degree(model), family)
+        pairs = sorted({lift.slots[comp][::2] for (comp, _), _ in parsed})  # (h, k)
+        return _euler_path(G, pairs, _euler_degree(model), family)
     if kind == "weights":
-        alpha = {}
+        alpha: dict[tuple[int, int], float] = {}
         for (comp, _), c in parsed:
             h, _, k = lift.slots[comp]
             alpha[(h, k)] = alpha.get((h, k), 0.0) + c
@@ -248,7 +248,7 @@ def _null_space_path(model, G, u, X, family) -> Path:
 def _split_path(model, G, lift, parsed, X, family) -> Path:
     """Construction 4 for the component with the largest second-order a-coefficients."""
     d = G.dim
-    by_comp = {}
+    by_comp: dict[int, np.ndarray] = {}
     for (comp, names), c in parsed:
         if len(names) == 2 and all(_is_a(n) for n in names):
             j, l = (_a_index(n) for n in names)

@@ -181,6 +181,8 @@ def _choice(flag: str, match) -> str:
 
 def command_parser(parser: argparse.ArgumentParser, command: str | None) -> argparse.ArgumentParser | None:
     """The parser of subcommand ``command`` of ``parser`` (None if there is no such command)."""
+    if command is None:
+        return None
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             return action.choices.get(command)
@@ -223,7 +225,7 @@ def _spelled(param: Param, parser: argparse.ArgumentParser) -> str:
     return f"{flag} {param.text}"
 
 
-def guarded(program: str, error: type, run, argv) -> int:
+def guarded(program: str, error: type[Exception], run, argv) -> int:
     """``run(argv)`` as both programs' ``main`` runs it: SIGINT and SIGTERM raise Interrupted (exit 130,
     143, with what was kept); bad input (``error``) is one line and exit 2; anything else is a bug, said
     in one line with exit 1."""

@@ -25,6 +25,7 @@ import os
 import re
 import sys
 import tempfile
+from typing import Callable
 
 from ..errors import IdentcheckError
 from ..util.interrupts import Interrupted, ignore_interrupts, signal_of
@@ -210,7 +211,8 @@ def _expert_hint(text, subject, verb: str):
     try:
         yield
     except IdentcheckError as exc:
-        if subject != "phi" or exc.param != "phi" or not re.search(r"\bdot\s*\(|\bx\d*\b", text or ""):
+        expert_like = re.search(r"\bdot\s*\(|\bx\d*\b", text or "")
+        if subject != "phi" or exc.param != "phi" or exc.subject is None or not expert_like:
             raise
         from ..conditions import judging
 
@@ -269,19 +271,22 @@ def _catalog(args) -> int:
     if args.experts and args.conditions:
         raise IdentcheckError("--condition: not with --experts (its table is the three DeepSeekMoE conditions')")
     if args.experts:  # the expert conditions' table (docs/conditions/deepseekmoe_catalog.md)
-        from ..catalog.experts import expert_catalog_markdown as to_markdown
-        from ..catalog.experts import expert_catalog_rows as catalog_rows
+        from ..catalog.experts import expert_catalog_markdown, expert_catalog_rows
+
+        make_rows: Callable[..., list[dict]] = expert_catalog_rows
+        render: Callable[[list[dict]], str] = expert_catalog_markdown
     else:  # any registered condition on φ, default type-1 and type-2 (docs/catalog.md)
-        catalog_rows = functools.partial(catalog_rows, conditions=catalog_conditions(args.conditions))
+        make_rows = functools.partial(catalog_rows, conditions=catalog_conditions(args.conditions))
+        render = to_markdown
     if args.out is not None:
         check_output_path(args.out, "--out")  # the policy every output path follows (outputs.py)
         folder = os.path.dirname(os.path.abspath(args.out))
     with StatusLine.for_command(asked=args.progress, json=args.json) as status:
-        rows = catalog_rows(lambda done, total, phi: status.show(f"catalog {done}/{total}: {phi}"), jobs=args.jobs)
+        rows = make_rows(lambda done, total, phi: status.show(f"catalog {done}/{total}: {phi}"), jobs=args.jobs)
     if args.json or not args.markdown:
         text = json.dumps(rows, indent=2, ensure_ascii=False) + "\n"
     else:
-        text = to_markdown(rows)
+        text = render(rows)
     if args.out is None:
         print(text, end="")
         return 0

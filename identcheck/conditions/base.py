@@ -19,7 +19,7 @@ for every condition. Sample points are x_i uniform in [−1, 1]^d, n = ``points_
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Callable, ClassVar
+from typing import Any, Callable, ClassVar
 
 import numpy as np
 
@@ -89,7 +89,7 @@ class ProbeMatrix:
         if len(self.keys) != len(self.labels):
             raise ValueError(f"keys: {len(self.keys)} for {len(self.labels)} columns")
         self.columns = tuple(range(len(self.labels))) if columns is None else tuple(int(c) for c in columns)
-        self._float64 = None
+        self._float64: np.ndarray | None = None
 
     def float64(self) -> np.ndarray:
         """The matrix in float64, shape (n, T) (computed once)."""
@@ -128,7 +128,7 @@ class Condition(ABC):
     name: ClassVar[str]
     scope: ClassVar[Scope]  # what each verdict implies for the model (identcheck.scope)
     #: the type of its probes' components: ``assumptions_of(family)``, ``to_dict()``, ``from_dict(data)``, ``l1``
-    component: ClassVar[type] = Component
+    component: ClassVar[type[Any]] = Component
     options: ClassVar[dict] = {}
     stream: ClassVar[int] = 1
     #: what the text report calls the object checked (``φ(z) = sigmoid(z)``); an expert condition: ``h(x; θ)``
@@ -138,6 +138,8 @@ class Condition(ABC):
     #: fixes what it judges (mha, the linear expert) and takes no PHI, no --expert and no --param. The command
     #: line, scan and catalog decide from it, never from a condition's name.
     subject: ClassVar[str | None] = "phi"
+    #: the term set its ``__init__`` builds (a TermSet, a type-2 head's set, an expert's member set)
+    term_set: Any
 
     def describe_inputs(self, bound: float) -> str:
         """Where the probes sample, for the report: x in the cube and, for a gate, the range of z = aᵀx."""

@@ -44,6 +44,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from functools import lru_cache
+from typing import ClassVar
 
 import sympy as sp
 
@@ -124,7 +125,9 @@ def head_terms(dim: int, n_free: int, n_channels: int) -> HeadTerms:
     xv = sp.Matrix(x)
     quadratic = [sp.expand((xv.T * _matrix(m_sym[i], dim) * xv)[0]) for i in range(n_free)] + [sp.Integer(0)]
     exps = [sp.exp(q) for q in quadratic]
-    exprs, labels, keys = [], [], []
+    exprs: list = []
+    labels: list[str] = []
+    keys: list[tuple] = []
     expert = 0
     for i in range(n_gates):
         for k in range(n_channels):
@@ -166,7 +169,7 @@ class Type1Full(Condition):
     name = "type1-full"
     component = HeadConfig  # a probe is one head
     scope = SETTING_I_FULL
-    options: dict = {}
+    options: ClassVar[dict] = {}
     stream = 3
 
     def __init__(self, activation, dim=2, seed=0, points_per_term=4, ladder=DEFAULT_LADDER):

@@ -23,7 +23,15 @@ import templates_for``); each is imported on first use (:mod:`identcheck.util.la
 package imports none of its modules.
 """
 
+from typing import TYPE_CHECKING
+
 from ..util.lazy import lazy_package
+
+if TYPE_CHECKING:  # for readers and type checkers; at run time __getattr__ imports them on first use
+    from .base import Template
+    from .ode import ODE, ode_templates_for
+    from .phi import PhiProperties, phi_properties
+    from .type1 import templates_for
 
 _API = {
     **dict.fromkeys(("ODE", "ode_templates_for"), ".ode"),
@@ -33,4 +41,4 @@ _API = {
 }
 lazy_package(__name__, _API)
 
-__all__ = sorted(_API)
+__all__ = ["ODE", "PhiProperties", "Template", "ode_templates_for", "phi_properties", "templates_for"]

@@ -132,7 +132,7 @@ def expert_name(expert, atoms, members) -> str | None:
     value = dict(zip((p.name for p in expert.params), atoms[members[0].atom].values))
     symbol = {p.name: p for p in expert.params}
     if len(members) >= 3 and all(m.kind == "d" for m in members):
-        weights = _weights([m.coefficient / value[m.names[0]] for m in members])
+        weights: list | tuple | None = _weights([m.coefficient / value[m.names[0]] for m in members])
         if weights is not None and rescaling_holds(
             expert.h, tuple(sorted(((symbol[m.names[0]], w) for w, m in zip(weights, members)), key=str))
         ):

@@ -357,17 +357,18 @@ def ode_templates_for(term_set, derivatives: tuple, probe, timed_out: list | Non
             for beta in itertools.combinations_with_replacement(range(term_set.dim), s):
                 multiplier = sp.Mul(*(x[j] for j in beta))
                 relation: dict = {}
+                complete = True  # False at a monomial the term set does not have
                 for i, m, coeff in operator.coefficients:
                     for alpha, value in sp.Poly(sp.expand(multiplier * z**i), *x).terms():
                         term = _monomial_term(b, alpha, m)
                         if term is None:
-                            relation = None  # a monomial the term set does not have
+                            complete = False
                             break
                         key, factor = term
                         relation[key] = relation.get(key, 0) + coeff * value * factor
-                    if relation is None:
+                    if not complete:
                         break
-                if relation:
+                if complete and relation:
                     b.add(ODE, operator.text(), [(c, relation)])
     return [
         Template(t.family, t.hypothesis, tuple(sorted(t.coefficients, key=lambda cv: cv[0]))) for t in b.templates

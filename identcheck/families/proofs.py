@@ -353,17 +353,19 @@ def recover_relations(
         except ZeroDivisionError:
             return [None] * k
         tolerance = Fraction(1, 10 ** (digits // 3))
-        out = []
+        out: list[tuple | None] = []
         for i in range(k):
             coefficients = [(chosen[i], sp.Integer(1))]
+            rational = True  # False when a coefficient does not read as a rational
             for r, column in enumerate(rest):
+                assert solution is not None  # solved above whenever rest has columns
                 value = _rational(solution[r, i], tolerance)
                 if value is None:
-                    coefficients = None
+                    rational = False
                     break
                 if value != 0:
                     coefficients.append((column, value))
-            out.append(None if coefficients is None else tuple(coefficients))
+            out.append(tuple(coefficients) if rational else None)
         return out
 
 

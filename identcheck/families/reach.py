@@ -66,7 +66,7 @@ class ExpertRelation(Relation):
 
     @property
     def tag(self) -> str:
-        base = Relation.tag.fget(self)
+        base = super(ExpertRelation, self).tag  # explicit: slots=True makes a new class, which zero-arg super misses
         if self.reach == REACH_TEMPLATE:
             return base + f"; shared by {self.template}"
         if self.reach == REACH_EXPERT:

@@ -76,8 +76,8 @@ def explain_null_space(
     norms = np.where(norms > 0, norms, 1.0)
     null = decision.null_space * norms[:, None]
     q, _ = np.linalg.qr(null)
-    kept_vectors = []
-    relations = []
+    kept_vectors: list[np.ndarray] = []
+    relations: list[Relation] = []
     out_of_time = False
     for template in _then(templates, more, lambda: len(kept_vectors) < decision.nullity):
         vector = np.zeros(matrix.shape[1])
@@ -91,6 +91,7 @@ def explain_null_space(
         if np.linalg.matrix_rank(trial, tol=ADDS_RANK) <= len(kept_vectors):
             continue
         kept_vectors.append(scaled / size)
+        outcome: bool | Outcome
         if prove is None:
             outcome = False
         elif out_of_time:  # one proof on this probe ran out: the probe's budget is spent
@@ -173,14 +174,14 @@ def _raw_directions(q, norms, kept_vectors, missing) -> list:
             basis, _ = np.linalg.qr(np.column_stack(kept_vectors))
             rest = q - basis @ (basis.T @ q)
         u, _, _ = np.linalg.svd(rest, full_matrices=False)
-        directions = []
+        directions: list[tuple[np.ndarray, tuple | None]] = []
         for direction in u[:, :missing].T:
             coeffs = direction / norms
             directions.append((coeffs / coeffs[np.argmax(np.abs(coeffs))], None))
         return directions
     pivots, v_scaled = echelon
     rows = [t[pivots] / np.linalg.norm(t[pivots]) for t in kept_vectors]  # templates in the echelon basis
-    chosen = []
+    chosen: list[int] = []
     for i in range(len(pivots)):
         if len(chosen) == missing:
             break

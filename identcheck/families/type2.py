@@ -65,7 +65,9 @@ def templates(ts, activation, config, columns, full_terms) -> list[Template]:
     if full_terms:
         if props.euler is not None:
             for k in range(K):
-                derivatives = [(("u", k, i, (("a", l),)), a[i][k][l]) for i in range(N) for l in range(d)]
+                derivatives: list[tuple[tuple, object]] = [
+                    (("u", k, i, (("a", l),)), a[i][k][l]) for i in range(N) for l in range(d)
+                ]
                 add(homogeneity.EULER, f"z*phi' = {props.euler}*phi", euler_parts(("phi", k), props.euler, derivatives))
         if props.zero_second:
             for parts in zero_second.type2_parts(ts.terms, columns):

@@ -173,24 +173,24 @@ def parse_activation(phi, params: Mapping[str, object] | None = None) -> Activat
     1/(exp(-z - 1) + 1)
     """
     written = {k: v.strip() if isinstance(v, str) else str(v) for k, v in (params or {}).items()}
-    params = {k: _exact(k, v) for k, v in (params or {}).items()}
+    exact = {k: _exact(k, v) for k, v in (params or {}).items()}
     as_written = None
-    numbers = ()
+    numbers: tuple = ()
     if isinstance(phi, Activation):
         return phi
     if isinstance(phi, str):
         text = phi.strip()
-        expr = parse_text(text, params, written)
+        expr = parse_text(text, exact, written)
         numbers = written_numbers(text) + tuple(
-            (params[k], written[k]) for k in params if not params[k].is_Integer and written[k] != str(params[k])
+            (exact[k], written[k]) for k in exact if not exact[k].is_Integer and written[k] != str(exact[k])
         )
         shown = text
-        used = [k for k in params if re.search(rf"\b{re.escape(k)}\b", text)]
+        used = [k for k in exact if re.search(rf"\b{re.escape(k)}\b", text)]
         if used:
-            shown += " [" + ", ".join(f"{k}={params[k]}" for k in used) + "]"
+            shown += " [" + ", ".join(f"{k}={exact[k]}" for k in used) + "]"
             as_written = text + " [" + ", ".join(f"{k}={written[k]}" for k in used) + "]"
     elif isinstance(phi, sp.Basic):
-        expr, shown = _from_sympy(phi, params)
+        expr, shown = _from_sympy(phi, exact)
     else:
         raise IdentcheckError(
             param="phi", value=phi, reason=f"expected a string or a sympy expression, got {type(phi).__name__}"

@@ -15,7 +15,7 @@ import difflib
 import math
 import re
 from fractions import Fraction
-from typing import Callable, Mapping
+from typing import Callable, Mapping, NoReturn
 
 import sympy as sp
 from sympy.printing.numpy import NumPyPrinter
@@ -171,7 +171,7 @@ def written_numbers(text: str) -> tuple[tuple[sp.Rational, str], ...]:
     family hypothesis ``φ(−z) = φ(z) − 1.702*z``, not ``851*z/500``). Integers are left out (they
     print the same). ``text`` must already have passed :func:`parse_text`.
     """
-    found = {}
+    found: dict[sp.Rational, str] = {}
     for node in ast.walk(ast.parse(text, mode="eval")):
         if isinstance(node, ast.Constant) and isinstance(node.value, float):
             source = (ast.get_source_segment(text, node) or "").replace("_", "")
@@ -220,7 +220,7 @@ class _Builder:
         self.params = params
         self.used: set[str] = set()
 
-    def fail(self, why):  # a reason: text, or a tuple of text and Param
+    def fail(self, why) -> NoReturn:  # a reason: text, or a tuple of text and Param
         raise IdentcheckError(param="phi", value=self.text, reason=why)
 
     def build(self, node):

@@ -14,7 +14,10 @@ __all__ = ["parameter_ids", "symbol_name"]
 def parameter_ids(names, vectors, dim: int) -> tuple:
     """θ's entries as typed ids, in the expert's flat order (``names`` in order, a vector's ``dim``
     components in place): ``(name, i)`` for component i of a vector parameter, ``(name,)`` for a scalar."""
-    return tuple(pid for name in names for pid in ([(name, i) for i in range(dim)] if name in vectors else [(name,)]))
+    ids: list[tuple] = []
+    for name in names:
+        ids.extend([(name, i) for i in range(dim)] if name in vectors else [(name,)])
+    return tuple(ids)
 
 
 def symbol_name(pid: tuple) -> str:

@@ -28,7 +28,7 @@ import numpy as np
 from sympy import Rational
 
 from ..errors import IdentcheckError
-from ..evidence import Certificate, CertificateKind
+from ..evidence import Certificate, CertificateDetail, CertificateKind
 from ..families.proofs import recover_relations
 from ..families.relations import tied_components
 from ..results import Relation
@@ -166,11 +166,11 @@ def certify_probe(decision, matrix, prove: Callable[[tuple], bool], relations: t
     if decision.independent:
         # the rank decision's own proof when it has one (rank.py, 3a); else the test from the start
         cert = decision.proof or certify_full_column_rank(values, matrix.rows, decision.smallest_singular_value)
-        detail = IntervalDetail.of(cert, points, columns)
+        detail: CertificateDetail = IntervalDetail.of(cert, points, columns)
         return Certificate(CertificateKind.INTERVAL if cert.proved else None, detail), relations
 
     exact = recover_relations(decision.null_space, matrix.arb)
-    outcomes = []
+    outcomes: list[tuple[tuple, Outcome | bool]] = []
     for c in (c for c in exact if c is not None):
         # after one timeout the probe's budget is spent: the rest count as timed out, untried
         late = outcomes and getattr(outcomes[-1][1], "timed_out", False)

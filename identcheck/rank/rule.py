@@ -216,13 +216,21 @@ def decide_rank(
 
     results = []
     grams: dict = {}
+    def gram_at(digits: int):
+        """AᵀA at ``digits``: from ``gram``, else from ``high_precision``'s matrix."""
+        if gram is not None:
+            return gram(digits)
+        if high_precision is None:
+            raise ValueError("decide_rank: a borderline matrix needs high_precision or gram to re-evaluate it")
+        return raw_gram(high_precision(digits), digits)
+
     unresolved = None
     for rung, digits in enumerate(ladder):
         # The first two rungs share one evaluation at the second rung's precision: what tells
         # them apart is the working precision (2p digits) of the Gram and Schur arithmetic.
         evaluate_at = 2 * (max(ladder[:2]) if rung < 2 else digits)
         if evaluate_at not in grams:
-            raw = gram(evaluate_at) if gram is not None else raw_gram(high_precision(evaluate_at), evaluate_at)
+            raw = gram_at(evaluate_at)
             grams[evaluate_at] = (_scaled_gram(raw, scale, zero, evaluate_at), _column_errors(raw))
         scaled_gram, errors = grams[evaluate_at]
         unresolved = np.flatnonzero(errors > 10.0 ** -(digits + RESOLUTION_MARGIN))

@@ -23,6 +23,8 @@ with the scanned constants left symbolic:
 
 from __future__ import annotations
 
+import inspect
+
 import sympy as sp
 
 from ..check import decide_probe, make_condition, run, verdict_of
@@ -47,7 +49,8 @@ def reads_phi(condition: str) -> bool:
     """Whether ``condition`` judges the user's text as an activation φ (its ``subject`` is ``"phi"``) read
     as :meth:`Condition.activation_for` reads it: its term set and probes do not depend on φ's constants."""
     cls = CONDITIONS[condition]
-    return cls.subject == "phi" and cls.activation_for.__func__ is Condition.activation_for.__func__
+    own = inspect.getattr_static(cls, "activation_for")  # the classmethod object, inherited or not
+    return cls.subject == "phi" and own is inspect.getattr_static(Condition, "activation_for")
 
 
 class Family:

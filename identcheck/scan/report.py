@@ -255,7 +255,7 @@ class ScanResult:
             for g in self.grid:
                 lines.append("  " + _row_text(g, width))
         else:
-            counts = {}
+            counts: dict[str, int] = {}
             for g in self.grid:
                 key = g.reason and "not evaluated" or str(g.verdict)
                 counts[key] = counts.get(key, 0) + 1

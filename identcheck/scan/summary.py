@@ -28,7 +28,7 @@ def summarize(axes, grid, exceptional, for_all, subject: str = "phi") -> str:
         tail = f"; not evaluated at {skipped} grid value(s) (first {where}: {first.reason})"
     if not evaluated:
         return f"no grid value of {span} could be evaluated" + tail
-    counts = {}
+    counts: dict[str, int] = {}
     for g in evaluated:
         counts[g.verdict] = counts.get(g.verdict, 0) + 1
     common = max(counts, key=lambda v: (counts[v], v == Verdict.IDENTIFIABLE))  # ties: the exceptions are the failures

@@ -273,7 +273,7 @@ class CompiledTerms:
         ndarray, shape (n, len(components) * n_terms)
         """
         n = points.shape[0]
-        columns = []
+        columns: list[np.ndarray] = []
         for theta in components:
             theta = [float(t) for t in theta]
             with np.errstate(all="ignore"):
@@ -293,7 +293,7 @@ class CompiledTerms:
         phi = phi_functions(tuple(activation.derivatives)) if self._slots else []
         with arb_precision(digits):
             x_arb = [[flint.arb(float(v)) for v in row] for row in points]
-            rows = [[] for _ in range(points.shape[0])]
+            rows: list[list] = [[] for _ in range(points.shape[0])]
             for theta in components:
                 theta_arb = [_arb_number(sp.sympify(t)) for t in theta]
                 inputs = [[*xi, *theta_arb] for xi in x_arb]

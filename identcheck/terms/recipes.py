@@ -84,6 +84,7 @@ class Product:
         out = []
         for (la, ka), (lb, kb) in pairs:
             label = f"({la})²" if ka == kb else f"{la}·{lb}"
+            key: tuple
             if self.a.order == self.b.order == 1:
                 key = ("prod", (ka[-1][0], kb[-1][0]))
             else:

@@ -227,7 +227,7 @@ def type1_term_set(dim: int, base: str = "ū") -> TermSet:
     argument = sum(a * xi for a, xi in zip(a_params, x))
     base_expr = exponential * phi_placeholder(0)(argument)
 
-    derivatives = [()]
+    derivatives: list[tuple[str, ...]] = [()]
     derivatives += [(p.name,) for p in params]
     derivatives += [(p.name, q.name) for i, p in enumerate(params) for q in params[i:]]
 

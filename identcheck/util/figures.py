@@ -30,7 +30,8 @@ def new_figure(figsize: tuple[float, float], dpi: float):
     from matplotlib.figure import Figure
 
     figure = Figure(figsize=figsize)
-    figure._repr_png_ = functools.partial(png_bytes, figure, dpi)  # IPython looks it up on the object
+    # IPython looks _repr_png_ up on the object; Figure declares no such attribute, hence the ignore
+    figure._repr_png_ = functools.partial(png_bytes, figure, dpi)  # type: ignore[attr-defined]
     return figure
 
 

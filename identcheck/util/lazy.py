@@ -52,6 +52,5 @@ def lazy_package(name: str, api: dict[str, str], computed: dict[str, Callable[[]
                 return
             super().__setattr__(attribute, value)
 
-    package.__getattr__ = __getattr__
-    package.__dir__ = __dir__
+    vars(package).update(__getattr__=__getattr__, __dir__=__dir__)  # PEP 562 reads them from the module's namespace
     package.__class__ = LazyPackage

@@ -62,11 +62,13 @@ import time
 import traceback
 from collections import deque
 from multiprocessing.connection import wait
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Generator, Iterable, Iterator, TypeVar
 
 from .interrupts import SIGNALS, Interrupted, raise_received
 
 __all__ = ["JOIN_SECONDS", "POLL_SECONDS", "WorkerError", "WorkerPool"]
+
+T = TypeVar("T")  # what a task returns
 
 JOIN_SECONDS = 1.0  # the longest wait for the workers to end, after they were told or killed
 POLL_SECONDS = 0.25  # while waiting on the workers: how often to look for a discarded interrupt
@@ -193,7 +195,7 @@ class WorkerPool:
         else:
             self.kill()
 
-    def imap_unordered(self, function: Callable, items: Iterable) -> Iterator[tuple[int, object]]:
+    def imap_unordered(self, function: Callable[..., T], items: Iterable) -> Generator[tuple[int, T], None, None]:
         """``(i, function(items[i]))`` in the order the workers finish them.
 
         A task's exception is raised here (with the worker's traceback as a note); leaving the
@@ -230,10 +232,11 @@ class WorkerPool:
             if not finished:
                 self.kill()
 
-    def imap(self, function: Callable, items: Iterable) -> Iterator:
+    def imap(self, function: Callable[..., T], items: Iterable) -> Iterator[T]:
         """``function(item)`` for each item, in the items' order (each as soon as it and those before it are done)."""
         results = self.imap_unordered(function, items)
-        waiting, next_index = {}, 0
+        waiting: dict[int, T] = {}
+        next_index = 0
         try:
             for index, value in results:
                 waiting[index] = value

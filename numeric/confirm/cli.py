@@ -129,7 +129,7 @@ def format_result(result) -> str:
         lines.append(f"witness relation ({s.family or 'unrecognised'}): {s.relation}")
     if s.witness_path_relation and s.witness_path_relation != s.relation:
         lines.append(f"lifted for the witness path: probe '{s.witness_path_probe}', {s.witness_path_relation}")
-    window = (
+    window: tuple[float, ...] = (
         result.sequences[0].t[: result.sequences[0].window or len(result.sequences[0].t)] if result.sequences else ()
     )
     lines.append(

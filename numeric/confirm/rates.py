@@ -104,7 +104,7 @@ def separation(rows, expected: str) -> tuple:
     if not rows:
         return False, "no rate rows: nothing to separate"
     if expected == "witness slower":  # each K needs both truths, else "slower at every K" would be vacuous
-        truths_at = {}
+        truths_at: dict[int, set[str]] = {}
         for r in rows:
             truths_at.setdefault(r.K, set()).add(r.truth)
         for K, truths in sorted(truths_at.items()):
