@@ -83,6 +83,8 @@ from .interval import IntervalCertificate, certify_full_column_rank, start_digit
 __all__ = ["RankDecision", "decide_rank", "raw_gram", "rule_tolerances", "unresolved_columns", "DEFAULT_LADDER"]
 
 EPS = np.finfo(float).eps
+#: The precision ladder: the decimal digits a borderline probe is re-evaluated at, in turn, until
+#: the decision is clear (docs/method.md, "The independence decision").
 DEFAULT_LADDER = (30, 60, 120)
 BORDERLINE_FACTOR = float(np.sqrt(EPS))  # borderline = sqrt(eps) * s_1
 AGREEMENT = 1e-6
