@@ -28,8 +28,20 @@ from collections.abc import Iterator, MutableMapping
 from typing import TYPE_CHECKING
 
 from ..errors import IdentcheckError
+from ..util.lazy import lazy_package
 from .base import SUBJECTS, Condition, ProbeMatrix
 
+if TYPE_CHECKING:  # the plug-in kit (below), for readers and type checkers; at run time imported on first use
+    from ..families.base import Template
+    from ..families.proofs import is_exact_zero
+    from ..families.relations import explain_null_space
+    from ..rank.rule import DEFAULT_LADDER
+    from ..scope import Scope
+    from ..terms.compile import CompiledTerms
+    from ..terms.probes import Component, Probe
+    from ..terms.recipes import Derivatives, Product, SetRecipe, XMultiplied
+    from ..terms.type1 import phi_placeholder, substitute_phi
+    from .deepseek import ExpertCondition
 if TYPE_CHECKING:  # the registered classes, for readers and type checkers; at run time imported on first use
     from .deepseek import DeepSeekRouted, DeepSeekShared, DeepSeekWeak  # noqa: F401
     from .mha import MHA  # noqa: F401
@@ -37,7 +49,49 @@ if TYPE_CHECKING:  # the registered classes, for readers and type checkers; at r
     from .type1_full import Type1Full  # noqa: F401
     from .type2 import Type2  # noqa: F401
 
-__all__ = ["CONDITIONS", "GROUP", "SUBJECTS", "Condition", "ProbeMatrix", "judging", "unknown_condition"]
+#: The plug-in kit: what a condition written outside the package needs besides :class:`Condition` and
+#: :class:`ProbeMatrix` (docs/conditions/your-own.md; tests/identcheck/toy_condition.py and
+#: toy_expert_condition.py use nothing else). Name → the module that defines it, imported when the
+#: name is first read: ``import identcheck.conditions`` loads no DeepSeek condition and no recipe.
+_KIT = {
+    "DEFAULT_LADDER": "..rank.rule",
+    "Scope": "..scope",
+    **dict.fromkeys(("Component", "Probe"), "..terms.probes"),
+    "CompiledTerms": "..terms.compile",
+    **dict.fromkeys(("phi_placeholder", "substitute_phi"), "..terms.type1"),
+    **dict.fromkeys(("Derivatives", "Product", "SetRecipe", "XMultiplied"), "..terms.recipes"),
+    "Template": "..families.base",
+    "explain_null_space": "..families.relations",
+    "is_exact_zero": "..families.proofs",
+    "ExpertCondition": ".deepseek",
+}
+lazy_package(__name__, _KIT)
+
+__all__ = [
+    "CONDITIONS",
+    "GROUP",
+    "SUBJECTS",
+    "Condition",
+    "ProbeMatrix",
+    "judging",
+    "unknown_condition",
+    # the plug-in kit
+    "CompiledTerms",
+    "Component",
+    "DEFAULT_LADDER",
+    "Derivatives",
+    "ExpertCondition",
+    "Probe",
+    "Product",
+    "Scope",
+    "SetRecipe",
+    "Template",
+    "XMultiplied",
+    "explain_null_space",
+    "is_exact_zero",
+    "phi_placeholder",
+    "substitute_phi",
+]
 
 
 #: The entry-point group an installed package registers its conditions in (``name = "module:Class"``).

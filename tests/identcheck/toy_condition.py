@@ -8,12 +8,10 @@ The ridge set of one expert vector a ∈ R^d: for distinct a_1..a_k, are
 linearly independent in x? Its family of relations: Euler's — when zφ'(z) = φ(z) (φ homogeneous of
 degree 1), Σ_j a_j ∂φ(aᵀx)/∂a_j = aᵀx·φ'(aᵀx) = φ(aᵀx), so T(a) is dependent for every a.
 
-Everything here uses the package's public pieces only: :class:`~identcheck.conditions.base.Condition`
-and :class:`~identcheck.conditions.base.ProbeMatrix`, :class:`~identcheck.terms.compile.CompiledTerms` with
-φ's placeholders (:func:`~identcheck.terms.type1.phi_placeholder`), :class:`~identcheck.terms.probes.Component`
-and :class:`~identcheck.terms.probes.Probe` (its component type: the condition's default), the null-space
-reading (:func:`~identcheck.families.relations.explain_null_space`) with a template
-(:class:`~identcheck.families.base.Template`) and the exact proof (:func:`~identcheck.families.proofs.is_exact_zero`).
+Everything here comes from the plug-in kit, :mod:`identcheck.conditions`: ``Condition`` and
+``ProbeMatrix``, ``CompiledTerms`` with φ's placeholders (``phi_placeholder``), ``Component`` and
+``Probe`` (its component type: the condition's default), the null-space reading
+(``explain_null_space``) with a template (``Template``) and the exact proof (``is_exact_zero``).
 Registering it is one line: ``CONDITIONS["toy"] = Toy``.
 """
 
@@ -24,15 +22,20 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
-from identcheck.conditions.base import Condition, ProbeMatrix
-from identcheck.families.base import Template
-from identcheck.families.proofs import is_exact_zero
-from identcheck.families.relations import explain_null_space
-from identcheck.rank.rule import DEFAULT_LADDER
-from identcheck.scope import Scope
-from identcheck.terms.compile import CompiledTerms
-from identcheck.terms.probes import Component, Probe
-from identcheck.terms.type1 import phi_placeholder, substitute_phi
+from identcheck.conditions import (
+    DEFAULT_LADDER,
+    CompiledTerms,
+    Component,
+    Condition,
+    Probe,
+    ProbeMatrix,
+    Scope,
+    Template,
+    explain_null_space,
+    is_exact_zero,
+    phi_placeholder,
+    substitute_phi,
+)
 
 EULER = "Euler (toy): zφ' = φ"
 

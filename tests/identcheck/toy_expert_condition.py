@@ -10,9 +10,7 @@ certificates, JSON, replay — is the package's expert machinery, unedited. Regi
 line: ``CONDITIONS["toy-expert"] = ToyExpert``.
 """
 
-from identcheck.conditions.deepseek import ExpertCondition
-from identcheck.scope import Scope
-from identcheck.terms.recipes import Derivatives, Product, SetRecipe, XMultiplied
+from identcheck.conditions import Derivatives, ExpertCondition, Product, Scope, SetRecipe, XMultiplied
 
 T13 = SetRecipe("T13", "first and third derivatives", (Derivatives(1), Derivatives(3)))
 XP = SetRecipe(
