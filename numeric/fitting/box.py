@@ -9,7 +9,7 @@ For a declared parameter a (all its columns, all atoms) with truth values θ*_a:
 
 with F = ``factor`` (2 by default). A constant gate with ``weights = "fixed"`` has lo = hi: its
 weights stay at the start's (the truth's weights split over the fitted atoms,
-:mod:`numeric.fitting.starts`). The box is part of the estimator (SPEC §4 for why); it is
+:mod:`numeric.fitting.starts`). The box is part of the estimator (docs/method.md §10 says why); it is
 reported with every fit, with the parameters that end on a bound.
 """
 
