@@ -18,8 +18,8 @@ if TYPE_CHECKING:  # the public API, for readers and type checkers; at run time 
     from .errors import NumericError
     from .fit import Box, FitResult, fit, initial_params
     from .fitting import DeclaredFit, fit_declared
-    from .model import compile_model, sample_declared
     from .measure_loss import measure_loss
+    from .model import compile_model, sample_declared
     from .models import Model, get_model
     from .params import HMoEParams
     from .truth import DEFAULT_TRUTH, Truth, load_truth

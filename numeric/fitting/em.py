@@ -61,7 +61,7 @@ def em(
     tol=EM_TOLERANCE,
     max_iter=MAX_ITERATIONS,
     expert_steps=1,
-    gate_steps=2,
+    gate_steps=1,
     accelerate=True,
     report=None,
 ) -> EMResult:
@@ -80,11 +80,12 @@ def em(
     converged = False
     iteration = 0
     while iteration < max_iter:
+        theta1 = m_step(theta, r)
+        r = None  # one set of posteriors alive at a time: memory is the data's plus O(n · atoms)
         if accelerate and iteration + 3 <= max_iter:
-            new_theta, new, r, maps = _squarem(theta, ll, r, e_step, m_step, box)
+            new_theta, new, r, maps = _squarem(theta, theta1, e_step, m_step, box)
         else:
-            new_theta = m_step(theta, r)
-            (new, r), maps = e_step(new_theta), 1
+            (new, r), new_theta, maps = e_step(theta1), theta1, 1
         iteration += maps
         history.append(new)
         if report is not None:
@@ -97,28 +98,31 @@ def em(
     return EMResult(theta, ll, iteration, converged, tuple(history))
 
 
-def _squarem(theta0, ll0, r0, e_step, m_step, box: Box):
-    """One SQUAREM cycle (Varadhan and Roland 2008, scheme S3), projected into the box, with its
-    safeguard: the extrapolated point is kept only if one EM map from it ends with ℓ ≥ ℓ of two
-    plain maps; else the two plain maps' point. Returns (θ, ℓ, posteriors at θ, EM maps used)."""
-    theta1 = m_step(theta0, r0)
-    ll1, r1 = e_step(theta1)
-    theta2 = m_step(theta1, r1)
-    ll2, r2 = e_step(theta2)
+def _squarem(theta0, theta1, e_step, m_step, box: Box):
+    """One SQUAREM cycle (Varadhan and Roland 2008, scheme S3) from θ0 and its EM map θ1, projected
+    into the box, with its safeguard: the extrapolated point is kept only if one EM map from it
+    ends with ℓ at least that of two plain maps; else the two plain maps' point. Returns
+    (θ, ℓ, posteriors at θ, EM maps used); posteriors are recomputed rather than kept."""
+    ll1, r = e_step(theta1)
+    theta2 = m_step(theta1, r)
+    r = None
+    ll2, r = e_step(theta2)
     step, curve = theta1 - theta0, theta2 - 2 * theta1 + theta0
     norm_curve = float(np.linalg.norm(curve))
     if norm_curve == 0.0 or ll2 < ll1:
-        return theta2, ll2, r2, 2
+        return theta2, ll2, r, 2
+    r = None
     alpha = -max(1.0, float(np.linalg.norm(step)) / norm_curve)
     jump = box.clip(theta0 - 2 * alpha * step + alpha**2 * curve)
-    jump_ll, jump_r = e_step(jump)
-    if not np.isfinite(jump_ll):
-        return theta2, ll2, r2, 2
-    theta3 = m_step(jump, jump_r)
-    ll3, r3 = e_step(theta3)
-    if ll3 >= ll2:
-        return theta3, ll3, r3, 3
-    return theta2, ll2, r2, 3
+    jump_ll, r = e_step(jump)
+    if np.isfinite(jump_ll):
+        theta3 = m_step(jump, r)
+        r = None
+        ll3, r = e_step(theta3)
+        if ll3 >= ll2:
+            return theta3, ll3, r, 3
+    r = None
+    return theta2, *e_step(theta2), 3
 
 
 def _m_step(layout: Layout, theta, X, Y, r, box: Box, features, expert_steps, gate_steps):

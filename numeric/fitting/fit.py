@@ -27,9 +27,9 @@ from ..errors import NumericError
 from ..losses import parameter_errors, voronoi_loss
 from ..model import DeclaredModel, compile_model, log_likelihood, sample_declared
 from .box import declared_box, fix_parameters
-from .direct import maximise
-from .em import EM_TOLERANCE, em
-from .least_squares import least_squares, mse
+from .direct import DirectResult, maximise
+from .em import EM_TOLERANCE, EMResult, em
+from .least_squares import LeastSquaresResult, least_squares, mse
 from .starts import START_KINDS, broad_start, paper_start
 
 __all__ = ["DeclaredFit", "METHODS", "fit_declared"]
@@ -64,7 +64,7 @@ class DeclaredFit:
     notes: tuple = ()
     declaration: dict = field(default_factory=dict, repr=False)
     canonical: dict = field(default_factory=dict, repr=False)
-    theta: np.ndarray = field(default=None, repr=False, compare=False)
+    theta: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict:
         out = {name: getattr(self, name) for name in self.__slots__ if name != "theta"}
@@ -109,31 +109,34 @@ def fit_declared(
     layout = model.layout(True)
     box = declared_box(model, layout, box_factor)
     rng = np.random.default_rng([int(seed), 0x57A7])
-    starts = [paper_start(model, layout, box, n, rng, init_scale, init_exponent) if start == "paper" else None]
-    starts[0] = starts[0] if starts[0] is not None else broad_start(model, layout, box, rng)
+    if start == "paper":
+        starts = [paper_start(model, layout, box, n, rng, init_scale, init_exponent)]
+    else:
+        starts = [broad_start(model, layout, box, rng)]
     starts += [broad_start(model, layout, box, rng) for _ in range(restarts)]
 
     def objective(theta):
         return log_likelihood(layout, layout.unpack(theta), X, Y) / n if density else mse(layout, theta, X, Y)
 
     began = time.perf_counter()
-    best, tried = None, []
+    best: tuple | None = None
+    tried = []
     for theta0 in starts:
         fixed = fix_parameters(model, layout, box, theta0)
+        out: EMResult | DirectResult | LeastSquaresResult
         if method == "em":
             out = em(layout, theta0, X, Y, fixed, tol=tol, max_iter=max_iter, report=report)
-            theta, iterations, converged = out.theta, out.iterations, out.converged
         elif method == "direct":
             out = maximise(layout, theta0, X, Y, fixed, max_iter=max_iter, report=report)
-            theta, iterations, converged = out.theta, out.iterations, out.converged
         else:
             out = least_squares(layout, theta0, X, Y, fixed, max_iter=max_iter, report=report)
-            theta, iterations, converged = out.theta, out.iterations, out.converged
+        theta, iterations, converged = out.theta, out.iterations, out.converged
         value = objective(theta)
         tried.append(value)
         if best is None or (value > best[0] if density else value < best[0]):
             best = (value, theta, iterations, converged, objective(theta0), fixed)
     seconds = time.perf_counter() - began
+    assert best is not None  # at least one start
     value, theta, iterations, converged, start_value, fixed = best
     truth = model.truth()
     truth_layout = model.layout(False)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import minimize
 
-from ..model import contract
+from ..model import CHUNK, contract
 
 __all__ = ["gate_step"]
 
@@ -41,33 +41,51 @@ def gate_step(gate, X, r, G0, lo, hi, steps: int = 2):
     return _quasi_newton(gate, X, r, G0, lo, hi, free, steps)
 
 
+def _blocks(n: int):
+    for start in range(0, n, CHUNK):
+        yield slice(start, min(start + CHUNK, n))
+
+
 def _objective(gate, X, r, G) -> float:
-    values = gate.evaluate(X, G)
-    with np.errstate(invalid="ignore"):
-        q = np.where(r > 0, r * values.log_w, 0.0).sum()
-    return float(q) if np.isfinite(q) else -np.inf
+    total = 0.0
+    for block in _blocks(r.shape[1]):
+        values = gate.evaluate(X[block], G)
+        rb = r[:, block]
+        with np.errstate(invalid="ignore"):
+            total += float(np.where(rb > 0, rb * values.log_w, 0.0).sum())
+    return total if np.isfinite(total) else -np.inf
+
+
+def _gradient_and_curvature(gate, X, r, G):
+    """Q_g, ∇Q_g (k, P) and −∇²Q_g (k·P, k·P) of a log-linear gate, over blocks of samples."""
+    k, P = G.shape
+    q, grad, full = 0.0, np.zeros((k, P)), np.zeros((k, P, k, P))
+    for block in _blocks(r.shape[1]):
+        rb, features = r[:, block], gate.features(X[block])  # φ (P, n), shared by the atoms
+        values = gate.evaluate(X[block], G)
+        w = values.w
+        with np.errstate(invalid="ignore"):
+            q += float(np.where(rb > 0, rb * values.log_w, 0.0).sum())
+        R = rb.sum(axis=0)
+        grad += (rb - R * w) @ features.T
+        Rw = R * w
+        for i in range(k):
+            for j in range(i, k):
+                c = (Rw[i] if i == j else 0.0) - Rw[i] * w[j]  # R (w_i δ_ij − w_i w_j), (n,)
+                piece = (features * c) @ features.T
+                full[i, :, j, :] += piece
+                if j != i:
+                    full[j, :, i, :] += piece.T
+    return (q if np.isfinite(q) else -np.inf), grad, full.reshape(k * P, k * P)
 
 
 def _newton(gate, X, r, G0, lo, hi, free, steps):
     """Newton steps on the concave Q_g of a log-linear gate (module docstring); r is (k, n)."""
     G = G0.copy()
-    current = _objective(gate, X, r, G)
-    R = r.sum(axis=0)
-    features = gate.features(X)  # φ (P, n), shared by the atoms
     k, P = G.shape
     index = np.flatnonzero(free.ravel())
     for _ in range(steps):
-        w = gate.evaluate(X, G).w
-        grad = (r - R * w) @ features.T  # (k, P)
-        Rw = R * w
-        full = np.zeros((k, P, k, P))
-        for i in range(k):
-            for j in range(i, k):
-                c = (Rw[i] if i == j else 0.0) - Rw[i] * w[j]  # R (w_i δ_ij − w_i w_j), (n,)
-                block = (features * c) @ features.T
-                full[i, :, j, :] = block
-                full[j, :, i, :] = block.T
-        full = full.reshape(k * P, k * P)
+        current, grad, full = _gradient_and_curvature(gate, X, r, G)
         step = np.zeros(k * P)
         step[index] = np.linalg.lstsq(full[np.ix_(index, index)], grad.ravel()[index], rcond=1e-12)[0]
         step = step.reshape(k, P)
@@ -84,8 +102,8 @@ def _newton(gate, X, r, G0, lo, hi, free, steps):
         if not improved:
             break
         gain = value - current
-        G, current = trial, value
-        if gain <= 1e-12 * abs(current):
+        G = trial
+        if gain <= 1e-12 * abs(value):
             break
     return G
 
@@ -96,13 +114,17 @@ def _quasi_newton(gate, X, r, G0, lo, hi, free, steps):
     def negative(flat):
         G = G0.copy()
         G[free] = flat
-        values = gate.evaluate(X, G)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            q = np.where(r > 0, r * values.log_w, 0.0).sum()
-            c = np.divide(r, values.w, out=np.zeros_like(r), where=values.w > 0)
+        q, grad = 0.0, np.zeros_like(G)
+        for block in _blocks(n):
+            values = gate.evaluate(X[block], G)
+            rb = r[:, block]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                q += float(np.where(rb > 0, rb * values.log_w, 0.0).sum())
+                c = np.divide(rb, values.w, out=np.zeros_like(rb), where=values.w > 0)
+            grad += contract(c, values)
         if not np.isfinite(q):
             return np.inf, np.zeros_like(flat)
-        return -q / n, -contract(c, values)[free] / n
+        return -q / n, -grad[free] / n
 
     before = negative(G0[free])[0]
     result = minimize(

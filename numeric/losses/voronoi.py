@@ -122,7 +122,7 @@ def voronoi_loss(model: DeclaredModel, fitted: ModelParams) -> VoronoiLoss:
                 exponent = (term.exact if size == 1 else term.over).at(size, r) if size else None
                 if exponent is None:
                     continue
-                columns = columns_of(names, term.params)
+                columns = np.array(columns_of(names, term.params), dtype=int)
                 norms = np.sqrt(((rows[np.ix_(members, columns)] - target[j, columns]) ** 2).sum(axis=1))
                 per_cell_params[j] += float(weight[members] @ norms**exponent)
         chosen = np.arange(len(target))

@@ -29,6 +29,7 @@ the same products and adds its own bookkeeping — could at best match it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import sympy as sp
@@ -58,8 +59,8 @@ class ExpertCode:
     params: tuple
     linear: bool
     dim: int
-    function: object = field(repr=False)
-    value_function: object = field(repr=False)
+    function: Any = field(repr=False)
+    value_function: Any = field(repr=False)
 
     def value_and_gradient(self, X: np.ndarray, eta: np.ndarray):
         """h of shape (k, n) and ∂h/∂η of shape (k, E, n), for inputs X (n, d) and parameters eta (k, E)."""

@@ -124,7 +124,7 @@ class GateCode:
 
     def _mask(self, X: np.ndarray, G: np.ndarray):
         """Top-K: True for the K atoms with the largest β1ᵢᵀx at each input (None for other gates)."""
-        if self.kind != "top-k" or self.top_k >= G.shape[0]:
+        if self.kind != "top-k" or self.top_k is None or self.top_k >= G.shape[0]:
             return None
         selection = _affine(X, G[:, : self.dim], self.dim, intercept=False)
         kept = np.argpartition(-selection, self.top_k - 1, axis=0)[: self.top_k]
@@ -154,6 +154,7 @@ def contract(c: np.ndarray, gate: GateValues) -> np.ndarray:
     a = c * gate.w if gate.m is None else c * gate.w * gate.m
     if gate.per_atom is not None:
         return np.einsum("kn,kpn->kp", a, gate.per_atom)
+    assert gate.features is not None  # a gate has shared or per-atom score derivatives
     return a @ gate.features.T
 
 
@@ -165,4 +166,5 @@ def per_row(c: np.ndarray, gate: GateValues) -> np.ndarray:
     a = c * gate.w if gate.m is None else c * gate.w * gate.m
     if gate.per_atom is not None:
         return a[:, None, :] * gate.per_atom
+    assert gate.features is not None
     return a[:, None, :] * gate.features[None, :, :]

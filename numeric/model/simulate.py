@@ -29,7 +29,7 @@ def sample_declared(model: DeclaredModel, n: int, seed: int):
     rng = np.random.default_rng([int(seed), 0xDEC1])
     n = int(n)
     if inputs.kind == "uniform":
-        X = rng.uniform(inputs.low, inputs.high, size=(n, inputs.dim))
+        X = rng.uniform(float(inputs.low or 0.0), float(inputs.high or 0.0), size=(n, inputs.dim))
     else:
         X = rng.standard_normal((n, inputs.dim))
     layout, truth = model.layout(False), model.truth()
@@ -39,14 +39,17 @@ def sample_declared(model: DeclaredModel, n: int, seed: int):
         x = X[block]
         m = x.shape[0]
         if not layout.density:
-            Y[block] = regression_function(layout, truth, x) + model.declaration.noise.sigma * rng.standard_normal(m)
+            sigma = float(model.declaration.noise.sigma or 0.0)
+            Y[block] = regression_function(layout, truth, x) + sigma * rng.standard_normal(m)
             continue
         part_of = rng.choice(len(layout.parts), size=m, p=truth.shares)
-        u, z = rng.uniform(size=m), rng.standard_normal(m)
+        u = np.asarray(rng.uniform(size=m))
+        z = np.asarray(rng.standard_normal(m))
         y = np.empty(m)
         for index, part in enumerate(layout.parts):
             rows = np.flatnonzero(part_of == index)
             G, eta, nu = part_values(layout, truth, index)
+            assert nu is not None  # a density has a variance per atom
             w = part.gate.evaluate(x[rows], G).w
             atom = np.minimum((np.cumsum(w, axis=0) < u[rows]).sum(axis=0), part.k - 1)
             h = part.expert.value(x[rows], eta)[atom, np.arange(len(rows))]
