@@ -12,7 +12,10 @@ weight p_i = exp(β0_i) has been factored out). The weights p_i > 0 are not part
 :class:`AtomFunction` holds F as a sympy expression in named variable and parameter symbols,
 the true atom θ* (exact rationals: the Taylor terms are evaluated there, and relations whose
 coefficients depend on θ* are proved there exactly) and a sampling box for each variable (the
-open set on which linear independence is judged). :func:`atom_function` validates the input at
+open set on which linear independence is judged). A density is better sampled in a **tube**
+around the true expert, y = c(x) + w·u with u uniform in (−1, 1): the open set
+{|y − c(x)| < w}, where N(y | h*, ν*) is not negligible (a steep expert over a wide box leaves
+most of the box's (x, y) pairs at densities below float64's range). :func:`atom_function` validates the input at
 the boundary, one check per line, and raises :class:`~identcheck.errors.IdentcheckError`.
 
 :func:`gaussian_density` is N(y | h, ν) with ν the variance, the form every Gaussian MoE uses.
@@ -61,6 +64,7 @@ class AtomFunction:
     truth: tuple
     box: tuple
     name: str = ""
+    tube: tuple | None = None  # (variable index, centre c(x) as an expression, half-width w as a Rational)
 
     @property
     def at_truth(self) -> dict:
@@ -94,12 +98,13 @@ def exact(value) -> sp.Rational:
     return sp.Rational(fraction.numerator, fraction.denominator)
 
 
-def atom_function(expr, variables, params, truth, box=None, name: str = "") -> AtomFunction:
+def atom_function(expr, variables, params, truth, box=None, name: str = "", tube=None) -> AtomFunction:
     """Validate and build an :class:`AtomFunction`.
 
     ``truth`` maps each parameter (symbol or its name) to its value, or lists the values in the
     order of ``params``; ``box`` maps variables (symbols or names) to (low, high), default
-    [−1, 1] for each.
+    [−1, 1] for each; ``tube`` = (variable, centre expression in the other variables, half-width)
+    samples that variable around the centre instead of on its box.
 
     >>> x, b, e = sp.symbols("x b e", real=True)
     >>> atom = atom_function(sp.exp(b * x) * e * x, [x], [b, e], {"b": 1, "e": 0.5})
@@ -139,7 +144,26 @@ def atom_function(expr, variables, params, truth, box=None, name: str = "") -> A
     if expr.has(sp.Heaviside, sp.Abs, sp.Max, sp.Min, sp.sign, sp.Piecewise):
         reason = "not smooth: the Taylor expansion needs F smooth in θ"
         raise IdentcheckError(param="expr", value=sp.sstr(expr), reason=reason)
-    return AtomFunction(expr, variables, params, values, intervals, name)
+    return AtomFunction(expr, variables, params, values, intervals, name, _tube(variables, tube))
+
+
+def _tube(variables, tube):
+    if tube is None:
+        return None
+    variable, centre, width = tube
+    names = [v.name for v in variables]
+    name = variable.name if isinstance(variable, sp.Symbol) else str(variable)
+    if name not in names:
+        raise IdentcheckError(param="tube", value=name, reason="not a variable of the function")
+    index = names.index(name)
+    centre = centre if isinstance(centre, sp.Basic) else exact(centre)
+    if centre.free_symbols - (set(variables) - {variables[index]}):
+        reason = "the centre must be a function of the other variables"
+        raise IdentcheckError(param="tube", value=sp.sstr(centre), reason=reason)
+    width = exact(width)
+    if not width > 0:
+        raise IdentcheckError(param="tube", value=width, reason="the half-width must be positive")
+    return (index, centre, width)
 
 
 def _truth(params, truth) -> tuple:

@@ -33,17 +33,20 @@ import numpy as np
 import sympy as sp
 
 from ..families.echelon import echelon_basis
+from ..parse.grammar import lambdify_modules
 from ..rank.rule import RankDecision, decide_rank
 from ..terms.compile import arb_precision
 from .atom import AtomFunction
 from .relation import AT_ATOM, EVERY_THETA, ModelRelation, derivative_label, name_relation, prove_relation, rational
 from .taylor import Derivatives, multi_indices
 
-__all__ = ["SpanBasis", "build_basis"]
+__all__ = ["POINTS_EXTRA", "POINTS_FACTOR", "SEED", "TINY_ROW", "SpanBasis", "build_basis", "sample_points"]
 
 SEED = 20260
 POINTS_FACTOR = 3
 POINTS_EXTRA = 20
+ROUNDS = 8  # draws of points before a matrix with too few usable rows is taken as it is
+TINY_ROW = 1e-250  # a row whose entries are all below this carries nothing (and its power-of-two scale would overflow)
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,18 +180,33 @@ def _derive(kappa, identity, expressions):
     return None
 
 
-def _points(atom: AtomFunction, count: int, rng) -> np.ndarray:
+def sample_points(atom: AtomFunction, count: int, rng) -> np.ndarray:
+    """``count`` seeded points of the atom's box, the tube's variable around its centre (shape (count, len(v)))."""
     lows = np.array([float(lo) for lo, _ in atom.box])
     highs = np.array([float(hi) for _, hi in atom.box])
-    return lows + (highs - lows) * rng.random((count, len(atom.box)))
+    points = lows + (highs - lows) * rng.random((count, len(atom.box)))
+    if atom.tube is not None:
+        index, centre, width = atom.tube
+        others = [i for i in range(len(atom.variables)) if i != index]
+        f = sp.lambdify([atom.variables[i] for i in others], centre, modules=lambdify_modules(centre))
+        values = np.broadcast_to(np.asarray(f(*[points[:, i] for i in others]), dtype=float), (count,))
+        points[:, index] = values + float(width) * rng.uniform(-1, 1, count)
+    return points
 
 
 def _matrix(d: Derivatives, kappas, rng):
-    """(float64 matrix, points, power-of-two row scales) for the columns ``kappas``."""
-    points = _points(d.atom, POINTS_FACTOR * len(kappas) + POINTS_EXTRA, rng)
-    raw = d.evaluate(kappas, points)
-    good = np.all(np.isfinite(raw), axis=1) & (np.max(np.abs(raw), axis=1) > 0)
-    points, raw = points[good], raw[good]
+    """(float64 matrix, points, power-of-two row scales) for the columns ``kappas``: at least
+    POINTS_FACTOR·T + POINTS_EXTRA rows whose entries are finite and not all negligible."""
+    wanted = POINTS_FACTOR * len(kappas) + POINTS_EXTRA
+    points, raw = np.zeros((0, len(d.atom.variables))), np.zeros((0, len(kappas)))
+    for _ in range(ROUNDS):
+        more = sample_points(d.atom, wanted, rng)
+        values = d.evaluate(kappas, more)
+        good = np.all(np.isfinite(values), axis=1) & (np.max(np.abs(values), axis=1) > TINY_ROW)
+        points, raw = np.concatenate([points, more[good]]), np.concatenate([raw, values[good]])
+        if len(points) >= wanted:
+            break
+    points, raw = points[:wanted], raw[:wanted]
     scales = 2.0 ** -np.ceil(np.log2(np.max(np.abs(raw), axis=1)))
     return raw * scales[:, None], points, scales
 

@@ -18,19 +18,21 @@ and tied parameters (a gate shared by a group of atoms), whose atoms are not ind
 components of one mixing measure.
 
 Each true atom of a part gives one :class:`~identcheck.model.atom.AtomFunction` at its truth,
-sampled on the declared input box (a normal input: [−3, 3]^d) and, for a density, y on the range
-of the true expert over that box ± 6 standard deviations.
+sampled on the declared input box (a normal input: [−3, 3]^d) and, for a density, y in the tube
+h*(x) ± 6 standard deviations around the true expert (:mod:`.atom`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 import sympy as sp
 
 from ..declaration import Declaration, atom_functions
 from ..errors import IdentcheckError
+from ..parse.grammar import lambdify_modules
 from .atom import AtomFunction, atom_function
 from .joint import joint_independence
 from .verdict import CHECK_SECONDS, ModelVerdict, check_atom
@@ -72,25 +74,27 @@ def declared_atoms(declaration: Declaration, part: str) -> tuple[AtomFunction, .
     for index, atom in enumerate(spec.truth):
         values = functions.values(atom)
         truth = {s.name: values[s] for s in params}
-        box = _box(declaration, functions, values)
-        out.append(atom_function(term, variables, params, truth, box, f"{spec.name}[{index + 1}]"))
+        box, tube = _region(declaration, functions, values)
+        out.append(atom_function(term, variables, params, truth, box, f"{spec.name}[{index + 1}]", tube))
     return tuple(out)
 
 
-def _box(declaration: Declaration, functions, values) -> dict:
+def _region(declaration: Declaration, functions, values) -> tuple:
+    """(box, tube): the input box; for a density y's range and the tube y = h*(x) ± 6√ν*."""
     inputs = declaration.inputs
     low, high = (inputs.low, inputs.high) if inputs.kind == "uniform" else (-NORMAL_BOX, NORMAL_BOX)
     box = {x.name: (low, high) for x in functions.x}
     if functions.y is None:
-        return box
-    expert = sp.lambdify(functions.x, functions.expert.xreplace(values), modules="numpy")
+        return box, None
+    expression = functions.expert.xreplace(values)
+    expert = sp.lambdify(functions.x, expression, modules=lambdify_modules(expression))
     grid = np.linspace(float(low), float(high), 41)
     mesh = np.meshgrid(*([grid] * len(functions.x)))
     h = np.broadcast_to(np.asarray(expert(*mesh), dtype=float), mesh[0].shape)
     (variance,) = [values[s] for s in functions.params if s.name == declaration.part(functions.part).variance]
     spread = SPREAD * float(variance) ** 0.5
     box[functions.y.name] = (int(np.floor(h.min() - spread)), int(np.ceil(h.max() + spread)))
-    return box
+    return box, (functions.y, expression, Fraction(spread).limit_denominator(1000))
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,8 @@ the coefficients of each cell can be read off only if the union of the cells' ba
 
 is linearly independent. The per-atom bases are each independent (:mod:`.basis`); this decides
 the union with the same rank rule (:func:`~identcheck.rank.rule.decide_rank`), on a collocation
-matrix over the smallest box containing every atom's box, rows equilibrated by powers of two. A
+matrix whose points are drawn in equal shares from every atom's sampling region (its box, or its
+tube), rows equilibrated by powers of two. A
 dependence means two atoms' terms coincide (a sign pair of an odd expert with a constant gate,
 equal gate slopes with equal experts): their cells' equations couple, which a per-cell system
 does not see.
@@ -20,7 +21,7 @@ import numpy as np
 
 from ..rank.rule import RankDecision, decide_rank
 from ..terms.compile import arb_precision
-from .basis import POINTS_EXTRA, POINTS_FACTOR, SEED, SpanBasis
+from .basis import POINTS_EXTRA, POINTS_FACTOR, SEED, TINY_ROW, SpanBasis, sample_points
 from .taylor import Derivatives
 
 __all__ = ["joint_independence"]
@@ -33,14 +34,13 @@ def joint_independence(bases: tuple[SpanBasis, ...]) -> RankDecision:
     for basis in bases:
         if [v.name for v in basis.atom.variables] != names:
             raise ValueError("the atoms must share their variables")
-    lows = np.array([min(float(b.atom.box[i][0]) for b in bases) for i in range(len(names))])
-    highs = np.array([max(float(b.atom.box[i][1]) for b in bases) for i in range(len(names))])
     columns = [(Derivatives(b.atom), b.basis) for b in bases]
     count = sum(len(kappas) for _, kappas in columns)
     rng = np.random.default_rng(SEED + 1)
-    points = lows + (highs - lows) * rng.random((POINTS_FACTOR * count + POINTS_EXTRA, len(names)))
+    share = (POINTS_FACTOR * count + POINTS_EXTRA) // len(bases) + 1
+    points = np.concatenate([sample_points(b.atom, share, rng) for b in bases])  # each atom's own region
     matrix = np.concatenate([d.evaluate(kappas, points) for d, kappas in columns], axis=1)
-    good = np.all(np.isfinite(matrix), axis=1) & (np.max(np.abs(matrix), axis=1) > 0)
+    good = np.all(np.isfinite(matrix), axis=1) & (np.max(np.abs(matrix), axis=1) > TINY_ROW)
     points, matrix = points[good], matrix[good]
     scales = 2.0 ** -np.ceil(np.log2(np.max(np.abs(matrix), axis=1)))
 

@@ -33,3 +33,13 @@ def test_box_needs_low_below_high():
 
 def test_floats_are_read_as_written():
     assert exact(0.4) == sp.Rational(2, 5) and exact(3) == 3
+
+
+def test_a_tube_is_checked():
+    y = sp.Symbol("y", real=True)
+    with pytest.raises(IdentcheckError, match="not a variable"):
+        atom_function(sp.exp(b * x) * e, [x], [b, e], [1, 1], tube=(y, x, 1))
+    with pytest.raises(IdentcheckError, match="half-width must be positive"):
+        atom_function(sp.exp(b * x) * e * y, [x, y], [b, e], [1, 1], tube=(y, x, 0))
+    with pytest.raises(IdentcheckError, match="function of the other variables"):
+        atom_function(sp.exp(b * x) * e * y, [x, y], [b, e], [1, 1], tube=(y, y, 1))

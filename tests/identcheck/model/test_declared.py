@@ -59,3 +59,14 @@ def test_a_nested_part_is_refused_in_one_line():
         with pytest.raises(IdentcheckError) as error:
             declared_atoms(declaration, part.name)
         assert "\n" not in str(error.value) and str(error.value).startswith(f"parts.{part.name}.")
+
+
+@pytest.mark.parametrize("name", ["deepseek-gelu", "deepseek-tanh"])
+def test_smooth_deepseek_experts_take_squares(name):
+    """The shipped smooth experts (k2·φ(k1 x + k0) shared, η2·φ(η1 x) routed): strongly identifiable at
+    the model level — every exponent 2, as D1 writes it — however steep the expert (a tube sampler)."""
+    result = check_declaration(read_example(name), max_order=2, max_cell=2)
+    assert result.joint is True
+    for part, verdict in result.results:
+        assert verdict.verdict == Verdict.IDENTIFIABLE and verdict.cell(2).rbar == 2, (part, verdict.summary)
+        assert set(verdict.cell(2).exponents.values()) == {2}
