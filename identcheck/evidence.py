@@ -16,17 +16,35 @@ __all__ = ["Certificate", "CertificateKind", "Evidence", "RankProof", "Tolerance
 
 
 class Verdict(StrEnum):
+    """A check's answer: three-valued and one-sided — "could not decide" is never "dependent".
+
+    A ``str`` enum: ``result.verdict == "identifiable"`` holds.
+
+    - ``IDENTIFIABLE``: the terms are independent on every probe that counts (numerical evidence
+      at those parameters, or proved there with ``certify=True``);
+    - ``NOT_IDENTIFIABLE``: some probe's terms are dependent, the relation confirmed at two
+      precisions (and proved exactly where the evidence is ``PROOF``);
+    - ``INCONCLUSIVE``: no dependence, but a probe could not be settled up to 120 digits.
+    """
+
     IDENTIFIABLE = "identifiable"
     NOT_IDENTIFIABLE = "not identifiable"
     INCONCLUSIVE = "inconclusive"
 
 
 class Evidence(StrEnum):
+    """What a verdict rests on: ``PROOF`` (sympy reduced the witness relation to an exact 0, or every
+    counted probe carries a proof certificate) or ``NUMERIC`` (the precision ladder alone)."""
+
     PROOF = "proof"  # sympy reduced the witness to 0, or every probe carries a proof certificate
     NUMERIC = "numeric"  # decided by the precision ladder only
 
 
 class CertificateKind(StrEnum):
+    """How a probe's outcome was certified: ``INTERVAL`` (an independence: a minor proved
+    nonsingular in ball arithmetic) or ``PROOF`` (a dependence: exact relations proved identically
+    zero by sympy)."""
+
     INTERVAL = "interval"  # independence: a minor proved nonsingular in ball arithmetic
     PROOF = "proof"  # dependence: an exact relation proved identically zero by sympy
 

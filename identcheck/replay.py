@@ -75,10 +75,26 @@ REPLAY_SCHEMA = "identcheck.replay/1"
 
 def replay(result: dict, probe_name: str) -> dict:
     """Re-run the interval test of one probe from a check's JSON, after checking that its record is
-    the one the probe's claim needs (module docstring): ``{"proved", "residual_bound",
-    "sigma_min_lower_bound", "reason"}`` (``reason`` None when proved). A result whose condition is
-    not registered, a probe not in it or without an interval certificate, a malformed record: a
-    one-line IdentcheckError."""
+    the one the probe's claim needs (module docstring).
+
+    Parameters
+    ----------
+    result : dict
+        One result of ``identcheck check --certify --json`` (``CheckResult.to_dict()``).
+    probe_name : str
+        The probe to replay.
+
+    Returns
+    -------
+    dict
+        ``{"proved", "residual_bound", "sigma_min_lower_bound", "reason"}`` (``reason`` None when
+        proved).
+
+    Raises
+    ------
+    IdentcheckError
+        One line: a result whose condition is not registered, a probe not in it or without an
+        interval certificate, a malformed record."""
     probe, detail, relations = interval_record(result, probe_name)
     return replay_interval(condition_of(result), probe, detail, relations)
 

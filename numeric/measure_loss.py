@@ -129,7 +129,20 @@ def measure_cells(fitted: HMoEParams, truth: HMoEParams) -> MeasureCells:
 
 
 def measure_loss(fitted: HMoEParams, truth: HMoEParams) -> float:
-    """L_μ(fitted, truth), the measure-level Voronoi loss (module docstring)."""
+    """L_μ(fitted, truth), the measure-level Voronoi loss (module docstring).
+
+    A function of the per-(head, gate) measures μ_{h,i} = Σ_k ω_{h,k} δ_{a_{h,i,k}}: zero at any
+    recombination of the channels, equal to L2 where nothing is recombined.
+
+    Parameters
+    ----------
+    fitted, truth : HMoEParams
+        The fitted and the true parameters.
+
+    Returns
+    -------
+    float
+    """
     cells = measure_cells(fitted, truth).cells
     N = truth.N
     loss = 0.0

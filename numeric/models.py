@@ -254,5 +254,18 @@ def _softmax(q: np.ndarray) -> np.ndarray:
 
 
 def get_model(kind: str, phi: str = "sigmoid(z)") -> Model:
-    """The model ``kind`` with gate ``phi`` (ignored for ``mha``)."""
+    """The model ``kind`` with gate ``phi``.
+
+    Parameters
+    ----------
+    kind : {"mha", "gated1", "gated2"}
+        Plain multi-head attention (model (2)), the gate after the value projection (model (9))
+        or after the attention output (model (12)).
+    phi : str
+        The gate activation, in any form identcheck parses (ignored for ``mha``).
+
+    Returns
+    -------
+    Model
+    """
     return Model(kind, phi)

@@ -60,8 +60,19 @@ def _pair(fitted: HMoEParams, hf: int, kf: int, truth: HMoEParams, h: int, k: in
 
 def voronoi_cells(fitted: HMoEParams, truth: HMoEParams, assignment: dict | None = None) -> VoronoiCells:
     """Assign every fitted channel to its nearest true channel (module docstring), or as
-    ``assignment`` ((h', k') → (h, k)) says — e.g. by the distance between expert functions
-    (:func:`numeric.cells.function_assignment`)."""
+    ``assignment`` says.
+
+    Parameters
+    ----------
+    fitted, truth : HMoEParams
+        The fitted and the true parameters.
+    assignment : dict, optional
+        (h', k') → (h, k), e.g. by the distance between expert functions
+        (:func:`numeric.cells.function_assignment`); default: by parameter distance.
+
+    Returns
+    -------
+    VoronoiCells"""
     if fitted.N != truth.N or fitted.dim != truth.dim:
         raise NumericError(
             f"fitted (N={fitted.N}, d={fitted.dim}) and truth (N={truth.N}, d={truth.dim}) differ in N or d"
@@ -92,8 +103,25 @@ def voronoi_loss(
     assignment: dict | None = None,
     positive_only: bool = False,
 ) -> float:
-    """L1,r (``kind="L1"``, for MHA) or L2 (``kind="L2"``, for the gated models); ``positive_only``:
-    weight-0 channels are no cell members (module docstring)."""
+    """The Voronoi loss L1,r (``kind="L1"``, for MHA) or L2 (``kind="L2"``, for the gated models).
+
+    Parameters
+    ----------
+    fitted, truth : HMoEParams
+        The fitted and the true parameters.
+    kind : {"L1", "L2"}
+        Which loss (module docstring).
+    r : float
+        The exponent of L1,r.
+    assignment : dict, optional
+        As for :func:`voronoi_cells`.
+    positive_only : bool
+        Weight-0 channels are no cell members.
+
+    Returns
+    -------
+    float
+        Zero at the truth, invariant to relabelling the fitted channels."""
     if kind not in ("L1", "L2"):
         raise NumericError(param="kind", value=kind, reason="choose 'L1' or 'L2'")
     if kind == "L1" and not (isinstance(r, (int, float)) and r >= 1):

@@ -128,6 +128,24 @@ _OPERATOR_SYMBOLS = {
 def parse_param(text: str) -> tuple[str, sp.Rational]:
     """Parse ``NAME=VALUE`` (VALUE an integer, decimal, 1e-3 or p/q) into (name, exact value).
 
+    Parameters
+    ----------
+    text : str
+        The ``--param`` text, e.g. ``"b=-0.5"``.
+
+    Returns
+    -------
+    name : str
+    value : sympy.Rational
+        Exact: ``0.1`` is 1/10, not the nearest float.
+
+    Raises
+    ------
+    IdentcheckError
+        Not ``NAME=VALUE``, a name that is not an identifier, or a value that is not a number.
+
+    Examples
+    --------
     >>> parse_param("b=0.5")
     ('b', 1/2)
     """

@@ -271,8 +271,19 @@ def type1_term_set(dim: int, base: str = "ū") -> TermSet:
 def type1_terms(phi=None, dim: int = 2, params=None):
     """The labelled type-1 terms of one component (after merges), for a generic or given φ.
 
-    Returns a list of (label, sympy expression). With ``phi`` given, φ and its derivatives are
-    substituted; without it, φ^(m) appears as ``Phi<m>``.
+    Parameters
+    ----------
+    phi : str or sympy.Expr or Activation, optional
+        The activation; without it φ^(m) appears as ``Phi<m>``.
+    dim : int
+        Input dimension d.
+    params : mapping, optional
+        Values of named constants in ``phi``.
+
+    Returns
+    -------
+    list of (str, sympy.Expr)
+        (label, expression) per term; with ``phi`` given, φ and its derivatives are substituted.
     """
     term_set = type1_term_set(dim)
     if phi is None:
