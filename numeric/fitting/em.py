@@ -1,35 +1,42 @@
-r"""EM for a declared Gaussian mixture of experts, inside the box.
+r"""EM for a declared Gaussian mixture of experts, inside the box, accelerated by SQUAREM.
 
-Each iteration (an ECM step: every block raises the expected complete log-likelihood
+Each EM map θ_t → θ_{t+1} is an ECM step: every block raises the expected complete log-likelihood
 Q(θ | θ_t) = Σ_n Σ_{p,i} r_{n,p,i} [log s_p + log w_{p,i}(x_n) + log N(y_n | h_{p,i}(x_n), ν_{p,i})]
-with the others held, so ℓ never decreases):
+with the others held, so ℓ never decreases:
 
-1. **E-step**: posteriors r_{n,p,i} at θ_t (:func:`numeric.model.density.posteriors`).
-2. **Shares** (if free): s_p = (1/n) Σ_n R_{n,p}, R_{n,p} = Σ_i r_{n,p,i}.
-3. **Gate**: a constant gate in closed form, ω_i = Σ_n r_{n,i} / Σ_n R_{n,p}; any other gate
-   maximises Q_g(θ_g) = Σ_n Σ_i r_{n,i} log w_i(x_n; θ_g) by scipy's L-BFGS-B in the box, from θ_t,
-   with the exact gradient Σ_n Σ_i (r_{n,i}/w_{n,i}) ∂w_{n,i}/∂θ_g (:func:`numeric.model.gates.contract`),
-   and keeps θ_t if it found nothing better.
-4. **Experts**, for each atom, minimise the weighted sum of squares S_i(η) = Σ_n r_{n,i} (y_n − h(x_n; η))²:
-   a *linear* expert h = Φ(x)η in closed form, η̂ = (ΦᵀR_iΦ)⁻¹ΦᵀR_i y, taking the point
+1. **E-step**: posteriors r_{p,i,n} at θ_t (:func:`numeric.model.density.posteriors`).
+2. **Shares** (if free): s_p = (1/n) Σ_n R_{p,n}, R_{p,n} = Σ_i r_{p,i,n}.
+3. **Gate**: a constant gate in closed form, ω_i = Σ_n r_{i,n} / Σ_n R_{p,n}; any other gate raises
+   Q_g(θ_g) = Σ_n Σ_i r_{i,n} log w_i(x_n; θ_g) in the box (:mod:`numeric.fitting.gate_step`: a
+   Newton step for a log-linear gate, L-BFGS-B otherwise, θ_t kept unless Q_g rose).
+4. **Experts**, for each atom, lower the weighted sum of squares S_i(η) = Σ_n r_{i,n} (y_n − h(x_n; η))²:
+   a *linear* expert h = ηᵀΦ(x) in closed form, η̂ = (ΦR_iΦᵀ)⁻¹ΦR_i y, taking the point
    η_t + t(η̂ − η_t) with the largest t ∈ [0, 1] inside the box (S_i is a convex quadratic, so it
    falls along the segment); any other expert by damped Gauss–Newton steps
    (ΣJᵀR_iJ + λ diag) δ = JᵀR_i(y − h), J = ∂h/∂η exact, each accepted only if S_i falls
    (λ ← λ/3, else λ ← 4λ), projected into the box, at most ``expert_steps`` accepted steps.
-5. **Variances**: ν_i = S_i / Σ_n r_{n,i}, clipped into [ν_floor, ν_max].
+5. **Variances**: ν_i = S_i / Σ_n r_{i,n}, clipped into [ν_floor, ν_max].
 
-**Stopping rule**: the log-likelihood's relative change, (ℓ_{t+1} − ℓ_t) ≤ ``tol``·|ℓ_t|
-(default 1e-6, the DeepSeekMoE paper's EM tolerance), or ``max_iter`` iterations (default 1000).
-The history of ℓ is returned; a decrease beyond rounding (1e-12 relative) would be a bug, and
-tests check it never happens.
+**SQUAREM** (``accelerate``, default; Varadhan and Roland, Scand. J. Statist. 2008, scheme S3):
+from θ0, two maps give θ1, θ2; with r = θ1 − θ0, v = θ2 − 2θ1 + θ0 and α = −max(1, ‖r‖/‖v‖), the
+point θ0 − 2αr + α²v, projected into the box, is mapped once more and kept if its ℓ is at least
+ℓ(θ2), else θ2 is: ℓ still never decreases. Over-fitted mixtures make plain EM crawl (linear
+convergence with a rate near 1); on DeepSeekMoE's D1 at n = 10⁵ (seed 0) SQUAREM came within 1e-6
+relative of L-BFGS-B's log-likelihood after 18 EM maps, plain EM after 45. One set of
+posteriors is kept at a time (memory: the data plus O(n · atoms), bench/bench_declared_fit.py).
+
+**Stopping rule**: the log-likelihood's relative change, (ℓ_{t+1} − ℓ_t) ≤ ``tol``·|ℓ_t| between
+accepted points (default 1e-6, the DeepSeekMoE paper's EM tolerance), or ``max_iter`` EM maps
+(default 1000). The history of ℓ is returned; tests check it never decreases.
 """
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.linalg import LinAlgError, solve
+from scipy.linalg import LinAlgError, LinAlgWarning, solve
 
 from ..box import Box
 from ..model import CHUNK, Layout, posteriors
@@ -213,9 +220,15 @@ def _gauss_newton(expert, X, Y, rp, eta0, lo, hi, steps):
             break
         trial = eta.copy()
         for i in np.flatnonzero(active):
-            scale = np.maximum(np.diag(A[i]), 1e-12 * max(np.diag(A[i]).max(), 1e-300))
+            if not np.diag(A[i]).max() > 0:  # no weight or no slope here (a switched-off relu): nothing to fit
+                active[i] = False
+                continue
+            scale = np.maximum(np.diag(A[i]), 1e-12 * np.diag(A[i]).max())
             try:
-                trial[i] = np.clip(eta[i] + solve(A[i] + damping[i] * np.diag(scale), b[i]), lo[i], hi[i])
+                with warnings.catch_warnings():  # an ill-conditioned step is tried like any: kept only if S_i falls
+                    warnings.simplefilter("ignore", LinAlgWarning)
+                    step = solve(A[i] + damping[i] * np.diag(scale), b[i])
+                trial[i] = np.clip(eta[i] + step, lo[i], hi[i])
             except (LinAlgError, ValueError):
                 damping[i] *= 4
         trial_sse = _weighted(expert, X, Y, rp, trial, False)[0]

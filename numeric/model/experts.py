@@ -14,16 +14,16 @@ sympy writes d relu(s)/ds as Heaviside(s), which the generated code evaluates as
 
 **Linear experts.** When h is linear in η, h = Σ_e η_e φ_e(x) (every second derivative in η is
 zero and h(x; 0) = 0), :attr:`ExpertCode.linear` is true and :meth:`ExpertCode.features` gives
-Φ(x) = (φ_1(x) … φ_E(x)), of shape (n, E): the EM's expert step is then a weighted least-squares
+Φ(x) = (φ_1(x) … φ_E(x)), of shape (E, n): the EM's expert step is then a weighted least-squares
 solve in closed form (:mod:`numeric.fitting.em`).
 
 **Why generated code, not automatic differentiation.** No automatic-differentiation library is a
-dependency of this project (jax and torch are not installed; SPEC's measurements of torch autograd
-on the paper's model: ~90 s per 1000-epoch fit at n = 10⁵). The generated function is plain numpy
-arithmetic on arrays: for DeepSeekMoE's routed η2·relu(η1 x) at n = 10⁵, k = 3 it takes 7.5 ms for
-h and both derivatives, against 8.6 ms for the same expressions written by hand in numpy and
-12.6 ms with sympy's own Heaviside (best of 50, 2 cores at load 3.5), so an AD tape — which computes
-the same products and adds its own bookkeeping — could at best match it.
+dependency of this project (jax and torch are not installed; docs/numeric.md's comparison with
+PyTorch autograd on the paper's models found the plain numpy code 2.8–5.7× faster). The generated
+function is plain numpy arithmetic on arrays: for DeepSeekMoE's routed η2·relu(η1 x) at n = 10⁵,
+k = 3 it takes 7.5 ms for h and both derivatives, against 8.6 ms for the same expressions written
+by hand in numpy and 12.6 ms with sympy's own Heaviside (best of 50, 2 cores at load 3.5), so an
+AD tape — which computes the same products and adds its own bookkeeping — could at best match it.
 """
 
 from __future__ import annotations
@@ -93,8 +93,8 @@ def compile_expert(expert: sp.Expr, x: tuple, params: tuple) -> ExpertCode:
     gradient = [sp.diff(expert, p) for p in params]
     linear = all(sp.diff(g, q) == 0 for g in gradient for q in params) and expert.subs({p: 0 for p in params}) == 0
     outputs = [_array_form(e) for e in [expert, *gradient]]
-    function = sp.lambdify([*x, *params], outputs, modules=[_NUMPY_EXTRAS, "numpy"], cse=True)
-    value = sp.lambdify([*x, *params], outputs[0], modules=[_NUMPY_EXTRAS, "numpy"], cse=True)
+    function = sp.lambdify([*x, *params], outputs, modules=[_NUMPY_EXTRAS, "scipy", "numpy"], cse=True)
+    value = sp.lambdify([*x, *params], outputs[0], modules=[_NUMPY_EXTRAS, "scipy", "numpy"], cse=True)
     return ExpertCode(tuple(p.name for p in params), bool(linear), len(x), function, value)
 
 

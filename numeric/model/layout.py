@@ -156,6 +156,13 @@ def compile_model(declaration: Declaration) -> DeclaredModel:
                 reason="sigmoid weights do not sum to one, so the mixture is no density; "
                 "use normalized-sigmoid, or a gaussian-regression noise",
             )
+        for nested in ("inner", "groups"):
+            if getattr(part, nested, None) is not None:
+                raise NumericError(
+                    param=f"parts.{part.name}.{nested}",
+                    reason="numeric's array code takes no nested parts or tied parameters yet "
+                    "(the paper's hand-written models fit them: numeric fit --model)",
+                )
         functions = atom_functions(declaration, part)
         n_gate = sum(1 for name in functions.names if name in part.gate_parameters)
         n_expert = sum(1 for name in functions.names if name in part.expert.names)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from identcheck.declaration import model_function, read_example
+from identcheck.declaration import atom_functions, model_function, read_example
 from numeric.model import (
     compile_model,
     jacobian,
@@ -133,3 +133,24 @@ def test_samples_are_deterministic_in_the_seed_and_follow_the_truth():
     mean = 0.5 * 2 * X[:, 0] + 0.5 * (w1 * (8 * X[:, 0] + 2) + (1 - w1) * (-6 * X[:, 0] + 1))
     residual = Y - mean
     assert abs(residual.mean()) < 0.1
+
+
+@pytest.mark.parametrize("name", ["deepseek-d1", "deepseek-gelu", "deepseek-sigmoid", "deepseek-tanh", "least-squares"])
+def test_every_shipped_expert_and_its_gradient_equal_sympys_numbers(name):
+    """The generated code against sympy's own evaluation (``evalf``) of h and ∂h/∂η, erf and relu included."""
+    declaration = read_example(name)
+    model = compile_model(declaration)
+    rng = np.random.default_rng(11)
+    for part, expert in zip(declaration.parts, model.experts):
+        functions = atom_functions(declaration, part)
+        symbols = [s for s in functions.params if s.name in expert.params]
+        X = rng.uniform(-1, 1, size=(3, declaration.inputs.dim))
+        eta = rng.uniform(-2, 2, size=(2, len(symbols)))
+        h, dh = expert.value_and_gradient(X, eta)
+        for i in range(2):
+            for n in range(3):
+                at = dict(zip(symbols, eta[i])) | dict(zip(functions.x, X[n]))
+                assert h[i, n] == pytest.approx(float(functions.expert.evalf(subs=at)), rel=1e-12, abs=1e-14)
+                for e, s in enumerate(symbols):
+                    exact = float(sp.diff(functions.expert, s).evalf(subs=at).rewrite(sp.Piecewise).evalf(subs=at))
+                    assert dh[i, e, n] == pytest.approx(exact, rel=1e-12, abs=1e-14)
