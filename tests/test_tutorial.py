@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 TUTORIAL = ROOT / "docs" / "tutorial.ipynb"
 TIMEOUT = 600  # seconds per cell
 REFRESH = "python3 tests/test_tutorial.py"
+INSTALL_DOCS = "nbclient/nbformat not found: install the docs extra with `python3 -m pip install -e \".[docs]\"`"
 
 # What may differ between two runs of the same notebook: durations ("0.56 s", "seconds=0.56").
 _DURATION = re.compile(r"\b\d+(?:\.\d+)?(?:e[-+]?\d+)? s\b|seconds=[0-9.e+-]+")
@@ -71,7 +72,11 @@ def shown(notebook) -> list:
 
 @pytest.mark.slow
 def test_the_tutorial_runs_and_its_stored_outputs_are_fresh():
-    import nbformat
+    try:
+        import nbclient  # noqa: F401
+        import nbformat
+    except ImportError:
+        pytest.fail(INSTALL_DOCS, pytrace=False)
 
     stored = nbformat.read(TUTORIAL, as_version=4)
     notebook = execute()
