@@ -21,8 +21,8 @@ with the others held, so ℓ never decreases:
 from θ0, two maps give θ1, θ2; with r = θ1 − θ0, v = θ2 − 2θ1 + θ0 and α = −max(1, ‖r‖/‖v‖), the
 point θ0 − 2αr + α²v, projected into the box, is mapped once more and kept if its ℓ is at least
 ℓ(θ2), else θ2 is: ℓ still never decreases. Over-fitted mixtures make plain EM crawl (linear
-convergence with a rate near 1); on DeepSeekMoE's D1 at n = 10⁵ (seed 0) SQUAREM came within 1e-6
-relative of L-BFGS-B's log-likelihood after 18 EM maps, plain EM after 45. One set of
+convergence with a rate near 1); on DeepSeekMoE's D1 at n = 10⁵ SQUAREM came within 1e-6
+relative of L-BFGS-B's log-likelihood after 18 EM maps (seeds 0 and 1), plain EM after 45 and 78. One set of
 posteriors is kept at a time (memory: the data plus O(n · atoms), bench/bench_declared_fit.py).
 
 **Stopping rule**: the log-likelihood's relative change, (ℓ_{t+1} − ℓ_t) ≤ ``tol``·|ℓ_t| between

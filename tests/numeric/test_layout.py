@@ -88,3 +88,23 @@ def test_the_checks_see_what_they_should():
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_modules_stay_small(path):
     assert len(path.read_text(encoding="utf-8").splitlines()) <= MAX_LINES
+
+
+#: The declared model's folders, bottom up: each imports only the folders before it (and numeric's
+#: root modules): the array code knows no fit or loss, the losses know no fit.
+DECLARED_LAYERS = ("model", "losses", "fitting")
+
+
+def test_the_declared_model_folders_import_downwards():
+    graph, _ = _graph()
+    offenders = []
+    for module, targets in graph.items():
+        folder = module.split(".")[1] if module.count(".") else None
+        if folder not in DECLARED_LAYERS:
+            continue
+        for target in targets:
+            other = target.split(".")[1] if target.count(".") else None
+            if other in DECLARED_LAYERS and DECLARED_LAYERS.index(other) > DECLARED_LAYERS.index(folder):
+                offenders.append((module, target))
+    assert offenders == []
+    assert any(t.startswith("numeric.model") for t in graph["numeric.fitting.fit"])  # it sees the folders' imports
