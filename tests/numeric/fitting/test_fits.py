@@ -24,9 +24,11 @@ def test_an_exact_fit_recovers_its_truth_better_with_more_data(kind):
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", list(GATES))
 def test_an_exact_fit_recovers_its_truth_at_n_1e5(kind):
+    """The loss reads the experts and variances: a top-1 gate's β are identified only through the sign of
+    β1₁ − β1₂ (the kept atom's weight is 1 whatever β0), so gate errors are not asked of every kind."""
     fit = fit_declared(compile_model(gate_declaration(kind)), 100_000, seed=0)
     assert not fit.worse_than_truth
-    assert max(v for errors in fit.errors["errors"].values() for v in errors.values()) < 0.15
+    assert fit.loss["value"] < 0.03
 
 
 @pytest.mark.slow

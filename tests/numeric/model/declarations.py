@@ -3,7 +3,8 @@
 Each has two true atoms with linear experts h = aᵀx + b, inputs U[-1, 1]^d (U[-2, 2] for the
 sigmoid gate), and ``fitted`` atoms (default: as many as the truth, an exact fit). Sigmoid weights
 do not sum to one, so the sigmoid gate is declared as a regression; every other gate as a Gaussian
-mixture with per-atom variance.
+mixture with per-atom variance. The top-K gate keeps 1 of 2 atoms: its β are identified only
+through the sign of β1₁ − β1₂ (the kept atom's weight is 1), its experts fully.
 """
 
 from identcheck.declaration import parse_declaration
@@ -45,6 +46,8 @@ def gate_declaration(kind: str, fitted: int = 2, variance: float = 0.05):
     cells = '["a", "b", "nu"]' if density else '["a", "b"]'
     terms = '{ params = ["a", "b"], exact = 1, over = 2 }'
     terms += ', { params = ["nu"], exact = 1, over = 2 }' if density else ""
+    shift = kind in ("softmax", "laplace", "top-k", "quadratic-softmax")  # re-anchored before errors are read
+    symmetries = 'symmetries = ["softmax-shift", "permutations"]' if shift else 'symmetries = ["permutations"]'
     text = f"""
 name = "gate-{kind}"
 [inputs]
@@ -64,6 +67,7 @@ truth = [
 ]
 [loss]
 kind = "voronoi"
+{symmetries}
 [loss.parts.experts]
 cells = {cells}
 mass = "none"
