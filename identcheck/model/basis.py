@@ -38,7 +38,7 @@ from ..rank.rule import RankDecision, decide_rank
 from ..terms.compile import arb_precision
 from .atom import AtomFunction
 from .relation import AT_ATOM, EVERY_THETA, ModelRelation, derivative_label, name_relation, prove_relation, rational
-from .taylor import Derivatives, multi_indices
+from .taylor import Derivatives, OutOfTime, multi_indices
 
 __all__ = ["POINTS_EXTRA", "POINTS_FACTOR", "SEED", "TINY_ROW", "SpanBasis", "build_basis", "sample_points"]
 
@@ -71,6 +71,8 @@ class SpanBasis:
     decisions : tuple of (int, RankDecision)
         The rank decision of each order's candidates.
     seconds : float
+    requested : int
+        The order asked for (``order`` is less when a deadline cut the build).
     """
 
     atom: AtomFunction
@@ -82,6 +84,12 @@ class SpanBasis:
     independence: RankDecision | None = field(repr=False)
     decisions: tuple = field(repr=False)
     seconds: float = 0.0
+    requested: int = 0
+
+    @property
+    def complete(self) -> bool:
+        """Whether every order asked for was built (no deadline cut it)."""
+        return self.order >= self.requested
 
     @property
     def all_proved(self) -> bool:
@@ -101,15 +109,22 @@ class SpanBasis:
             "basis": [derivative_label(k, self.atom.labels) for k in self.basis],
             "relations": [r.to_dict() for r in self.relations],
             "derived": self.derived,
+            "requested": self.requested,
             "independent": self.independent,
             "seconds": round(self.seconds, 3),
         }
 
 
-def build_basis(atom: AtomFunction, order: int, derivatives: Derivatives | None = None) -> SpanBasis:
-    """The :class:`SpanBasis` of ``atom`` to ``order`` (module docstring)."""
+def build_basis(
+    atom: AtomFunction, order: int, derivatives: Derivatives | None = None, deadline: float | None = None
+) -> SpanBasis:
+    """The :class:`SpanBasis` of ``atom`` to ``order`` (module docstring).
+
+    With a ``deadline`` (a ``time.monotonic()`` value) the orders are built while time is left: an
+    order not finished by then is dropped, and the basis's ``order`` is the last complete one
+    (``requested`` keeps what was asked)."""
     start = time.perf_counter()
-    d = derivatives or Derivatives(atom)
+    d = derivatives or Derivatives(atom, deadline)
     q = len(atom.params)
     zero = (0,) * q
     basis = [zero]
@@ -119,10 +134,15 @@ def build_basis(atom: AtomFunction, order: int, derivatives: Derivatives | None 
     decisions: list = []
     derived = 0
     rng = np.random.default_rng(SEED)
+    built = 0
     for k in range(1, order + 1):
         terms = multi_indices(q, k, lowest=k)
         candidates = [kappa for kappa in terms if not _has_identity_parent(kappa, identity)]
-        decision, found = _test(d, basis, candidates, rng) if candidates else (None, [])
+        try:
+            decision, found = _test(d, basis, candidates, rng) if candidates else (None, [])
+        except OutOfTime:
+            break
+        built = k
         if decision is not None:
             decisions.append((k, decision))
         dependent = {kappa for kappa, _ in found}
@@ -141,10 +161,11 @@ def build_basis(atom: AtomFunction, order: int, derivatives: Derivatives | None 
             if kappa not in expressions:
                 expressions[kappa], identity[kappa] = _derive(kappa, identity, expressions)
                 derived += 1
+    d.deadline = None  # the final decision runs on columns already compiled
     independence = _final_independence(d, basis, rng)
     return SpanBasis(
         atom,
-        order,
+        built,
         tuple(basis),
         expressions,
         tuple(relations),
@@ -152,6 +173,7 @@ def build_basis(atom: AtomFunction, order: int, derivatives: Derivatives | None 
         independence,
         tuple(decisions),
         time.perf_counter() - start,
+        order,
     )
 
 

@@ -23,6 +23,7 @@ columns ∂^κ F(θ*) = F(θ*)·G_κ(θ*) are compiled once to numpy and to arb 
 from __future__ import annotations
 
 import math
+import time
 from itertools import product
 
 import flint
@@ -33,7 +34,11 @@ from ..parse.grammar import lambdify_modules
 from ..terms.compile import arb_closure
 from .atom import AtomFunction
 
-__all__ = ["Derivatives", "expansion_monomial", "multi_indices", "term_key"]
+__all__ = ["Derivatives", "OutOfTime", "expansion_monomial", "multi_indices", "term_key"]
+
+
+class OutOfTime(Exception):
+    """A column was asked for after the :class:`Derivatives`' deadline."""
 
 
 def term_key(kappa: tuple) -> tuple:
@@ -79,8 +84,9 @@ class Derivatives:
     """The ratios G_κ and columns ∂^κ F(θ*) of one atom, built on demand and cached (working
     state, not a result)."""
 
-    def __init__(self, atom: AtomFunction):
+    def __init__(self, atom: AtomFunction, deadline: float | None = None):
         self.atom = atom
+        self.deadline = deadline  # time.monotonic() after which no new column is built (OutOfTime)
         log_f = _log_terms(atom.expr)
         self._log_derivatives = [sp.expand(sp.diff(log_f, p)) for p in atom.params]
         self._ratios: dict = {(0,) * len(atom.params): sp.Integer(1)}
@@ -119,6 +125,8 @@ class Derivatives:
         for c, kappa in enumerate(kappas):
             kappa = tuple(kappa)
             if kappa not in self._numeric:
+                if self.deadline is not None and time.monotonic() > self.deadline:
+                    raise OutOfTime(kappa)
                 expr = self.column(kappa)
                 self._numeric[kappa] = sp.lambdify(self.atom.variables, expr, modules=lambdify_modules(expr))
             out[:, c] = np.broadcast_to(self._numeric[kappa](*args), (points.shape[0],))

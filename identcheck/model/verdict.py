@@ -41,6 +41,7 @@ from .system import coefficient_system
 __all__ = ["CHECK_SECONDS", "CellResult", "ExactFitted", "ModelVerdict", "check_atom"]
 
 CHECK_SECONDS = 60.0
+BASIS_SHARE = 0.5  # of the check's seconds, at most, for the basis (an order not built by then is dropped)
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,12 +187,17 @@ def check_atom(
         raise IdentcheckError(param="max_cell", value=max_cell, reason=f"must be from 1 to {MAX_CELL}")
     start = time.monotonic()
     deadline = start + seconds
-    basis = build_basis(atom, max_order)
+    basis = build_basis(atom, max_order, deadline=start + BASIS_SHARE * seconds)
+    if basis.order < 1:
+        raise IdentcheckError(param="seconds", value=seconds, reason="not enough time for the first-order terms")
     grading = find_grading(basis)
     first = exact_fitted(basis)
     sizes = range(1 if first.identifiable is False else 2, max_cell + 1)
-    cells = tuple(_cell(basis, grading, m, max_order, deadline) for m in sizes)
-    verdict, evidence, summary = _summary(basis, first, cells, max_order)
+    reached = basis.order
+    cells = tuple(_cell(basis, grading, m, reached, deadline) for m in sizes)
+    verdict, evidence, summary = _summary(basis, first, cells, reached)
+    if not basis.complete:
+        summary += f" (terms built to order {reached} of {max_order} within {seconds:g} s)"
     return ModelVerdict(
         atom, verdict, evidence, summary, basis, grading, first, cells, max_order, time.monotonic() - start
     )
