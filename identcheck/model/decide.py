@@ -42,6 +42,7 @@ TRIVIAL = "only the trivial solution"
 NON_TRIVIAL = "a non-trivial solution"
 INCONCLUSIVE = "inconclusive"
 DECIDE_SECONDS = 20.0
+EXACT_ATTEMPTS = 3  # numerical solutions tried for an exact one, per case
 GROEBNER_SHARE = 0.6  # of what is left when a case's Gröbner basis starts
 
 
@@ -216,10 +217,14 @@ def decide_system(system: CoefficientSystem, seconds: float = DECIDE_SECONDS) ->
         equations, unknowns, weights = _case(system, forced, j, sign)
         found = search(equations, unknowns, weights, deadline, seed=j)
         if found.solved:
-            exact = exact_solution(equations, found, weights, deadline)
-            if exact is not None:
-                solution = _full_solution(system, forced, j, sign, exact)
-                if _verify(system, solution):
+            for attempt in range(EXACT_ATTEMPTS):  # another numerical solution may round to an exact one
+                if attempt:
+                    found = search(equations, unknowns, weights, deadline, seed=1000 * (attempt + 1) + j)
+                    if not found.solved:
+                        break
+                exact = exact_solution(equations, found, weights, deadline)
+                solution = None if exact is None else _full_solution(system, forced, j, sign, exact)
+                if solution is not None and _verify(system, solution):
                     tried.append(f"case d{labels[j]}_1 = {sign}: exact solution found and verified")
                     return done(NON_TRIVIAL, True, "exact solution", solution=_named(solution))
             tried.append(
