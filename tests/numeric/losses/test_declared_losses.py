@@ -110,3 +110,39 @@ def test_per_parameter_errors_by_the_best_permutation():
     assert errors.match == "permutation" and errors.reduce == "mean"
     assert errors.of("experts", "a") == pytest.approx((0.2 + 0.1) / 2)
     assert errors.of("experts", "b") == pytest.approx((0.0 + 0.3) / 2)
+
+
+TOP_K_TOML = """
+name = "top-k"
+[inputs]
+kind = "uniform"
+dim = 1
+[noise]
+kind = "gaussian-mixture"
+variance_floor = 0.001
+[parts.experts]
+expert = "dot(a, x) + b"
+fitted = 3
+gate = { kind = "top-k", top_k = 2 }
+truth = [
+  { beta1 = 1.0, beta0 = 0.0, a = 1.0, b = 0.0, nu = 0.1 },
+  { beta1 = -1.0, beta0 = 0.0, a = -1.0, b = 1.0, nu = 0.1 },
+  { beta1 = 0.0, beta0 = 0.0, a = 3.0, b = -1.0, nu = 0.1 },
+]
+[loss]
+kind = "voronoi"
+[loss.parts.experts]
+cells = ["a", "b"]
+mass = "none"
+weight = "none"
+top_k_subsets = true
+terms = [{ params = ["a", "b"], exact = 1, over = 2 }]
+"""
+
+
+def test_a_top_k_loss_keeps_the_k_cells_that_contribute_most():
+    model = compile_model(parse_declaration(TOP_K_TOML))
+    fitted = model.truth().atoms[0].copy()
+    fitted[:, 3] += [0.1, 0.4, 0.2]  # b moved: the cells' terms are 0.1, 0.4, 0.2 (first powers, exact cells)
+    loss = voronoi_loss(model, ModelParams((fitted,), np.array([1.0])))
+    assert loss.value == pytest.approx(0.4 + 0.2, rel=1e-12)  # the largest two of three
