@@ -13,7 +13,9 @@ equation is Σ_i p_i C_b(Δθ_i), homogeneous of degree 1 in p, so p_1 = 1. In o
    unforced j the case Δθ_{1j} ≠ 0 is normalised by the grading's scaling to Δθ_{1j} = 1 (odd
    weight) or ±1 (even weight) (:mod:`.grading`; ungraded: a variable t with t·Δθ_{1j} = 1).
 3. **Search** each case numerically (:mod:`.solutions`); a solution found is made exact and
-   verified in rational arithmetic: a proof of a non-trivial solution.
+   verified in rational arithmetic, or, when no rational point is near, written through a root of
+   an irreducible polynomial and verified exactly modulo it (:mod:`.algebraic`): a proof of a
+   non-trivial solution.
 4. **Absence** in a case without solution found: a Gröbner basis (sympy, grevlex, with z_i·p_i = 1
    excluding p_i = 0) equal to {1} means no complex solution; otherwise the lex basis's eliminant
    in the last weight, its real roots isolated exactly (``Poly.intervals``): none positive means no
@@ -33,6 +35,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from ..util.budget import run
+from .algebraic import algebraic_solution
 from .solutions import exact_solution, search
 from .system import CoefficientSystem
 
@@ -222,11 +225,20 @@ def decide_system(system: CoefficientSystem, seconds: float = DECIDE_SECONDS) ->
                     found = search(equations, unknowns, weights, deadline, seed=1000 * (attempt + 1) + j)
                     if not found.solved:
                         break
-                exact = exact_solution(equations, found, weights, deadline)
+                state: dict = {}
+                exact = exact_solution(equations, found, weights, deadline, state)
                 solution = None if exact is None else _full_solution(system, forced, j, sign, exact)
                 if solution is not None and _verify(system, solution):
                     tried.append(f"case d{labels[j]}_1 = {sign}: exact solution found and verified")
                     return done(NON_TRIVIAL, True, "exact solution", solution=_named(solution))
+                algebraic = None
+                if exact is None and "fixed" in state and deadline - time.monotonic() > 1:
+                    seconds = GROEBNER_SHARE * (deadline - time.monotonic())
+                    algebraic = algebraic_solution(equations, state["fixed"], state["values"], weights, seconds)
+                if algebraic is not None:
+                    tried.append(f"case d{labels[j]}_1 = {sign}: exact algebraic solution found and verified")
+                    named = _named(_full_solution(system, forced, j, sign, {})) | algebraic.named()
+                    return done(NON_TRIVIAL, True, "exact algebraic solution", solution=named)
             tried.append(
                 f"case d{labels[j]}_1 = {sign}: numerical solution, ‖E‖ = {found.residual:.1e} (not made exact)"
             )

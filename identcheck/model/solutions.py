@@ -3,9 +3,10 @@ r"""Real solutions of a coefficient system: a numerical search, then an exact so
 The unknowns of one *case* (:mod:`.decide`) are the weights p_2 … p_m (p_1 = 1: the equations
 are homogeneous of degree 1 in p) and the moves Δθ_ij not fixed by the case (one move of atom 1
 is normalised to ±1). The search minimises ‖E(z)‖ by ``scipy.optimize.least_squares`` from
-seeded random starts, with p_i = exp(u_i), u_i ∈ [−LOG_WEIGHT, LOG_WEIGHT] and moves in
-[−MOVE_BOUND, MOVE_BOUND]. A point with ‖E‖ ≤ ``SOLVED`` is a numerical solution; the smallest
-‖E‖ found is reported either way — evidence, never a proof.
+seeded random starts (moves from N(0, 1) and U(−3, 3) in turn, weights e^{U(−2, 2)}),
+with p_i = exp(u_i), u_i ∈ [−LOG_WEIGHT, LOG_WEIGHT] and moves in [−MOVE_BOUND, MOVE_BOUND].
+A point with ‖E‖ ≤ ``SOLVED`` is a numerical solution; the smallest ‖E‖ found is reported
+either way — evidence, never a proof.
 
 **Exact solution.** The moves are fixed one at a time, smallest first, to simple rationals near
 their values (0, then k/den for den = 1, 2, 3, 4, 6, 8, 12), re-solving the others numerically
@@ -13,7 +14,8 @@ after each; a value is kept when the re-solved residual stays ≤ ``SOLVED``. Th
 linear in p, with every move rational the weights solve a rational linear system exactly. The
 candidate is then substituted into the equations in exact arithmetic: all zero, every p_i > 0 and
 some move ≠ 0 is a proof that a non-trivial real solution exists. When the moves cannot all be
-made rational (an isolated irrational point), the exact step fails and the numerical solution
+made rational (an isolated irrational point), :mod:`.algebraic` writes the rest through one root
+of an irreducible polynomial and verifies that exactly; failing both, the numerical solution
 stays evidence.
 """
 
@@ -93,10 +95,11 @@ def search(equations, unknowns, weights, deadline: float, seed: int = 0) -> Sear
     upper = -lower
     rng = np.random.default_rng(seed)
     best = Search(None, np.inf, unknowns)
-    for _ in range(STARTS):
+    for index in range(STARTS):
         if time.monotonic() > deadline:
             break
-        start = np.where(is_weight, np.exp(rng.uniform(-1, 1, len(unknowns))), rng.normal(0, 1, len(unknowns)))
+        moves = rng.normal(0, 1, len(unknowns)) if index % 2 == 0 else rng.uniform(-3, 3, len(unknowns))
+        start = np.where(is_weight, np.exp(rng.uniform(-2, 2, len(unknowns))), moves)
         point, norm = _solve(f, j, start, lower, upper, is_weight)
         if point is not None and norm < best.residual:
             best = Search(point, norm, unknowns)
@@ -116,8 +119,10 @@ def _rationals_near(value: float):
             yield c
 
 
-def exact_solution(equations, found: Search, weights, deadline: float) -> dict | None:
-    """An exact solution near ``found`` (module docstring), as {symbol: Rational}, or None."""
+def exact_solution(equations, found: Search, weights, deadline: float, state: dict | None = None) -> dict | None:
+    """An exact solution near ``found`` (module docstring), as {symbol: Rational}, or None;
+    ``state``, when given, receives the moves made rational (``fixed``) and the re-solved point
+    (``values``), for :func:`~identcheck.model.algebraic.algebraic_solution`."""
     unknowns = list(found.unknowns)
     values = dict(zip(unknowns, found.point))
     fixed: dict = {}
@@ -144,6 +149,8 @@ def exact_solution(equations, found: Search, weights, deadline: float) -> dict |
                 fixed = trial
                 values.update(zip(free, point))
                 break
+    if state is not None:
+        state.update(fixed=fixed, values=values)
     if any(u not in fixed for u in moves):
         return None
     return _weights_exactly(equations, fixed, [u for u in unknowns if u in weights], values)

@@ -39,3 +39,14 @@ def test_an_eliminant_with_a_positive_root_closes_nothing():
     assert _groebner_closed([p2 - 2], [p2], {p2}, 5.0)[0] is None
     assert _groebner_closed([p2 + 2], [p2], {p2}, 5.0)[0] is True
     assert _groebner_closed([p2 - 2, p2 - 3], [p2], {p2}, 5.0)[0] is True  # {1}: no complex solution
+
+
+def test_an_irrational_solution_is_exact_algebraic():
+    """Σ p_i Δa_i = 0, Σ p_i (Δa_i⁴ − 4Δa_i²) = 0 with Δa_1 = 1: Δa_2 = (−1 − √13)/2, p_2 = (−1 + √13)/6
+    (by hand): no rational solution, the decision finds the root and verifies it exactly."""
+    (a,) = hand_system([], ("a",), 1, (1,)).deltas[0]
+    decision = decide_system(hand_system([a, a**4 - 4 * a**2], ("a",), 2, (1,)))
+    assert (decision.status, decision.proved, decision.method) == (NON_TRIVIAL, True, "exact algebraic solution")
+    p2, move = decision.solution["p_2"], decision.solution["da_2"]
+    assert sp.simplify(p2 - (-1 + sp.sqrt(13)) / 6) == 0
+    assert sp.simplify(move - (-1 - sp.sqrt(13)) / 2) == 0
