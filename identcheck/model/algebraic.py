@@ -23,7 +23,7 @@ import sympy as sp
 from ..terms.compile import arb_precision
 from ..util.budget import run
 
-__all__ = ["MAX_FREE", "AlgebraicSolution", "algebraic_solution"]
+__all__ = ["MAX_FREE", "AlgebraicSolution", "algebraic_solution", "vanishes"]
 
 MAX_FREE = 4
 REFINE = (1e-12, 1e-30, 1e-60)
@@ -95,9 +95,8 @@ def algebraic_solution(equations, fixed: dict, values: dict, weights, seconds: f
     factor, interval = root
     t_poly = sp.Poly(last, last)
     substitution = {u: g.as_expr() for u, g in shapes.items()}
-    for e in reduced:
-        if sp.Poly(sp.expand(e.xreplace(substitution)), last).rem(factor) != 0:
-            return None
+    if not vanishes(reduced, substitution, factor, last):
+        return None
     shapes_all = {**shapes, last: t_poly}
     rational = dict(fixed)
     for w in weights:
@@ -107,6 +106,11 @@ def algebraic_solution(equations, fixed: dict, values: dict, weights, seconds: f
         elif w not in rational:
             rational[w] = sp.Integer(1)  # in no equation: any positive weight
     return AlgebraicSolution(rational, last, factor, interval, shapes)
+
+
+def vanishes(equations, substitution: dict, factor, t) -> bool:
+    """Whether every equation, with u_i = g_i(t) substituted, is 0 modulo ``factor`` (exact)."""
+    return all(sp.Poly(sp.expand(e.xreplace(substitution)), t).rem(factor).is_zero for e in equations)
 
 
 def _nearest_root(q, t, guess: float):

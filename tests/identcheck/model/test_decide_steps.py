@@ -50,3 +50,23 @@ def test_an_irrational_solution_is_exact_algebraic():
     p2, move = decision.solution["p_2"], decision.solution["da_2"]
     assert sp.simplify(p2 - (-1 + sp.sqrt(13)) / 6) == 0
     assert sp.simplify(move - (-1 - sp.sqrt(13)) / 2) == 0
+
+
+def test_an_algebraic_point_with_a_negative_weight_is_refused():
+    """p_2·d + 1 = 0, d² = 2: d = −√2 gives p_2 = 1/√2 > 0, d = √2 gives p_2 < 0 (refused)."""
+    from identcheck.model.algebraic import algebraic_solution
+
+    p2, d = sp.Symbol("p_2", positive=True), sp.Symbol("da_2", real=True)
+    equations = [p2 * d + 1, d**2 - 2]
+    assert algebraic_solution(equations, {}, {p2: -0.7, d: 1.4}, {p2}, 5.0) is None
+    found = algebraic_solution(equations, {}, {p2: 0.7, d: -1.4}, {p2}, 5.0).named()
+    assert sp.simplify(found["p_2"] - 1 / sp.sqrt(2)) == 0 and sp.simplify(found["da_2"] + sp.sqrt(2)) == 0
+
+
+def test_the_exact_check_modulo_the_minimal_polynomial():
+    from identcheck.model.algebraic import vanishes
+
+    t, u = sp.symbols("t u")
+    f = sp.Poly(t**2 - 2, t)
+    assert vanishes([u**2 - 2 * t**2 + 2], {u: t}, f, t)  # u = t: t² − 2t² + 2 = −(t² − 2) ≡ 0
+    assert not vanishes([u - 1], {u: t}, f, t)
