@@ -289,6 +289,7 @@ def _rates(args) -> int:
     from .cells import QUANTITIES, assignments_differ
     from .plots import plot_rates
     from .rates import rates_from_records
+    from .rates_text import RATES_FOOTER, rates_text
     from .store import read_records, read_settings
     from .truth import truth_from_dict
 
@@ -341,23 +342,7 @@ def _rates(args) -> int:
             )
         )
         return 0
-    for sid in sorted({r.settings_id for r in rates}):
-        group = [r for r in rates if r.settings_id == sid]
-        print(f"settings {sid}: {group[0].settings}")
-        print(
-            f"  {'model':<7}{'K':>3}  {'quantity':<23}{'slope':>7}  {'95% CI':<18}{'theory':>7}{'paper':>7}  "
-            "reps  sizes            conv  <start  <=truth  box"
-        )
-        for r in group:
-            theory = f"{r.theory_slope:.2f}" if r.theory_slope is not None else "-"
-            paper = f"{r.paper:.2f}" if r.paper is not None else "-"
-            print(
-                f"  {r.model:<7}{r.K:>3}  {r.quantity:<23}{r.slope:>7.3f}  [{r.ci_low:6.3f}, {r.ci_high:6.3f}]"
-                f"{theory:>7}{paper:>7}  {r.n_reps:>4}"
-                f"  {min(r.sizes)}..{max(r.sizes)} ({len(r.sizes)})".ljust(20)
-                + f"  {r.share_converged:4.0%}  {r.share_below_start:5.0%}  {r.share_at_or_below_truth:6.0%}  "
-                f"{r.share_box_active:4.0%}"
-            )
+    print(rates_text(rates))
     if differ is not None:
         print(
             f"cells by parameter distance and by expert-function distance differ in {differ} of {len(records)} fits"
@@ -368,12 +353,7 @@ def _rates(args) -> int:
             f"{mixed} of {len(gated)} gated fits"
             " (voronoi_measure: the loss that forgives it)"
         )
-    print(
-        "theory: the slope of (log n / n)^alpha over the measured sizes "
-        "(alpha from Proposition 1 / Theorems 2-3; '-' = no power law);"
-        " conv / <start / <=truth / box: shares of fits that converged, ended below their start's MSE, "
-        "at or below the truth's MSE, on the box"
-    )
+    print(RATES_FOOTER)
     return 0
 
 

@@ -1,15 +1,13 @@
-"""Convergence rates: the slope of log(mean quantity) against log(n), with a bootstrap CI.
+"""Convergence rates: the slope of log(mean quantity) against log(n), with an interval where the data allow one.
 
 For one experiment (settings, model, K) and one quantity (:data:`numeric.cells.QUANTITIES`: the
 Voronoi loss — channel-level (L1,r / L2) and measure-level (gated models, :mod:`numeric.measure_loss`) —,
 the regression error, the per-cell errors, MHA's identified quantities): at each
 sample size n the repetitions' values L_{n,r} are averaged, and the rate is the least-squares
-slope of log(mean_r L_{n,r}) on log n. The confidence interval is a percentile bootstrap over
-repetitions, stratified by size: at every n the R repetitions are resampled with replacement
-(independently across n), the slope refitted; 2000 resamples, 95 % by default, the interval's
-ends the 2.5 % and 97.5 % quantiles of the resampled slopes (linear interpolation).
-:func:`scipy.stats.bootstrap` does exactly this (one sample per n, ``paired=False``,
-``method="percentile"``).
+slope of log(mean_r L_{n,r}) on log n. What the points can carry with it — nothing below two
+sizes, the point alone below three sizes or two repetitions, an interval from the regression's
+standard error below five repetitions, a stratified percentile bootstrap from five — is decided
+by :func:`numeric.slope.estimate_slope`, the one rule every printer and plot follows.
 
 Beside each slope: the exponent the theory gives (Proposition 1, Theorems 2–3; ``None`` where it
 gives no power law) and, since the theorems' rates carry a log factor, the slope that
@@ -23,15 +21,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import bootstrap
 
 from .cells import QUANTITIES, cell_errors, function_assignment, mha_identified_error
 from .measure_loss import measure_loss
 from .params import NumericError
+from .slope import SlopeEstimate, estimate_slope
 from .truth import truth_from_dict
 from .voronoi import voronoi_loss
 
-__all__ = ["PAPER_SLOPES", "THEORY_EXPONENTS", "Rate", "fit_rate", "rates_from_records"]
+__all__ = ["PAPER_SLOPES", "SCHEMA", "THEORY_EXPONENTS", "Rate", "rates_from_records"]
+
+#: The schema of a rate row in ``numeric rates --json`` (docs/changelog.md); 1 was the unversioned row.
+SCHEMA = "numeric.rates/2"
 
 #: The paper's reported slopes (Figure 1), by (model, K).
 PAPER_SLOPES = {
@@ -64,17 +65,15 @@ THEORY_EXPONENTS = {
 
 @dataclass(frozen=True, slots=True)
 class Rate:
-    """The slope of one quantity for one experiment, with what it should be and how the fits went."""
+    """The slope of one quantity for one experiment (its :class:`~numeric.slope.SlopeEstimate`: an
+    interval only where the points allow one), with what it should be and how the fits went."""
 
     settings_id: str
     settings: str
     model: str
     K: int
     quantity: str
-    slope: float
-    ci_low: float
-    ci_high: float
-    intercept: float
+    estimate: SlopeEstimate
     sizes: tuple
     means: tuple
     n_reps: int
@@ -87,15 +86,31 @@ class Rate:
     share_box_active: float
     dropped: int = 0
 
+    @property
+    def slope(self) -> float | None:
+        return self.estimate.slope
+
+    @property
+    def ci_low(self) -> float | None:
+        return self.estimate.low
+
+    @property
+    def ci_high(self) -> float | None:
+        return self.estimate.high
+
+    @property
+    def intercept(self) -> float | None:
+        return self.estimate.intercept
+
     def to_dict(self) -> dict:
         return {
+            "schema": SCHEMA,
             "settings_id": self.settings_id,
             "settings": self.settings,
             "model": self.model,
             "K": self.K,
             "quantity": self.quantity,
-            "slope": self.slope,
-            "ci": [self.ci_low, self.ci_high],
+            **self.estimate.to_dict(),
             "intercept": self.intercept,
             "sizes": list(self.sizes),
             "mean": list(self.means),
@@ -117,56 +132,9 @@ def _slope(log_n, log_mean):
     return slope, intercept
 
 
-def _slope_of_means(log_n):
-    """The statistic: the least-squares slope of log(mean over repetitions) on log n, for samples
-    (one per size) of shape (..., R), vectorised over leading (resample) axes."""
-    A = np.column_stack([log_n, np.ones_like(log_n)])
-
-    def statistic(*samples, axis=-1):
-        log_means = np.log(np.stack([sample.mean(axis=axis) for sample in samples]))
-        coefficients, *_ = np.linalg.lstsq(A, log_means.reshape(len(samples), -1), rcond=None)
-        return coefficients[0].reshape(log_means.shape[1:])
-
-    return statistic
-
-
-def fit_rate(sizes, losses, n_boot: int = 2000, level: float = 0.95, seed: int = 0):
-    """Slope, CI and intercept from ``losses`` of shape (len(sizes), repetitions).
-
-    The CI is :func:`scipy.stats.bootstrap`'s percentile interval with one sample per size,
-    resampled independently (``paired=False``): the stratified bootstrap of the module docstring.
-    Measured against the hand-written version it replaced (same resampling by stratum, same
-    linear-interpolation percentile rule): equal to 2.5e-16 when both draw the indices stratum by
-    stratum from one seeded generator (docs/numeric.md). With one repetition every resample is the
-    data itself and the interval is the slope (scipy refuses samples of one observation).
-    """
-    sizes = np.asarray(sizes, dtype=float)
-    losses = np.asarray(losses, dtype=float)
-    if losses.ndim != 2 or losses.shape[0] != sizes.size or sizes.size < 2:
-        raise NumericError("need losses of shape (sizes, repetitions) with at least two sizes")
-    if np.any(~np.isfinite(losses)) or np.any(losses <= 0):
-        raise NumericError("losses must be positive and finite for a log-log rate")
-    log_n = np.log(sizes)
-    slope, intercept = _slope(log_n, np.log(losses.mean(axis=1)))
-    if losses.shape[1] == 1:
-        return float(slope), float(slope), float(slope), float(intercept)
-    result = bootstrap(
-        tuple(losses),
-        _slope_of_means(log_n),
-        n_resamples=n_boot,
-        confidence_level=level,
-        method="percentile",
-        vectorized=True,
-        paired=False,
-        rng=np.random.default_rng(seed),
-    )
-    low, high = result.confidence_interval
-    return float(slope), float(low), float(high), float(intercept)
-
-
 def theory_slope(exponent: float | None, sizes) -> float | None:
     """The log-log slope of (log n / n)^α over ``sizes`` (−α plus the log factor's share)."""
-    if exponent is None:
+    if exponent is None or len(sizes) < 2:
         return None
     log_n = np.log(np.asarray(sizes, dtype=float))
     return float(_slope(log_n, exponent * (np.log(log_n) - log_n))[0])
@@ -247,11 +215,11 @@ def rates_from_records(
                 else:
                     dropped += 1
             sizes = sorted(by_n)
-            if len(sizes) < 2:
+            if not sizes:
                 continue
             reps = min(len(by_n[n]) for n in sizes)
             losses = np.array([by_n[n][:reps] for n in sizes])
-            slope, low, high, intercept = fit_rate(sizes, losses, n_boot=n_boot)
+            estimate = estimate_slope(sizes, losses, n_boot=n_boot)
             exponent = THEORY_EXPONENTS.get((quantity, kind))
             out.append(
                 Rate(
@@ -260,10 +228,7 @@ def rates_from_records(
                     model,
                     K,
                     quantity,
-                    slope,
-                    low,
-                    high,
-                    intercept,
+                    estimate,
                     tuple(sizes),
                     tuple(losses.mean(axis=1)),
                     reps,

@@ -150,15 +150,13 @@ def format_result(result) -> str:
             f"{q.status:12s} {q.name}"
         )
     for r in result.rates:
-        measure = (
-            ""
-            if r.measure_slope is None
-            else f"; measure-level loss {r.measure_slope:+.2f} [{r.measure_ci[0]:+.2f}, {r.measure_ci[1]:+.2f}]"
-        )
+        measure = "" if r.measure_estimate is None else f"; measure-level loss {r.measure_estimate.text(signed=True)}"
         lines.append(
-            f"  rate {r.truth:8s} K = {r.K} (K* = {r.K_star}): slope {r.slope:+.2f} [{r.ci[0]:+.2f}, {r.ci[1]:+.2f}]"
+            f"  rate {r.truth:13s} K = {r.K} (K* = {r.K_star}): slope {r.estimate.text(signed=True)}"
             f"{measure}  Var g*/nu^2 = {r.signal_to_noise:.1f}"
         )
+    if any(r.estimate.interval == "standard error" for r in result.rates):
+        lines.append("  (se): fewer than 5 repetitions, the interval is the regression's standard error (Student's t)")
     if result.separation is not None:
         sep = result.separation
         lines.append(

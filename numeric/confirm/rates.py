@@ -4,8 +4,10 @@ and at the generic truth.
 Each truth is scaled in ω (never down) so that Var g*(X)/ν² ≥ SNR_TARGET = 12 (SNR_REQUIRED = 10
 with a margin for the Monte Carlo estimate of the variance), written as a truth file, and fitted
 with K = K* and K = K* + 1 channels inside the box of factor BOX_FACTOR
-(:func:`numeric.sweep.run_grid`); slopes and bootstrap CIs come from
-:func:`numeric.rates.rates_from_records`. Before anything is written, φ and φ' are checked finite
+(:func:`numeric.sweep.run_grid`); slopes and their intervals come from
+:func:`numeric.rates.rates_from_records` (:func:`numeric.slope.estimate_slope` decides what the
+points carry: a bootstrap from 5 repetitions, the regression's standard error below).
+Before anything is written, φ and φ' are checked finite
 wherever a fit can take aᵀx: |aᵀx| ≤ BOX_FACTOR·max|a*|·d for x ∈ [−1, 1]^d.
 
 **Do the rates separate?** (:func:`separation`; docs/confirm.md, Rates.) What the paths say fixes what the
@@ -15,8 +17,10 @@ rates must show:
   along every path): every row's 95 % interval lies below 0;
 - ``"witness slower"`` (not identifiable, a witness path → 0): the generic truth's intervals lie
   below 0 and, for every K, the witness slope exceeds the generic one by more than 1.96 standard
-  errors of the difference, se = √(se_w² + se_g²), each se read off its percentile interval as
-  (high − low)/(2·1.96) (the two truths are fitted independently).
+  errors of the difference, se = √(se_w² + se_g²), each se the regression's or read off its
+  percentile interval as (high − low)/(2·1.96) (the two truths are fitted independently).
+
+A row without an interval (fewer than 3 sizes or 2 repetitions) separates nothing.
 
 When they do not, the grid grows (:func:`grow`: the next round adds a sample size 2·max n, the
 one after doubles the repetitions, alternately) as long as 1.5 times the predicted time of the new
@@ -93,7 +97,8 @@ def with_signal(model: Model, params: HMoEParams, noise: float, X: np.ndarray):
 
 
 def _se(row) -> float:
-    return (row.ci[1] - row.ci[0]) / (2 * Z95)
+    """The slope's standard error: the regression's, or read off a bootstrap interval as (high − low)/(2·1.96)."""
+    return float(row.estimate.se)
 
 
 def separation(rows, expected: str) -> tuple:
@@ -111,7 +116,9 @@ def separation(rows, expected: str) -> tuple:
             if truths != {"generic", "witness"}:
                 problems.append(f"K = {K}: only the {', '.join(sorted(truths))} truth was fitted (both are needed)")
     for r in rows:
-        if (expected == "rates at both truths" or r.truth == "generic") and r.ci[1] >= 0:
+        if r.ci is None:
+            problems.append(f"{r.truth} K = {r.K}: slope {r.estimate.text(signed=True)}: nothing to separate")
+        elif (expected == "rates at both truths" or r.truth == "generic") and r.ci[1] >= 0:
             problems.append(
                 f"{r.truth} K = {r.K}: interval [{r.ci[0]:+.2f}, {r.ci[1]:+.2f}] contains 0 or lies above it"
             )
@@ -119,7 +126,7 @@ def separation(rows, expected: str) -> tuple:
         by = {(r.truth, r.K): r for r in rows}
         for (truth, K), w in sorted(by.items()):
             g = by.get(("generic", K))
-            if truth != "witness" or g is None:
+            if truth != "witness" or g is None or w.ci is None or g.ci is None:
                 continue
             margin = Z95 * float(np.hypot(_se(w), _se(g)))
             if w.slope - g.slope <= margin:
@@ -179,7 +186,7 @@ def rate_rows(
     phi_params = dict(phi_params or {})
     for label, params, snr, noise in truths:
         record = {
-            "name": f"confirm-{label}",
+            "name": f"confirm-{label.replace(' ', '-')}",
             "description": f"numeric confirm: {label} truth for phi={phi}, omega scaled to Var g*/nu^2 = {snr:.1f}",
             "phi": phi,
             "phi_params": phi_params,
@@ -187,7 +194,7 @@ def rate_rows(
             **params.to_dict(),
         }
         digest = hashlib.sha256(json.dumps(record, sort_keys=True).encode()).hexdigest()[:10]
-        folder = out / "rates" / f"{label}-{digest}"
+        folder = out / "rates" / f"{label.replace(' ', '-')}-{digest}"
         folder.mkdir(parents=True, exist_ok=True)
         truth_path = folder / "truth.json"
         truth_path.write_text(json.dumps(record, indent=1), encoding="utf-8")
@@ -213,14 +220,12 @@ def rate_rows(
                     label,
                     rate.K,
                     K_star,
-                    rate.slope,
-                    (rate.ci_low, rate.ci_high),
+                    rate.estimate,
                     snr,
                     rate.sizes,
                     rate.means,
                     rate.n_reps,
-                    None if m is None else m.slope,
-                    None if m is None else (m.ci_low, m.ci_high),
+                    None if m is None else m.estimate,
                 )
             )
     return tuple(rows)

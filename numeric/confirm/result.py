@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from ..curves import DISTANCE_FLOOR, EXACT_TOL, PLATEAU_FACTOR, T_MIN
 from ..paths import NULL_TOL
 from ..render import confirm_markdown
+from ..slope import SlopeEstimate
 from ..splits import RESIDUAL_TOL
 
 __all__ = [
@@ -42,8 +43,9 @@ __all__ = [
     "SNR_REQUIRED",
 ]
 
-#: The JSON's schema (docs/changelog.md). 1 was the unversioned JSON with ``consistent``.
-SCHEMA = "numeric.confirm/2"
+#: The JSON's schema (docs/changelog.md). 1 was the unversioned JSON with ``consistent``; 2 had no
+#: ``interval`` on a rate row (every interval a bootstrap, zero-width with one repetition).
+SCHEMA = "numeric.confirm/3"
 
 #: ``ConfirmResult.outcome``: value → what it means (the verdict line starts with the value).
 OUTCOMES = {
@@ -164,17 +166,36 @@ class Sequence:
 
 @dataclass(frozen=True, slots=True)
 class RateRow:
+    """One rate of the grid: ``truth`` is ``"witness"`` (the witness configuration of a φ identcheck says
+    is not identifiable), ``"hardest probe"`` (an identifiable φ: its least independent probe's
+    configuration) or ``"generic"``; ``estimate`` the slope with what the points can carry
+    (:class:`~numeric.slope.SlopeEstimate`), ``measure_estimate`` the same fits under the measure-level loss."""
+
     truth: str
     K: int
     K_star: int
-    slope: float
-    ci: tuple
+    estimate: SlopeEstimate
     signal_to_noise: float
     sizes: tuple
     mean_loss: tuple
     repetitions: int
-    measure_slope: float | None = None  # the same fits under the measure-level loss (numeric.measure_loss)
-    measure_ci: tuple | None = None
+    measure_estimate: SlopeEstimate | None = None  # the same fits under the measure-level loss (numeric.measure_loss)
+
+    @property
+    def slope(self) -> float | None:
+        return self.estimate.slope
+
+    @property
+    def ci(self) -> tuple | None:
+        return self.estimate.ci
+
+    @property
+    def measure_slope(self) -> float | None:
+        return None if self.measure_estimate is None else self.measure_estimate.slope
+
+    @property
+    def measure_ci(self) -> tuple | None:
+        return None if self.measure_estimate is None else self.measure_estimate.ci
 
     def to_dict(self) -> dict:
         return {
@@ -183,13 +204,17 @@ class RateRow:
             "K_star": self.K_star,
             "specified": "exact" if self.K == self.K_star else "over",
             "slope": self.slope,
-            "ci": list(self.ci),
+            "ci": None if self.ci is None else list(self.ci),
+            "interval": self.estimate.interval,
+            "interval_reason": self.estimate.reason,
+            "se": self.estimate.se,
             "signal_to_noise": self.signal_to_noise,
             "sizes": list(self.sizes),
             "mean_loss": list(self.mean_loss),
             "repetitions": self.repetitions,
             "measure_slope": self.measure_slope,
             "measure_ci": None if self.measure_ci is None else list(self.measure_ci),
+            "measure_interval": None if self.measure_estimate is None else self.measure_estimate.interval,
         }
 
 

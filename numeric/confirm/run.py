@@ -54,19 +54,8 @@ from .plot import ratio_figure
 from .rates import SNR_TARGET, check_K, check_range, fit_cost, grow, rate_rows, separation, with_signal
 from .result import OUTCOMES, SLOPE_TO_ZERO, ConfirmResult, RateRow, RateSeparation, Sequence, SymbolicSummary
 
-__all__ = [
-    "ConfirmResult",
-    "RateRow",
-    "Sequence",
-    "confirm",
-    "OUTCOMES",
-    "SLOPE_TO_ZERO",
-    "SNR_TARGET",
-    "QUICK_SIZES",
-    "FULL_SIZES",
-    "QUICK_BUDGET",
-    "FULL_BUDGET",
-]
+__all__ = ["ConfirmResult", "RateRow", "Sequence", "confirm", "OUTCOMES", "SLOPE_TO_ZERO", "SNR_TARGET"]
+__all__ += ["QUICK_SIZES", "FULL_SIZES", "QUICK_BUDGET", "FULL_BUDGET"]
 
 MODEL_FOR = {"type1": "gated1", "type2": "gated2"}
 #: The standard window of t along a path: 0.1 … 1e-4, seven log-spaced values.
@@ -339,10 +328,11 @@ def confirm(
                 hardest = min((p for p, _ in lifts.values()), key=lambda p: p.smallest_singular_value)
                 witness_lift = lifts[hardest.name][1]
             truths = []
-            if witness_lift is not None:
+            if witness_lift is not None:  # an identifiable phi's least independent probe is no witness: named so
+                label = "witness" if check.verdict == "not identifiable" else "hardest probe"
                 try:
                     params, snr = with_signal(model, witness_lift.params, generic.noise_std, X)
-                    truths.append(("witness", params, snr, generic.noise_std))
+                    truths.append((label, params, snr, generic.noise_std))
                 except NumericError as exc:
                     skipped.append(("witness rates", str(exc)))
             truths.append(("generic", generic_params, generic_snr, generic.noise_std))
@@ -371,6 +361,9 @@ def confirm(
                 out_path / "confirm.png",
                 f"{phi} ({condition}, model {model_kind}): {outcome}"
                 f" — {'quick, ' if quick else ''}{mc} Monte Carlo points per ratio",
+                rows,
+                separation_result,
+                used_probe,
             )
     result = ConfirmResult(
         phi=phi + (" [" + ", ".join(f"{k}={v}" for k, v in sorted(phi_params.items())) + "]" if phi_params else ""),

@@ -5,10 +5,16 @@ import pytest
 from numeric.confirm import run as confirm_module
 from numeric.confirm.rates import Z95, grow, separation
 from numeric.confirm.result import RateRow
+from numeric.slope import SlopeEstimate
+
+
+def _estimate(slope, low, high, reps=5):
+    """A bootstrap SlopeEstimate with this interval (se read off it, as numeric.slope does)."""
+    return SlopeEstimate(slope, 0.0, low, high, "bootstrap", "test", 4, reps, 0.95, (high - low) / (2 * 1.959964))
 
 
 def _row(truth, K, slope, low, high):
-    return RateRow(truth, K, 2, slope, (low, high), 12.0, (1000, 8000), (1.0, 0.5), 3)
+    return RateRow(truth, K, 2, _estimate(slope, low, high), 12.0, (1000, 8000), (1.0, 0.5), 5)
 
 
 def test_identifiable_needs_every_interval_below_zero():

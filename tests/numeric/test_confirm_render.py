@@ -6,6 +6,7 @@ import pytest
 
 from numeric.confirm import ConfirmResult, RateRow, Sequence, confirm
 from numeric.confirm.result import SymbolicSummary
+from numeric.slope import SlopeEstimate
 
 T = (1e-1, 1e-2, 1e-3)
 
@@ -22,6 +23,11 @@ def tables(markdown: str) -> list:
     return found
 
 
+def _estimate(slope, low, high, reps=5):
+    """A bootstrap SlopeEstimate with this interval (se read off it, as numeric.slope does)."""
+    return SlopeEstimate(slope, 0.0, low, high, "bootstrap", "test", 4, reps, 0.95, (high - low) / (2 * 1.959964))
+
+
 def _sequence(kind, name, ratio, slope, exact=False, limit=None):
     return Sequence(kind, name, "test", "", T, ratio, (0.0,) * 3, (1.0,) * 3, slope, exact, 0.0, limit)
 
@@ -34,8 +40,8 @@ def fixed():
         _sequence("random", "random direction 1", (0.05, 0.05, 0.05), 0.0, limit=0.05),
     )
     rates = (
-        RateRow("witness", 2, 2, -0.12, (-0.2, -0.05), 12.3, (1000, 8000), (0.1, 0.05), 3),
-        RateRow("generic", 3, 2, -0.51, (-0.6, -0.4), 15.0, (1000, 8000), (0.1, 0.01), 3),
+        RateRow("witness", 2, 2, _estimate(-0.12, -0.2, -0.05), 12.3, (1000, 8000), (0.1, 0.05), 5),
+        RateRow("generic", 3, 2, _estimate(-0.51, -0.6, -0.4), 15.0, (1000, 8000), (0.1, 0.01), 5),
     )
     symbolic = SymbolicSummary(
         "not identifiable",
@@ -117,3 +123,16 @@ def test_without_rates_it_says_so():
     assert [row[1] for row in sequences[1:]] == [s.name for s in result.sequences]
     assert result.verdict.startswith(result.outcome + ": ") and result.why in markdown
     assert "Rates: not run" in markdown
+
+
+def test_a_rate_without_an_interval_shows_none_and_why(fixed):
+    import dataclasses
+
+    from numeric.slope import estimate_slope
+
+    point = estimate_slope((1000, 8000), [[0.1], [0.05]])
+    se = estimate_slope((1000, 2000, 8000), [[0.1, 0.12], [0.08, 0.07], [0.05, 0.04]])
+    rows = (dataclasses.replace(fixed.rates[0], estimate=point), dataclasses.replace(fixed.rates[1], estimate=se))
+    _, rates = tables(dataclasses.replace(fixed, rates=rows)._repr_markdown_())
+    assert rates[1][4] == "none (2 sizes, 1 repetition)" and "[" not in rates[1][4]
+    assert rates[2][4].endswith("(standard error)") and rates[2][4].startswith("[")

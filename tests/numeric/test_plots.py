@@ -7,6 +7,7 @@ from numeric.confirm.plot import confirm_figure, ratio_figure
 from numeric.confirm.result import Sequence
 from numeric.plots import plot_rates, rates_figure
 from numeric.rates import Rate
+from numeric.slope import SlopeEstimate
 from tests.users_matplotlib import is_png, users_matplotlib
 
 
@@ -19,10 +20,7 @@ def _rate(model, K, slope):
         model,
         K,
         "voronoi",
-        slope,
-        slope - 0.1,
-        slope + 0.1,
-        0.0,
+        SlopeEstimate(slope, 0.0, slope - 0.1, slope + 0.1, "bootstrap", "test", 3, 5),
         sizes,
         means,
         3,
@@ -64,7 +62,7 @@ def test_confirm_figure_leaves_the_backend_and_pyplot_figures_alone(tmp_path):
     with users_matplotlib():
         figure = confirm_figure(SEQUENCES, "tanh(z)")
         assert ratio_figure(SEQUENCES, path, "tanh(z)") == str(path)
-    assert isinstance(figure, Figure) and figure.axes[0].get_title() == "tanh(z)"
+    assert isinstance(figure, Figure) and figure.get_suptitle() == "tanh(z)"
     assert is_png(path.read_bytes()) and figure._repr_png_() == path.read_bytes()
 
 
@@ -111,3 +109,92 @@ def test_confirm_legend_is_off_the_data_and_short_ratio_ranges_are_labelled():
     figure.draw_without_rendering()
     low, high = ax.get_ylim()
     assert sum(low <= t.get_loc() <= high and bool(t.label1.get_text()) for t in ax.yaxis.get_major_ticks()) >= 3
+
+
+# --- slopes that do not overclaim, ticks that do not collide, no blank slot, paths told apart ------------
+
+import dataclasses  # noqa: E402
+
+from numeric.confirm.result import RateRow, RateSeparation  # noqa: E402
+from numeric.slope import estimate_slope  # noqa: E402
+
+
+def _legend_texts(ax):
+    return [t.get_text() for t in ax.get_legend().get_texts()]
+
+
+def test_a_slope_without_an_interval_says_so_in_the_legend_and_is_drawn_faint():
+    point = estimate_slope((1000, 2000), [[1.0], [0.6]])
+    rates = [dataclasses.replace(RATES[1], estimate=point, sizes=(1000, 2000), means=(1.0, 0.6), n_reps=1)]
+    (ax,) = [a for a in rates_figure(rates).axes if a.get_visible()]
+    (text,) = [t for t in _legend_texts(ax) if "slope" in t and "theory" not in t]
+    assert "no interval (2 sizes, 1 repetition)" in text and "[" not in text
+    (dashed,) = [line for line in ax.get_lines() if line.get_linestyle() == "--"]
+    assert dashed.get_alpha() is not None and dashed.get_alpha() < 1
+
+
+def _overlapping_tick_labels(figure) -> list:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    renderer = FigureCanvasAgg(figure).get_renderer()
+    figure.draw(renderer)
+    out = []
+    for ax in figure.axes:
+        if not ax.get_visible() or not ax.axison:
+            continue
+        low, high = ax.get_xlim()
+        ticks = [t for t in ax.xaxis.get_major_ticks() if t.label1.get_text() and low <= t.get_loc() <= high]
+        boxes = [t.label1.get_window_extent(renderer) for t in ticks]
+        out += [(ax.get_title(), a, b) for a, b in zip(boxes, boxes[1:]) if a.x1 > b.x0]
+    return out
+
+
+def test_n_tick_labels_never_run_together():
+    """2000 … 8000 spans 4x: labelled at every digit, '7000' and '8000' touched in a panel of three."""
+    sizes = (2000, 3000, 4000, 5000, 6000, 7000, 8000)
+    rates = [dataclasses.replace(r, sizes=sizes, means=tuple(0.3 * n**-0.5 for n in sizes)) for r in RATES]
+    rates.append(dataclasses.replace(rates[1], model="gated2"))
+    assert _overlapping_tick_labels(rates_figure(rates)) == []
+
+
+def test_a_model_without_fits_at_a_K_leaves_no_blank_slot():
+    figure = rates_figure(RATES)  # mha has K = 2 only, gated1 K = 2 and 3
+    (empty,) = [ax for ax in figure.axes if ax.get_visible() and not ax.has_data()]
+    assert "no MHA fits at K = 3" in " ".join(t.get_text() for t in empty.texts)
+
+
+SEPARATION = RateSeparation("witness slower", False, "test", 1, (1000, 2000, 4000), 3, 150.0)
+
+
+def _rows():
+    sizes, losses = (1000, 2000, 4000), [[1.0, 1.1, 0.9], [0.8, 0.7, 0.75], [0.5, 0.55, 0.6]]
+    e = estimate_slope(sizes, losses)
+    return (
+        RateRow("witness", 2, 2, e, 12.0, sizes, (1.0, 0.75, 0.55), 3),
+        RateRow("generic", 2, 2, e, 12.0, sizes, (1.0, 0.75, 0.55), 3),
+    )
+
+
+def test_confirm_figure_tells_every_path_apart_draws_each_once_and_shows_the_rates():
+    sequences = [
+        _sequence("witness", "symmetry [p1]", (1e-3, 1e-4, 1e-5, 1e-6)),
+        _sequence("probe", "p1", (2e-3, 2e-4, 2e-5, 2e-6)),  # the witness probe's own path: folded in
+        *(_sequence("probe", f"q{i}", (1.0, 0.5, 0.4, 0.4)) for i in range(14)),
+    ]
+    figure = confirm_figure(sequences, "title", _rows(), SEPARATION, witness_probe="p1")
+    ratio, rates = figure.axes[:2]
+    lines = [line for line in ratio.get_lines() if line.get_label() and not line.get_label().startswith("_")]
+    assert len(lines) == 15  # 16 sequences, the witness probe's path drawn once, as the witness
+    assert len({(str(line.get_color()), line.get_marker()) for line in lines}) == 15
+    witness = [t for t in _legend_texts(ratio) if t.startswith("witness")][0]
+    assert witness.startswith("witness: symmetry [p1] (probe 'p1' too)")
+    assert all(t.startswith(("witness", "probe")) for t in _legend_texts(ratio))
+    assert not any("p1 —" in t and t.startswith("probe") for t in _legend_texts(ratio))
+    assert "do not separate" in rates.get_title()
+    assert any("(se)" in t or "s.e." in t for t in _legend_texts(rates))
+
+
+def test_confirm_axes_fit_the_data():
+    figure = confirm_figure(SEQUENCES, "t")
+    low, high = figure.axes[0].get_xlim()
+    assert 1e-4 / 10 < low < 1e-4 and 1e-1 < high < 1e-1 * 2  # no empty decades left of the smallest t

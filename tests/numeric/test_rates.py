@@ -6,7 +6,13 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from numeric.rates import fit_rate, rates_from_records
+from numeric.rates import rates_from_records
+from numeric.slope import estimate_slope
+
+
+def fit_rate(sizes, losses, **options):
+    e = estimate_slope(sizes, losses, **options)
+    return e.slope, e.low, e.high, e.intercept
 
 
 def _reference(sizes, losses, n_boot, level, seed):
@@ -26,7 +32,7 @@ def _reference(sizes, losses, n_boot, level, seed):
     return np.quantile(slopes, [(1 - level) / 2, (1 + level) / 2])
 
 
-@pytest.mark.parametrize("S, R, level, seed", [(10, 10, 0.95, 0), (4, 3, 0.9, 5), (5, 2, 0.95, 11)])
+@pytest.mark.parametrize("S, R, level, seed", [(10, 10, 0.95, 0), (4, 5, 0.9, 5), (5, 6, 0.95, 11)])
 def test_ci_is_the_stratified_percentile_bootstrap(S, R, level, seed):
     rng = np.random.default_rng(S * 100 + R)
     sizes = np.round(np.logspace(4, 5, S))
@@ -38,12 +44,13 @@ def test_ci_is_the_stratified_percentile_bootstrap(S, R, level, seed):
     assert (low, high) == pytest.approx(tuple(_reference(sizes, losses, 500, level, seed)), abs=1e-12)
 
 
-def test_one_repetition_gives_the_degenerate_interval():
-    """Every resample of one value is that value: the interval is the slope (scipy refuses such samples)."""
+def test_one_repetition_gives_the_slope_without_an_interval():
+    """Every resample of one value is that value: no interval, never a zero-width one."""
     sizes = [1e4, 2e4, 4e4]
     losses = [[0.4], [0.3], [0.2]]
     slope, low, high, _ = fit_rate(sizes, losses)
-    assert low == high == slope == pytest.approx(np.polyfit(np.log(sizes), np.log([0.4, 0.3, 0.2]), 1)[0])
+    assert low is None and high is None
+    assert slope == pytest.approx(np.polyfit(np.log(sizes), np.log([0.4, 0.3, 0.2]), 1)[0])
 
 
 # --- the intervals rates_from_records returns (the tests above check fit_rate, not what reaches a Rate:
@@ -77,13 +84,13 @@ def _records(seed, reps, model="gated1", K=3):
 
 
 def test_rates_from_records_gives_an_interval_where_there_are_repetitions():
-    rates = rates_from_records(_records(1, 4, K=3) + _records(2, 1, K=4), n_boot=500)
+    rates = rates_from_records(_records(1, 5, K=3) + _records(2, 1, K=4), n_boot=500)
     by_K = {r.K: r for r in rates}
-    assert by_K[3].n_reps == 4 and by_K[3].ci_high - by_K[3].ci_low > 0.01
-    assert (
-        by_K[4].n_reps == 1 and by_K[4].ci_low == by_K[4].ci_high == by_K[4].slope
-    )  # one repetition: nothing to resample
-    losses = np.array([[r.voronoi_loss for r in _records(1, 4) if r.n == n] for n in SIZES])
+    assert by_K[3].n_reps == 5 and by_K[3].ci_high - by_K[3].ci_low > 0.01
+    assert by_K[3].estimate.interval == "bootstrap" and by_K[3].to_dict()["interval"] == "bootstrap"
+    assert by_K[4].n_reps == 1 and by_K[4].ci_low is None and by_K[4].ci_high is None  # nothing to resample
+    assert by_K[4].to_dict()["ci"] is None and by_K[4].to_dict()["schema"] == "numeric.rates/2"
+    losses = np.array([[r.voronoi_loss for r in _records(1, 5) if r.n == n] for n in SIZES])
     assert (by_K[3].ci_low, by_K[3].ci_high) == pytest.approx(fit_rate(SIZES, losses, n_boot=500)[1:3], abs=1e-12)
 
 

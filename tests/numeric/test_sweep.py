@@ -13,7 +13,7 @@ import pytest
 
 from numeric import NumericError, load_truth
 from numeric.cli import main
-from numeric.rates import fit_rate
+from numeric.slope import estimate_slope
 from numeric.store import open_for_writing, read_records
 from numeric.sweep import Grid, run_grid
 
@@ -113,7 +113,8 @@ def test_rate_fit_recovers_a_known_slope_with_the_ci_covering_it():
     covered = 0
     for trial in range(20):
         losses = 3.0 * sizes[:, None] ** -0.5 * np.exp(0.2 * rng.standard_normal((10, 10)))
-        slope, low, high, _ = fit_rate(sizes, losses, seed=trial)
+        e = estimate_slope(sizes, losses, seed=trial)
+        slope, low, high = e.slope, e.low, e.high
         assert abs(slope + 0.5) < 0.1
         covered += low <= -0.5 <= high
     assert covered >= 16  # a 95 % interval: at least 16 of 20 (the chance of fewer is < 2 %)
@@ -121,9 +122,9 @@ def test_rate_fit_recovers_a_known_slope_with_the_ci_covering_it():
 
 def test_rate_fit_refuses_bad_losses():
     with pytest.raises(NumericError, match="positive"):
-        fit_rate([1e4, 2e4], [[1.0, 0.0], [1.0, 1.0]])
+        estimate_slope([1e4, 2e4], [[1.0, 0.0], [1.0, 1.0]])
     with pytest.raises(NumericError, match="shape"):
-        fit_rate([1e4], [[1.0]])
+        estimate_slope([1e4], [[1.0], [2.0]])
 
 
 @pytest.mark.parametrize(
