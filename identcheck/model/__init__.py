@@ -19,6 +19,7 @@ from .grading import Grading, complete_equations, find_grading
 from .relation import AT_ATOM, EVERY_THETA, ModelRelation
 from .system import CoefficientSystem, cell_expansion, coefficient_polynomials, coefficient_system
 from .taylor import Derivatives, multi_indices
+from .text import verdict_text
 from .verdict import CellResult, ExactFitted, ModelVerdict, check_atom
 
 __all__ = [
@@ -50,4 +51,5 @@ __all__ = [
     "find_grading",
     "gaussian_density",
     "multi_indices",
+    "verdict_text",
 ]

@@ -11,7 +11,10 @@ r"""The model-level verdict of one atom: exact-fitted identifiability, r̄(m) an
   upward and the exact solution at r̄(m) − 1 is the witness of the lower bound.
 - **Exponents** (:mod:`.grading`): a tied parameter of weight w_j gets r̄(m)/w_j, a free one its
   forced order r̄_j(m); ``forced_orders`` lists r̄_j(m) for every parameter (a parameter not
-  proved forced before r̄(m) is forced at r̄(m), by the same proof or evidence as r̄(m)).
+  proved forced before r̄(m) is forced at r̄(m), by the same proof or evidence as r̄(m)). Below
+  r̄(m) a decision stops at its first exact solution, so a forced order found there comes from the
+  sum-of-squares step; one that only a Gröbner basis would show is reported at r̄(m) — the larger,
+  weaker exponent.
 - When exact-fitted cells fail, the m = 1 systems are tried at every order too; a failure at every
   order tried is "not identifiable up to order R", and the verdict says whether it bites in
   exact-fitted cells or only in cells of size ≥ 2.

@@ -108,3 +108,12 @@ def test_routed_linear_three_atoms():
     cell = result.cell(3)
     assert cell.rbar == 6 and not cell.proved and cell.witness.order == 5
     assert result.evidence == Evidence.NUMERIC and result.verdict == ID
+
+
+def test_the_text_report_names_relations_witness_and_exponents():
+    from identcheck.model import verdict_text
+
+    text = verdict_text(check_atom(location_scale_gaussian(), max_order=4, max_cell=2))
+    assert "d2F/dmu2 = (2)·dF/dnu   [every θ; proved; heat type]" in text
+    assert "r = 4: only the trivial solution (proof: Gröbner bases and real roots; forced mu, nu)" in text
+    assert "witness at r = 3:" in text and "exponents: mu: 4, nu: 2" in text
