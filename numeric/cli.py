@@ -106,6 +106,10 @@ def _kept(args) -> str:
     )
 
 
+#: The schema of ``numeric fit --json`` (docs/changelog.md); 1 was the unversioned record.
+FIT_SCHEMA = "numeric.fit/2"
+
+
 def _fit(args) -> int:
     if args.model is None or args.model_file is not None:  # a declared model
         from .fitting.command import declared_fit
@@ -131,7 +135,12 @@ def _fit(args) -> int:
             progress=status.show,
             notice=lambda text: print(f"numeric: {text}", file=sys.stderr, flush=True),
         )
-    data = result.to_dict()
+    from .phi_check import phi_check
+
+    # identcheck's check of the fitted phi: after the fit (its start-up as it was), cached per phi
+    checked = phi_check(result.model, truth.phi, truth.phi_params, truth.params.dim)
+    data = {"schema": FIT_SCHEMA, **result.to_dict()}
+    data["phi_check"] = None if checked is None else checked.to_dict()
     data["truth"] = truth.source
     data["environment"] = environment()
     if result.underdetermined:  # said on stderr whatever the format; the JSON has "underdetermined"
@@ -150,11 +159,14 @@ def _fit(args) -> int:
             + "\n"
             f"  training MSE {result.mse:.6g}  (start {result.start_mse:.6g}; "
             f"truth on the same data {result.truth_mse:.6g})\n"
-            f"  Voronoi loss {result.loss_kind} {result.voronoi_loss:.6g}; "
+            f"  Voronoi loss {result.loss_kind} {result.voronoi_loss:.6g} "
+            f"({result.voronoi_loss / result.start_voronoi_loss:.2g} x the start's {result.start_voronoi_loss:.4g}; "
+            "0 at the truth); "
             f"||f_fit - f*||_L2 {result.regression_l2:.4g} +/- {result.regression_se:.1g}\n"
             f"  iterations {result.iterations}, converged {result.converged}, {result.seconds:.2f} s\n"
             f"  box: {result.box}; parameters on a bound: {result.active_bounds}\n"
             f"  init: {result.init}; truth: {truth.name} ({truth.source}); phi: {result.phi}"
+            + ("" if checked is None else f"\n  {checked.line()}")
         )
     return 0
 

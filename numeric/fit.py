@@ -93,6 +93,7 @@ class FitResult:
     params: HMoEParams = field(repr=False)
     gd_objective: str = "mean"
     n_params: int = 0  # the fitted model's free parameters (θ's length)
+    start_voronoi_loss: float = math.nan  # the Voronoi loss of the start: the scale the fitted loss is read against
 
     @property
     def underdetermined(self) -> bool:
@@ -113,6 +114,7 @@ class FitResult:
             "regression_l2": self.regression_l2,
             "regression_se": self.regression_se,
             "voronoi_loss": self.voronoi_loss,
+            "start_voronoi_loss": self.start_voronoi_loss,
             "loss_kind": self.loss_kind,
             "iterations": self.iterations,
             "converged": self.converged,
@@ -318,6 +320,7 @@ def fit(
         regression_l2=l2,
         regression_se=l2_se,
         voronoi_loss=voronoi_loss(fitted, P, kind),
+        start_voronoi_loss=voronoi_loss(HMoEParams.from_vector(theta0, *shape), P, kind),
         loss_kind=kind,
         iterations=iterations,
         converged=converged,

@@ -64,10 +64,12 @@ def _phi_functions(phi: str, params: tuple = ()):
     return act.numpy_derivative(0), lambda z, value=None: derivative(z)
 
 
-def as_numeric_error(exc: InputError, note: str = "") -> NumericError:
+def as_numeric_error(exc: InputError, note: str = "", reword: Callable[[str], str] | None = None) -> NumericError:
     """identcheck's error as numeric's, its parameter, value and reason kept (the command line reads
-    them as the flag: ``--phi 'foo(z)': unknown function 'foo'; …``); ``note`` ends the reason."""
-    reason = exc.parts + ((note,) if note else ())
+    them as the flag: ``--phi 'foo(z)': unknown function 'foo'; …``); ``note`` ends the reason, ``reword``
+    (if given) rewrites its words (numeric.truth: what a fit, not a condition, needs)."""
+    parts = tuple(reword(p) if reword is not None and isinstance(p, str) else p for p in exc.parts)
+    reason = parts + ((note,) if note else ())
     subject = exc.subject
     if subject is None:
         return NumericError(reason=reason)

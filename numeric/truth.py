@@ -115,8 +115,14 @@ def check_phi(phi, params: dict, source: str | None = None) -> None:
         parse_activation(phi, exact_constants(params))
     except InputError as exc:
         if source is not None:  # no flag of the command line holds it: the file's words, as text
-            raise NumericError(f"{source}: {exc}") from None
-        raise as_numeric_error(exc) from None
+            raise NumericError(f"{source}: {_for_a_fit(str(exc))}") from None
+        raise as_numeric_error(exc, reword=_for_a_fit) from None
+
+
+def _for_a_fit(reason: str) -> str:
+    """identcheck's parser says what *the condition* needs of φ; a fit has no condition: what the fit needs
+    (the models evaluate φ and φ', identcheck's check of the fitted φ φ'' too)."""
+    return reason.replace("the condition needs", "a fit needs")
 
 
 def load_truth(path: str | Path | None = None) -> Truth:
