@@ -46,6 +46,7 @@ SEED = 20260
 POINTS_FACTOR = 3
 POINTS_EXTRA = 20
 ROUNDS = 8  # draws of points before a matrix with too few usable rows is taken as it is
+EXACT_CHECKS = 4  # rational points beyond the unknowns when a relation's coefficients are solved exactly
 TINY_ROW = 1e-250  # a row whose entries are all below this carries nothing (and its power-of-two scale would overflow)
 
 
@@ -263,8 +264,36 @@ def _test(d: Derivatives, basis, candidates, rng):
                 continue
             exact = rational(-float(value))
             combination.append((columns[j], exact if exact is not None else sp.Float(-value, 15)))
+        if any(not isinstance(c, sp.Rational) for _, c in combination):
+            combination = _exact_combination(d, columns[pivot], [b for b, _ in combination]) or combination
         found.append((columns[pivot], tuple(combination)))
     return decision, found
+
+
+def _exact_combination(d: Derivatives, kappa, support) -> list | None:
+    """The relation's coefficients solved exactly when float64 could not read them as small
+    rationals (coefficients depending on θ*, such as (4/7)^k): G_κ = Σ_β c_β G_β at rational
+    points of the box, in rational arithmetic — possible when the ratios G are rational functions
+    of v there; None otherwise (the float reading stays, unproved)."""
+    rng = np.random.default_rng(SEED + 2)
+    count = len(support) + EXACT_CHECKS
+    rows, right = [], []
+    for point in sample_points(d.atom, count, rng):
+        at = {v: sp.Rational(round(float(x) * 64), 64) for v, x in zip(d.atom.variables, point)}
+        values = [d.ratio_at_truth(b).xreplace(at) for b in support]
+        target = d.ratio_at_truth(kappa).xreplace(at)
+        if not all(isinstance(v, sp.Rational) for v in values + [target]):
+            return None
+        rows.append(values)
+        right.append(target)
+    matrix, vector = sp.Matrix(rows), sp.Matrix(right)
+    try:
+        solution = (matrix.T * matrix).LUsolve(matrix.T * vector)
+    except (ValueError, ZeroDivisionError):
+        return None
+    if matrix * solution != vector:
+        return None
+    return [(b, c) for b, c in zip(support, solution) if c != 0]
 
 
 def _prove(d: Derivatives, kappa, combination, labels) -> ModelRelation:

@@ -186,6 +186,9 @@ def decide_system(system: CoefficientSystem, seconds: float = DECIDE_SECONDS) ->
     deadline = start + seconds
     labels = system.labels
     tried = []
+    if any(e.has(sp.Float) for e in system.equations):  # an unproved relation read in float64
+        tried.append("coefficients in floating point (an unproved relation): no exact step")
+        return _search_only(system, tried, deadline, start_cpu)
     forced = _forced_by_squares(system)
     if forced:
         tried.append(f"sum of squares: forced {', '.join(labels[j] for j in sorted(forced))}")
@@ -280,6 +283,22 @@ def decide_system(system: CoefficientSystem, seconds: float = DECIDE_SECONDS) ->
         residual=residual,
         extra=proved_forced,
     )
+
+
+def _search_only(system: CoefficientSystem, tried: list, deadline: float, start_cpu: float) -> SystemDecision:
+    """Evidence only: the search of every case, no exact step."""
+    best = None
+    for j in range(len(system.labels)):
+        equations, unknowns, weights = _case(system, set(), j, 1)
+        found = search(equations, unknowns, weights, deadline, seed=j)
+        best = found if best is None or found.residual < best.residual else best
+        if found.solved:
+            break
+    solved = best is not None and best.solved
+    status, method = (NON_TRIVIAL, "numerical search (evidence)") if solved else (INCONCLUSIVE, "numerical search")
+    residual = None if best is None else best.residual
+    seconds = time.process_time() - start_cpu
+    return SystemDecision(system.m, system.order, status, False, method, (), None, residual, tuple(tried), seconds)
 
 
 def _full_solution(system, forced, j, sign, exact) -> dict:

@@ -77,3 +77,11 @@ def test_mha_pde_at_the_atom():
     assert euler.family == EULER
     assert by_term[(0, 2)].combination == () and by_term[(0, 2)].family == ZERO and by_term[(0, 2)].holds == EVERY_THETA
     assert [k for k in basis.basis] == [(i, 0) for i in range(4)]
+
+
+def test_coefficients_beyond_small_denominators_are_solved_exactly():
+    """exp(xᵀMx)·aᵀx at d = 2, a* = (3/4, 7/4): the order-4 relations carry powers of 4/7 (7⁵ > 4096,
+    past a float64 reading as p/q); solved in rational arithmetic, every relation is proved."""
+    basis = build_basis(mha_linear_expert(2), 4)
+    assert basis.relations and all(r.proved for r in basis.relations)
+    assert all(isinstance(c, sp.Rational) for r in basis.relations for _, c in r.combination)

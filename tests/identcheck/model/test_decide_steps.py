@@ -70,3 +70,9 @@ def test_the_exact_check_modulo_the_minimal_polynomial():
     f = sp.Poly(t**2 - 2, t)
     assert vanishes([u**2 - 2 * t**2 + 2], {u: t}, f, t)  # u = t: t² − 2t² + 2 = −(t² − 2) ≡ 0
     assert not vanishes([u - 1], {u: t}, f, t)
+
+
+def test_a_float_coefficient_is_never_a_proof():
+    (a,) = hand_system([], ("a",), 1, (1,)).deltas[0]
+    decision = decide_system(hand_system([sp.Float(0.5) * a, a**2], ("a",), 2, (1,)))
+    assert not decision.proved and "floating point" in decision.tried[0]
