@@ -15,7 +15,9 @@ decision, r̄(m) and the per-parameter exponents (docs/model.md).
 from .atom import MAX_CELL, MAX_ORDER, AtomFunction, atom_function, gaussian_density
 from .basis import SpanBasis, build_basis
 from .decide import INCONCLUSIVE, NON_TRIVIAL, TRIVIAL, SystemDecision, decide_system
+from .declared import DeclaredCheck, check_declaration, declared_atoms
 from .grading import Grading, complete_equations, find_grading
+from .joint import joint_independence
 from .relation import AT_ATOM, EVERY_THETA, ModelRelation
 from .system import CoefficientSystem, cell_expansion, coefficient_polynomials, coefficient_system
 from .taylor import Derivatives, multi_indices
@@ -33,6 +35,7 @@ __all__ = [
     "AtomFunction",
     "CellResult",
     "CoefficientSystem",
+    "DeclaredCheck",
     "Derivatives",
     "ExactFitted",
     "Grading",
@@ -44,12 +47,15 @@ __all__ = [
     "build_basis",
     "cell_expansion",
     "check_atom",
+    "check_declaration",
     "coefficient_polynomials",
     "coefficient_system",
     "complete_equations",
     "decide_system",
+    "declared_atoms",
     "find_grading",
     "gaussian_density",
+    "joint_independence",
     "multi_indices",
     "verdict_text",
 ]
