@@ -15,13 +15,16 @@ from __future__ import annotations
 import difflib
 import math
 import re
+from collections.abc import Collection
+from typing import Any, NoReturn, TypeVar, overload
 
 from ..errors import IdentcheckError
 
 __all__ = ["Table", "fail", "key_path"]
 
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
-MISSING = object()
+MISSING = object()  # no default given: the key is required
+_T = TypeVar("_T")
 #: what a missing key is, where "missing" alone would not say
 _MISSING = {
     "truth": "missing: the truth's atoms, [[…truth]] tables",
@@ -29,41 +32,47 @@ _MISSING = {
 }
 
 
-def key_path(prefix: str, key) -> str:
+def key_path(prefix: str, key: str | int) -> str:
     """``prefix`` extended by a table key (``a.b``) or a list index (``a[1]``)."""
     if isinstance(key, int):
         return f"{prefix}[{key}]"
     return f"{prefix}.{key}" if prefix else str(key)
 
 
-def fail(key: str, value=MISSING, reason: str = "") -> None:
+def fail(key: str, value: object = MISSING, reason: str = "") -> NoReturn:
     """Raise the one-line error about ``key`` (its ``value`` echoed when given)."""
     if value is MISSING:
         raise IdentcheckError(param=key, reason=reason)
     raise IdentcheckError(param=key, value=value, reason=reason)
 
 
-def suggestion(word: str, known) -> str:
+def suggestion(word: object, known: Collection[str]) -> str:
     """`` (did you mean X?)`` for the closest of ``known``, or ''."""
     close = difflib.get_close_matches(str(word), list(known), n=1)
     return f" (did you mean {close[0]}?)" if close else ""
 
 
 class Table:
-    """A TOML table being read: each ``get`` marks its key as known; :meth:`done` refuses the rest."""
+    """A TOML table being read: each ``get`` marks its key as known; :meth:`done` refuses the rest.
 
-    def __init__(self, data, path: str):
+    A getter without a default returns the key's type (``text``: ``str``) and refuses a missing
+    key; with a default, the key's type or the default's (``integer("fitted", None)``: ``int | None``).
+    """
+
+    def __init__(self, data: object, path: str):
         if not isinstance(data, dict):
             fail(path or "declaration", data, "expected a table")
-        self.data, self.path, self.read = data, path, set()
+        self.data: dict[str, Any] = data
+        self.path = path
+        self.read: set[str] = set()
 
-    def key(self, name) -> str:
+    def key(self, name: str | int) -> str:
         return key_path(self.path, name)
 
     def has(self, name: str) -> bool:
         return name in self.data
 
-    def raw(self, name: str, default=MISSING):
+    def raw(self, name: str, default: Any = MISSING) -> Any:
         self.read.add(name)
         if name not in self.data:
             if default is MISSING:
@@ -71,16 +80,20 @@ class Table:
             return default
         return self.data[name]
 
-    def table(self, name: str, default=MISSING) -> "Table":
+    def table(self, name: str, default: Any = MISSING) -> Table:
         value = self.raw(name, default)
         return Table({} if value is None else value, self.key(name))
 
-    def _given(self, name: str, default):
+    def _given(self, name: str, default: Any) -> tuple[bool, Any]:
         """(True, value) when the key is present, else (False, default); missing and required: refused."""
         value = self.raw(name, default)
         return (name in self.data), value
 
-    def text(self, name: str, default=MISSING, choices=None) -> str | None:
+    @overload
+    def text(self, name: str, *, choices: Collection[str] | None = None) -> str: ...
+    @overload
+    def text(self, name: str, default: _T, choices: Collection[str] | None = None) -> str | _T: ...
+    def text(self, name: str, default: Any = MISSING, choices: Collection[str] | None = None) -> object:
         given, value = self._given(name, default)
         if not given:
             return value
@@ -90,17 +103,29 @@ class Table:
             fail(self.key(name), value, f"not one of {', '.join(choices)}{suggestion(value, choices)}")
         return value
 
-    def number(self, name: str, default=MISSING) -> float | None:
+    @overload
+    def number(self, name: str) -> float: ...
+    @overload
+    def number(self, name: str, default: _T) -> float | _T: ...
+    def number(self, name: str, default: Any = MISSING) -> object:
         given, value = self._given(name, default)
         return number(value, self.key(name)) if given else value
 
-    def integer(self, name: str, default=MISSING, low: int = 1, high: int = 64) -> int | None:
+    @overload
+    def integer(self, name: str, *, low: int = 1, high: int = 64) -> int: ...
+    @overload
+    def integer(self, name: str, default: _T, low: int = 1, high: int = 64) -> int | _T: ...
+    def integer(self, name: str, default: Any = MISSING, low: int = 1, high: int = 64) -> object:
         given, value = self._given(name, default)
         if given and (isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high):
             fail(self.key(name), value, f"expected an integer from {low} to {high}")
         return value
 
-    def names(self, name: str, default=MISSING) -> tuple[str, ...]:
+    @overload
+    def names(self, name: str) -> tuple[str, ...]: ...
+    @overload
+    def names(self, name: str, default: _T) -> tuple[str, ...] | _T: ...
+    def names(self, name: str, default: Any = MISSING) -> object:
         given, value = self._given(name, default)
         if not given:
             return value
@@ -118,7 +143,7 @@ class Table:
                 fail(self.key(name), reason=f"unknown key{suggestion(name, known)}; known here: {', '.join(known)}")
 
 
-def number(value, key: str) -> float:
+def number(value: object, key: str) -> float:
     """A finite TOML number as a float."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         fail(key, value, "expected a number")
@@ -127,7 +152,7 @@ def number(value, key: str) -> float:
     return float(value)
 
 
-def identifier(value: str, key: str) -> str:
+def identifier(value: object, key: str) -> str:
     """A part's or a parameter's name: a letter, then letters, digits, underscores."""
     if not isinstance(value, str) or not _NAME.fullmatch(value) or len(value) > 20:
         fail(key, value, "a name is a letter then up to 19 letters, digits or underscores")
