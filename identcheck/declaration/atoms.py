@@ -9,14 +9,16 @@ the part's parameters, or with a parameter the part does not have, is refused na
 from __future__ import annotations
 
 from .keys import Table, fail, number, suggestion
-from .model import Atom
+from .model import Atom, Value, scalar
 
 __all__ = ["MAX_ATOMS", "read_atoms"]
 
 MAX_ATOMS = 64
 
 
-def read_atoms(table: Table, key: str, shapes: dict, dim: int, variance=None, floor=None) -> tuple[Atom, ...]:
+def read_atoms(
+    table: Table, key: str, shapes: dict[str, str], dim: int, variance: str | None = None, floor: float | None = None
+) -> tuple[Atom, ...]:
     """The atoms listed under ``key`` (an array of tables), each with every parameter of ``shapes``;
     ``variance``, the name of the variance parameter, must be positive and at least ``floor``."""
     given = table.raw(key)
@@ -42,16 +44,18 @@ def read_atoms(table: Table, key: str, shapes: dict, dim: int, variance=None, fl
                 )
         atoms.append(Atom(tuple(values)))
     if variance is not None:
-        for index, atom in enumerate(atoms):
+        for index, read in enumerate(atoms):
             where = f"{path}[{index}].{variance}"
-            if atom[variance] <= 0:
-                fail(where, atom[variance], "a variance must be positive")
-            if atom[variance] < floor:
-                fail(where, atom[variance], f"below noise.variance_floor={floor}")
+            value = scalar(read[variance])  # its shape is "scalar": read by number() above
+            if value <= 0:
+                fail(where, value, "a variance must be positive")
+            assert floor is not None  # a variance is read with its floor (the noise's, or 0)
+            if value < floor:
+                fail(where, value, f"below noise.variance_floor={floor}")
     return tuple(atoms)
 
 
-def _value(value, shape: str, dim: int, key: str):
+def _value(value, shape: str, dim: int, key: str) -> Value:
     if shape == "scalar":
         return number(value, key)
     if shape == "vector":

@@ -136,7 +136,7 @@ class PartLoss:
         return dict(self.r)
 
     def to_dict(self) -> dict:
-        out = {
+        out: dict[str, object] = {
             "cells": list(self.cells),
             "mass": self.mass,
             "mass_cells": self.mass_cells,

@@ -87,7 +87,7 @@ class Gate:
     of: str | None = None
 
     def to_dict(self) -> dict:
-        out = {"kind": self.kind}
+        out: dict[str, object] = {"kind": self.kind}
         for name in ("weights", "reference", "top_k", "fitted_top_k", "of"):
             if getattr(self, name) is not None:
                 out[name] = getattr(self, name)
@@ -295,6 +295,21 @@ class Declaration:
         """The content with its labels and notes (a record's ``model``)."""
         labels = {"name": self.name, "description": self.description, "source": self.source}
         return labels | self.content() | {"notes": [note.to_dict() for note in self.notes]}
+
+
+def scalar(value: Value) -> float:
+    """``value`` as the number it is (a scalar parameter's value)."""
+    if isinstance(value, tuple):
+        raise TypeError(f"expected a number, not the tuple {value!r}")
+    return value
+
+
+def entries(value: Value) -> tuple[Value, ...]:
+    """``value`` as the tuple it is: a vector's entries, a matrix's rows, an inner parameter's
+    values by component."""
+    if not isinstance(value, tuple):
+        raise TypeError(f"expected a tuple of values, not the number {value!r}")
+    return value
 
 
 def _plain(value: Value):

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from . import model  # the module, not its names: model.py imports this one (and is loaded first, by the package)
 from .gates import GATES, shift_invariant
 
 __all__ = ["INNER", "Groups", "Inner"]
@@ -49,8 +50,8 @@ class Inner:
     component, 0-based, for a shift-invariant gate) and expert, both per component."""
 
     components: int
-    gate: object  # model.Gate (kept untyped here: model.py imports this module)
-    expert: object  # model.ExpertSpec
+    gate: model.Gate
+    expert: model.ExpertSpec
 
     @property
     def gate_parameters(self) -> tuple[str, ...]:
@@ -78,7 +79,7 @@ class Groups:
 
     tied: tuple[str, ...]
     of: tuple[int, ...]
-    truth: tuple
+    truth: tuple[model.Atom, ...]
     fitted: int
 
     @property
