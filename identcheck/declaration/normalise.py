@@ -27,7 +27,8 @@ from __future__ import annotations
 import dataclasses
 
 from .gates import shift_invariant
-from .model import Atom, Note, Part
+from .model import Atom, Note, Part, entries
+from .nested import Groups, Inner
 
 __all__ = ["normalise"]
 
@@ -39,7 +40,9 @@ def normalise(parts: tuple[Part, ...]) -> tuple[tuple[Part, ...], tuple[Note, ..
         names = shift_invariant(part.gate.kind, part.gate.of)
         key = f"parts.{part.name}.truth"
         if names:
-            reference = part.truth[part.gate.reference]
+            at = part.gate.reference
+            assert at is not None  # the reader gives a shift-invariant gate its reference atom
+            reference = part.truth[at]
             if any(_nonzero(reference[name]) for name in names):
                 given = "; ".join(f"{name} = {_text([atom[name] for atom in part.truth])}" for name in names)
                 moved = [atom.replace(**{n: _minus(atom[n], reference[n]) for n in names}) for atom in part.truth]
@@ -48,7 +51,7 @@ def normalise(parts: tuple[Part, ...]) -> tuple[tuple[Part, ...], tuple[Note, ..
                 notes.append(
                     Note(
                         key,
-                        f"normalised to the reference atom {part.gate.reference + 1} (its {', '.join(names)} "
+                        f"normalised to the reference atom {at + 1} (its {', '.join(names)} "
                         f"at zero; the {part.gate.kind} gate is invariant to a common shift): given {given}, "
                         f"now {now}",
                     )
@@ -66,29 +69,35 @@ def normalise(parts: tuple[Part, ...]) -> tuple[tuple[Part, ...], tuple[Note, ..
                     )
                 )
         if part.inner is not None and part.inner.pinned:
-            part = _inner_normalised(part, notes)
+            part = _inner_normalised(part, part.inner, notes)
         if part.groups is not None:
-            part = _regrouped(part)
+            part = _regrouped(part, part.groups)
         out.append(part)
     return tuple(out), tuple(notes)
 
 
-def _regrouped(part: Part) -> Part:
-    """The groups' tied values read back from their atoms (a shift moves both alike)."""
-    tied = part.groups.tied
-    first = {group: atom for atom, group in reversed(tuple(zip(part.truth, part.groups.of)))}
-    values = tuple(Atom(tuple((n, first[g][n]) for n in tied)) for g in range(part.groups.count))
-    return dataclasses.replace(part, groups=dataclasses.replace(part.groups, truth=values))
+def _regrouped(part: Part, groups: Groups) -> Part:
+    """The groups' tied values (``groups``, the part's) read back from their atoms (a shift moves both alike)."""
+    tied = groups.tied
+    first = {group: atom for atom, group in reversed(tuple(zip(part.truth, groups.of)))}
+    values = tuple(Atom(tuple((n, first[g][n]) for n in tied)) for g in range(groups.count))
+    return dataclasses.replace(part, groups=dataclasses.replace(groups, truth=values))
 
 
-def _inner_normalised(part: Part, notes: list) -> Part:
-    """Each atom's inner components shifted to the reference component (module docstring)."""
-    names, reference = part.inner.pinned, part.inner.gate.reference
-    if not any(_nonzero(atom[name][reference]) for atom in part.truth for name in names):
+def _inner_normalised(part: Part, inner: Inner, notes: list[Note]) -> Part:
+    """Each atom's inner components (``inner``, the part's) shifted to the reference component
+    (module docstring)."""
+    names, reference = inner.pinned, inner.gate.reference
+    assert reference is not None  # the reader gives a shift-invariant inner gate its reference component
+    if not any(_nonzero(entries(atom[name])[reference]) for atom in part.truth for name in names):
         return part
 
     def shifted(atom: Atom) -> Atom:
-        return atom.replace(**{n: tuple(_minus(v, atom[n][reference]) for v in atom[n]) for n in names})
+        moved = {}
+        for n in names:
+            values = entries(atom[n])  # one value per component
+            moved[n] = tuple(_minus(v, values[reference]) for v in values)
+        return atom.replace(**moved)
 
     given = "; ".join(f"{name} = {_text([atom[name] for atom in part.truth])}" for name in names)
     part = _with_truth(part, tuple(shifted(atom) for atom in part.truth))
@@ -96,7 +105,7 @@ def _inner_normalised(part: Part, notes: list) -> Part:
         Note(
             f"parts.{part.name}.truth",
             f"inner components normalised to the reference component {reference + 1} (its {', '.join(names)} at "
-            f"zero; the {part.inner.gate.kind} gate is invariant to a common shift): given {given}",
+            f"zero; the {inner.gate.kind} gate is invariant to a common shift): given {given}",
         )
     )
     return part

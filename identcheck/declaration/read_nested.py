@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from .atoms import MAX_ATOMS, _value
 from .keys import Table, fail, suggestion
-from .model import Atom
+from .model import Atom, Value
 from .nested import Groups
 
 __all__ = ["MAX_COMPONENTS", "check_fitted", "check_names", "read_groups", "read_nested_truth"]
@@ -113,6 +113,7 @@ def _read(atom: Table, shapes: dict, per_component: tuple, components: int, dim:
         if not atom.has(name):
             fail(atom.key(name), reason=f"missing (every atom gives {', '.join(shapes)})")
         raw, key = atom.raw(name), atom.key(name)
+        value: Value
         if name in per_component:
             if not isinstance(raw, list) or len(raw) != components:
                 fail(key, raw, f"expected {components} values, one per inner component")

@@ -29,7 +29,7 @@ from .atoms import MAX_ATOMS, read_atoms
 from .functions import expand, read_functions
 from .gates import GATES, TOP_K_OF
 from .keys import Table, fail, identifier, suggestion
-from .model import Declaration, ExpertSpec, Gate, Inputs, Noise, Part
+from .model import Atom, Declaration, ExpertSpec, Gate, Inputs, Noise, Part, scalar
 from .nested import INNER, Inner
 from .normalise import normalise
 from .read_loss import read_loss
@@ -186,6 +186,7 @@ def _part(table: Table, name: str, inputs: Inputs, noise: Noise, functions: dict
         components = inner.components if inner else 0
         truth, groups = read_nested_truth(table, part.shapes, part.per_component, components, inputs.dim, grouping)
         if variance is not None:
+            assert floor is not None  # a density's noise has its variance floor (_noise)
             _variances(truth, table.key("truth"), variance, floor)
     fitted = table.integer("fitted", high=MAX_ATOMS)
     if fitted < len(truth):
@@ -221,13 +222,14 @@ def _inner(table: Table, inputs: Inputs, functions: dict, called: set, outer: Ex
     return Inner(components, gate, expert)
 
 
-def _variances(truth, key: str, variance: str, floor: float) -> None:
+def _variances(truth: tuple[Atom, ...], key: str, variance: str, floor: float) -> None:
     for index, atom in enumerate(truth):
         where = f"{key}[{index}].{variance}"
-        if atom[variance] <= 0:
-            fail(where, atom[variance], "a variance must be positive")
-        if atom[variance] < floor:
-            fail(where, atom[variance], f"below noise.variance_floor={floor}")
+        value = scalar(atom[variance])  # a variance's shape is "scalar"
+        if value <= 0:
+            fail(where, value, "a variance must be positive")
+        if value < floor:
+            fail(where, value, f"below noise.variance_floor={floor}")
 
 
 def _gate(table: Table, kind: str, atoms: int, fitted: int) -> Gate:
