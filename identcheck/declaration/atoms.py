@@ -9,7 +9,7 @@ the part's parameters, or with a parameter the part does not have, is refused na
 from __future__ import annotations
 
 from .keys import Table, fail, number, suggestion
-from .model import Atom, Value, scalar
+from .model import Atom, Value, as_number
 
 __all__ = ["MAX_ATOMS", "read_atoms"]
 
@@ -46,7 +46,7 @@ def read_atoms(
     if variance is not None:
         for index, read in enumerate(atoms):
             where = f"{path}[{index}].{variance}"
-            value = scalar(read[variance])  # its shape is "scalar": read by number() above
+            value = as_number(read[variance])  # its shape is "scalar": read by number() above
             if value <= 0:
                 fail(where, value, "a variance must be positive")
             assert floor is not None  # a variance is read with its floor (the noise's, or 0)

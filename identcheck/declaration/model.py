@@ -297,14 +297,14 @@ class Declaration:
         return labels | self.content() | {"notes": [note.to_dict() for note in self.notes]}
 
 
-def scalar(value: Value) -> float:
+def as_number(value: Value) -> float:
     """``value`` as the number it is (a scalar parameter's value)."""
     if isinstance(value, tuple):
         raise TypeError(f"expected a number, not the tuple {value!r}")
     return value
 
 
-def entries(value: Value) -> tuple[Value, ...]:
+def as_tuple(value: Value) -> tuple[Value, ...]:
     """``value`` as the tuple it is: a vector's entries, a matrix's rows, an inner parameter's
     values by component."""
     if not isinstance(value, tuple):

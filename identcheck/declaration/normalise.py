@@ -27,7 +27,7 @@ from __future__ import annotations
 import dataclasses
 
 from .gates import shift_invariant
-from .model import Atom, Note, Part, entries
+from .model import Atom, Note, Part, as_tuple
 from .nested import Groups, Inner
 
 __all__ = ["normalise"]
@@ -89,13 +89,13 @@ def _inner_normalised(part: Part, inner: Inner, notes: list[Note]) -> Part:
     (module docstring)."""
     names, reference = inner.pinned, inner.gate.reference
     assert reference is not None  # the reader gives a shift-invariant inner gate its reference component
-    if not any(_nonzero(entries(atom[name])[reference]) for atom in part.truth for name in names):
+    if not any(_nonzero(as_tuple(atom[name])[reference]) for atom in part.truth for name in names):
         return part
 
     def shifted(atom: Atom) -> Atom:
         moved = {}
         for n in names:
-            values = entries(atom[n])  # one value per component
+            values = as_tuple(atom[n])  # one value per component
             moved[n] = tuple(_minus(v, values[reference]) for v in values)
         return atom.replace(**moved)
 

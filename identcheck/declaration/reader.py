@@ -29,7 +29,7 @@ from .atoms import MAX_ATOMS, read_atoms
 from .functions import expand, read_functions
 from .gates import GATES, TOP_K_OF
 from .keys import Table, fail, identifier, suggestion
-from .model import Atom, Declaration, ExpertSpec, Gate, Inputs, Noise, Part, scalar
+from .model import Atom, Declaration, ExpertSpec, Gate, Inputs, Noise, Part, as_number
 from .nested import INNER, Inner
 from .normalise import normalise
 from .read_loss import read_loss
@@ -225,7 +225,7 @@ def _inner(table: Table, inputs: Inputs, functions: dict, called: set, outer: Ex
 def _variances(truth: tuple[Atom, ...], key: str, variance: str, floor: float) -> None:
     for index, atom in enumerate(truth):
         where = f"{key}[{index}].{variance}"
-        value = scalar(atom[variance])  # a variance's shape is "scalar"
+        value = as_number(atom[variance])  # a variance's shape is "scalar"
         if value <= 0:
             fail(where, value, "a variance must be positive")
         if value < floor:

@@ -30,13 +30,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import sympy as sp
 
 from ..errors import IdentcheckError
-from .gates import GATES
-from .model import Atom, Declaration, Gate, Part
-from .nested import INNER
+from .gates import GATES, GateParameter
+from .model import Atom, Declaration, Gate, Part, as_number, as_tuple
+from .nested import INNER, Inner
 
 __all__ = ["AtomFunctions", "atom_functions", "gate_weights", "model_function", "part_layout", "truth_values"]
 
@@ -76,18 +77,19 @@ class AtomFunctions:
         """``{symbol: exact value}`` for a declared atom (a decimal as written: 0.4 → 2/5)."""
         out = {}
         for symbol, (name, component, index) in zip(self.params, self.entries):
-            value = atom[name] if component is None else atom[name][component]
+            value = atom[name] if component is None else as_tuple(atom[name])[component]
             for i in index:
-                value = value[i]
-            out[symbol] = _exact(value)
+                value = as_tuple(value)[i]
+            out[symbol] = _exact(as_number(value))
         return out
 
     def indexed(self, index: int, group: int | None = None) -> dict:
         """``{symbol: the symbol of atom index (0-based)}``: θ's symbols renamed ``NAME__PART_I``;
         with its ``group`` (0-based), a tied parameter's ``NAME__PART_gG``, shared by the group."""
         tied = self.tied if group is not None else (False,) * len(self.params)
+        shared = "" if group is None else f"g{group + 1}"  # a tied parameter's suffix (none without a group)
         return {
-            s: sp.Symbol(f"{s.name}__{self.part}_{f'g{group + 1}' if one else index + 1}", **s.assumptions0)
+            s: sp.Symbol(f"{s.name}__{self.part}_{shared if one else index + 1}", **s.assumptions0)
             for s, one in zip(self.params, tied)
         }
 
@@ -107,7 +109,7 @@ def atom_functions(declaration: Declaration, part: str | Part) -> AtomFunctions:
     h, inner = expert.h, None
     weights = experts = ()
     if part.inner is not None:
-        inner, weights, experts, more = _inner(part, x)
+        inner, weights, experts, more = _inner(part.inner, x)
         for extended, added in zip((params, labels, names, entries), more):
             extended += added
         h = h.xreplace({sp.Symbol(INNER, real=True): inner})
@@ -143,9 +145,9 @@ def atom_functions(declaration: Declaration, part: str | Part) -> AtomFunctions:
     )
 
 
-def _inner(part: Part, x):
-    """(inner(x), (w_1 … w_N), (h_1 … h_N), (params, labels, names, entries)) of a nested part."""
-    inner = part.inner
+def _inner(inner: Inner, x):
+    """(inner(x), (w_1 … w_N), (h_1 … h_N), (params, labels, names, entries)) of a nested part's
+    ``inner`` mixture."""
     pinned, reference = inner.pinned, inner.gate.reference
     parameters = GATES[inner.gate.kind].parameters
     by_component = [
@@ -155,7 +157,7 @@ def _inner(part: Part, x):
     expert = inner.expert.parsed
     renamed = []
     for i in range(inner.components):
-        rename = {}
+        rename: dict[sp.Symbol, sp.Symbol] = {}
         for name, symbols, _ in _expert_symbols(expert, inner.expert.names):
             rename |= {s: _component_symbol(s, name, i) for s in symbols}
         renamed.append(rename)
@@ -239,13 +241,17 @@ def model_function(declaration: Declaration, counts: dict | None = None) -> sp.E
         functions = atom_functions(declaration, part)
         groups = part_layout(part, (counts or {}).get(part.name))
         weights = gate_weights(functions, len(groups), groups)
-        inner = functions.density if declaration.noise.density else functions.expert
+        # a density's per-atom density (atom_functions gives one exactly when the noise is a density), else the expert
+        inner = functions.density if functions.density is not None else functions.expert
         mixture = sp.Add(
             *(w * inner.xreplace(functions.indexed(i, g)) for i, (w, g) in enumerate(zip(weights, groups)))
         )
         if declaration.noise.density:
-            free = sp.Symbol(f"share__{part.name}", positive=True)
-            mixture = (_exact(part.share) if declaration.shares == "fixed" else free) * mixture
+            share = sp.Symbol(f"share__{part.name}", positive=True)  # a free share
+            if declaration.shares == "fixed":
+                assert part.share is not None  # the reader gives every part of a density its share
+                share = _exact(part.share)
+            mixture = share * mixture
         total.append(mixture)
     return sp.Add(*total)
 
@@ -253,7 +259,7 @@ def model_function(declaration: Declaration, counts: dict | None = None) -> sp.E
 def truth_values(declaration: Declaration) -> dict:
     """``{indexed symbol: exact value}`` of the truth, in :func:`model_function`'s default layout
     (a part with groups: its atoms group by group, in the truth's order within a group)."""
-    out = {}
+    out: dict[sp.Symbol, sp.Rational] = {}
     for part in declaration.parts:
         functions = atom_functions(declaration, part)
         groups = part.groups.of if part.groups is not None else (None,) * len(part.truth)
@@ -263,15 +269,20 @@ def truth_values(declaration: Declaration) -> dict:
     return out
 
 
-def _symbols(parameters, dim: int, component: int | None = None, zero=()):
+def _symbols(parameters: tuple[GateParameter, ...], dim: int, component: int | None = None, zero: tuple[str, ...] = ()):
     """Symbols for gate ``parameters`` (of one inner ``component``: named ``NAME_cI…``), with
     labels, declared names, entries and a name → value-expression map; the parameters in ``zero``
     are zeros, with no symbols (a pinned reference component)."""
-    symbols, labels, names, entries, values = [], [], [], [], {}
+    symbols: list[sp.Symbol] = []
+    labels: list[str] = []
+    names: list[str] = []
+    entries: list[tuple[str, int | None, tuple[int, ...]]] = []
+    values: dict[str, Any] = {}  # a scalar's expression, a vector's tuple, a matrix's {(j, l): entry}
     tag = "" if component is None else f"_c{component + 1}"
     for parameter in parameters:
         name = parameter.name
         shown = name if component is None else f"{name}[{component + 1}]"
+        pairs: list[tuple[int, ...]]
         if parameter.shape == "scalar":
             pairs = [()]
         elif parameter.shape == "vector":
