@@ -8,15 +8,20 @@ For a condition (:mod:`identcheck.conditions`) and each of its probes:
     relations = condition.explain(decision)      when dependent: named families, proved by sympy
     certificate = certify_probe(...)             with ``certify``: exact relations / interval bounds
 
-and the verdict follows :func:`conclude` (three-valued, one-sided; :mod:`results`).
+and the verdict follows :func:`conclude` (three-valued, one-sided; :mod:`results`). Without
+``certify``, when no dependent probe has a proved relation, the witness-to-be's relations read as
+exact rationals are proved by sympy while the check's budget lasts (:func:`_prove_witness`: that
+probe only, not every probe, and no certificate is recorded).
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import Mapping
 
 import numpy as np
+from sympy import Rational
 from threadpoolctl import threadpool_limits
 
 from .conditions import CONDITIONS, Condition, unknown_condition
@@ -26,7 +31,7 @@ from .families.relations import NULL_SPACE_TOLERANCE
 from .rank.certificates import certify_probe
 from .rank.rule import DEFAULT_LADDER, decide_rank, rule_tolerances
 from .results import CheckResult, ProbeResult
-from .util.budget import CERTIFY_POOL_SECONDS, POOL_SECONDS, pool
+from .util.budget import CERTIFY_POOL_SECONDS, POOL_SECONDS, budget_available, pool, pool_remaining
 from .util.environment import environment
 
 __all__ = ["check", "conclude", "make_condition", "run", "CONDITIONS"]
@@ -166,6 +171,8 @@ def run(
             results.append(_run_probe(condition, probe, index, certify, include_inadmissible))
             if progress is not None:
                 progress(index + 1, len(probes), probe.name)
+        if not certify:
+            _prove_witness(condition, probes, results)
         computed_with = environment()  # inside the BLAS thread limit the probes ran with
     verdict, evidence, summary, witness = conclude(results, condition.ladder, certify)
     suffix, fields = condition.finish(results)  # may set details, or n_terms when T is not one block per component
@@ -251,6 +258,34 @@ def _run_probe(
         rank_proof=decision.proof if matrix.unsettled is None else None,  # only a proof that settled the probe
         **condition.extras(probe, matrix, decision),
     )
+
+
+WITNESS_PROOF_SECONDS = 1.0  # the check's pool must have this much left to prove the witness's relations
+
+
+def _prove_witness(condition: Condition, probes, results: list) -> None:
+    """Prove, in place, the relations read as exact rationals (and never tried) on the probe
+    :func:`conclude` would take as witness, when no dependent probe has a proved relation yet and
+    the budget can cut a proof (main thread, ``WITNESS_PROOF_SECONDS`` left in the pool). After a
+    proof that runs out of time the rest stay as they were (the pool is spent)."""
+    dependent = [i for i, p in enumerate(results) if p.counts_for_verdict and p.dependent]
+    if not dependent or any(_dependence_proved(results[i]) for i in dependent) or condition.explain_proves:
+        return
+    index = min(dependent, key=lambda i: results[i].relation is None or results[i].relation.family is None)
+    found = results[index]
+    untried = [r for r in found.relations if r.exact is not None and r.keys and not (r.proved or r.timed_out)]
+    if not untried or not budget_available() or pool_remaining() < WITNESS_PROOF_SECONDS:
+        return
+    matrix = condition.matrix(probes[index], index)
+    prove, column = condition.prover(probes[index], matrix), {k: j for j, k in enumerate(matrix.keys)}
+    relations, spent = [], False
+    for r in found.relations:
+        if any(r is u for u in untried) and not spent and all(k in column for k in r.keys):
+            outcome = prove([(column[k], Rational(v)) for k, (_, v) in zip(r.keys, r.exact)], False, r.family)
+            spent = bool(getattr(outcome, "timed_out", False))
+            r = replace(r, proved=bool(outcome), timed_out=spent)
+        relations.append(r)
+    results[index] = replace(found, relations=tuple(relations))
 
 
 def _note(probe, matrix, include_inadmissible: bool) -> str:

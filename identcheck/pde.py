@@ -39,6 +39,7 @@ from .errors import IdentcheckError
 from .families import phi_properties
 from .families.proofs import is_exact_zero
 from .parse.activation import Z, parse_activation
+from .results import hypothesis_text
 from .terms.type1 import MAX_DIM, phi_placeholder, substitute_phi
 from .util.markdown import proof_markdown
 from .util.written import with_written_numbers
@@ -65,6 +66,11 @@ class FamilyProof:
         """``text`` with φ's decimal constants as written (``1.702*z``, not ``851*z/500``); the JSON stays exact."""
         return with_written_numbers(text, self.written_numbers)
 
+    @property
+    def hypothesis_shown(self) -> str:
+        """The hypothesis as a reader writes it (``phi(-z) = 1 - phi(z)``), constants as written."""
+        return self.shown(hypothesis_text(self.hypothesis, plain=True))
+
     def to_dict(self) -> dict:
         return {
             "family": self.family,
@@ -83,7 +89,7 @@ class FamilyProof:
     def to_text(self) -> str:
         if not self.holds:
             return f"{self.family}: {self.hypothesis} not shown for this phi ({self.note})"
-        lines = [f"{self.family}: {self.shown(self.hypothesis)}", f"  identity: {self.shown(self.identity)}"]
+        lines = [f"{self.family}: {self.hypothesis_shown}", f"  identity: {self.shown(self.identity)}"]
         for what, shown, ok in self.steps:
             lines.append(f"  {what}: {self.shown(shown)}  ->  {'exact 0 (sympy)' if ok else 'not reduced to 0'}")
         lines.append(

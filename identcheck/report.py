@@ -31,11 +31,14 @@ __all__ = [
     "CheckResult",
     "ProbeResult",
     "Relation",
+    "beyond_template_text",
     "check_text",
     "format_relation",
     "hypothesis_text",
     "literal_text",
     "markdown_text",
+    "RunText",
+    "brief_text",
     "probe_result_text",
     "verdict_lines",
 ]
@@ -83,12 +86,49 @@ def verdict_lines(result: CheckResult) -> list[tuple[str, str]]:
     return [(" (reduced set)", verdict), (" (literal set, as the paper states it)", literal)]
 
 
-def check_text(result: CheckResult) -> str:
-    """The human report of a :class:`~identcheck.results.CheckResult`."""
+NOT_A_VERDICT = (
+    "not an identifiability verdict: a relation every expert of the template shares can be harmless under one "
+    "likelihood and harmful under another; the model-level check (identcheck.model, docs/model.md) decides"
+)
+
+
+def beyond_template_text(result: CheckResult) -> tuple[str, str] | None:
+    """(what the relations show beyond the expert's template, the caveat that it is no verdict) when the
+    condition put ``beyond_template`` in ``details`` (an expert condition, relations read), else None."""
+    beyond = result.details.get("beyond_template")
+    if not beyond:
+        return None
+    unknown = f"; {beyond['unknown']} of unknown reach (not proved, or undecided for the template)"
+    unknown = unknown if beyond["unknown"] else ""
+    if beyond["specific"] == 0:
+        text = (
+            "none: it fails only through relations every expert of its template shares"
+            if not beyond["unknown"]
+            else f"none found among the {beyond['shared']} relation(s) read exactly{unknown}"
+        )
+        return text, NOT_A_VERDICT
+    families = ", ".join(f"{n} × {family}" for family, n in beyond["families"])
+    first = beyond["first"]
+    text = (
+        f"{beyond['specific']} relation(s) specific to this expert ({families}); first, on "
+        f"'{first['probe']}': {first['relation']}; {beyond['shared']} shared by its template{unknown}"
+    )
+    return result.shown(text), NOT_A_VERDICT
+
+
+def check_text(result: CheckResult, footnote: int | None = None) -> str:
+    """The human report of a :class:`~identcheck.results.CheckResult`; with ``footnote`` (a run's, :class:`RunText`)
+    the verdict carries the footnote's mark ``[n]`` in place of the ``means:`` paragraph."""
     lines = [f"{result.object_name} = {result.phi_shown}    [{result.condition}, d = {result.dim}]"]
-    lines += [f"  verdict{what}: {text}" for what, text in verdict_lines(result)]
+    mark = "" if footnote is None else f" [{footnote}]"
+    lines += [
+        f"  verdict{what}: {text}{mark if i == 0 else ''}" for i, (what, text) in enumerate(verdict_lines(result))
+    ]
+    beyond = beyond_template_text(result)
+    if beyond is not None:
+        lines += [f"  beyond its template: {beyond[0]}", f"    ({beyond[1]})"]
     lines.append(f"  {result.summary}")
-    if result.scope is not None:
+    if result.scope is not None and footnote is None:
         lines.append(f"  means: {result.scope.implies}")
     witness = result.witness_probe
     if witness is not None:
@@ -115,4 +155,67 @@ def check_text(result: CheckResult) -> str:
 
 def markdown_text(result: CheckResult) -> str:
     """The markdown behind Jupyter's ``_repr_markdown_`` (:func:`identcheck.util.markdown.check_markdown`)."""
-    return check_markdown(result, literal_text(result), probe_result_text)
+    return check_markdown(result, literal_text(result), probe_result_text, beyond_template_text(result))
+
+
+def brief_text(result: CheckResult, footnote: int | None = None) -> str:
+    """One line: what was checked, the verdict and its evidence (``[n]``: the run's footnote on what it
+    means), then the witness probe and its relation's family (a literal verdict, an expert's relations
+    beyond its template, where the condition gives them)."""
+    mark = "" if footnote is None else f" [{footnote}]"
+    line = (
+        f"{result.object_name} = {result.phi_shown}  [{result.condition}, d = {result.dim}]  "
+        f"{result.verdict.upper()} ({result.evidence}){mark}  "
+    )
+    witness = result.witness_probe
+    if witness is not None:
+        line += f"witness '{witness.name}'"
+        relation = witness.relation
+        if relation is not None:
+            family = relation.family or "unrecognised"
+            if relation.family and relation.hypothesis:
+                family += f" ({result.shown(hypothesis_text(relation.hypothesis))})"
+            line += f": {family}" + (", proved" if relation.proved else ", numeric")
+    else:  # identifiable: its first clause (the footnote says what it means); inconclusive: what was undecided
+        line += (
+            result.summary.split(" — ")[0].split(",")[0] if str(result.verdict) == "identifiable" else result.summary
+        )
+    literal = literal_text(result)
+    if literal is not None:
+        line += f"; literal set: {literal.split(',')[0]}"
+    beyond = result.details.get("beyond_template")
+    if beyond:
+        line += "; beyond its template: " + (
+            f"{beyond['specific']} relation(s) specific to this expert" if beyond["specific"] else "none"
+        )
+    return line
+
+
+class RunText:
+    """The text of a run of checks, result by result (:meth:`add`: print it as its check ends), with
+    each verdict's meaning (its ``scope``) once, as a footnote keyed by verdict and theorem
+    (:meth:`footnotes`, after the last); ``brief``: one line per result (:func:`brief_text`)."""
+
+    def __init__(self, brief: bool = False):
+        self.brief = brief
+        self.notes: dict[tuple, int] = {}
+        self.count = 0
+
+    def add(self, result: CheckResult) -> str:
+        """The text of ``result`` (after the first, a full report opens with a blank line)."""
+        footnote = None
+        if result.scope is not None:
+            key = (str(result.verdict), result.condition, result.scope.theorem, result.scope.implies)
+            footnote = self.notes.setdefault(key, len(self.notes) + 1)
+        self.count += 1
+        if self.brief:
+            return brief_text(result, footnote)
+        return ("\n" if self.count > 1 else "") + check_text(result, footnote)
+
+    def footnotes(self) -> str:
+        """``[n] verdict (condition, theorem): what it means``, one line each, after a blank line ("" if none)."""
+        lines = [
+            f"[{n}] {verdict} ({condition}, {theorem}): {implies}"
+            for (verdict, condition, theorem, implies), n in self.notes.items()
+        ]
+        return "\n".join([""] + lines) if lines else ""

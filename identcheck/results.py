@@ -8,7 +8,7 @@ at those parameter values only, as the summary says); ``inconclusive`` otherwise
 unless it violates the paper's assumptions (A.1)–(A.5) (``admissible`` false; counted with
 ``include_inadmissible``) or it is a = 0; the others are reported apart.
 
-The JSON form (``to_dict``) is ``SCHEMA`` = identcheck.check/3 (docs/changelog.md): schema 2's
+The JSON form (``to_dict``) is ``SCHEMA`` = identcheck.check/4 (docs/changelog.md): schema 2's
 values, with the condition-specific fields in one ``details`` mapping per result and per probe
 (type-2's literal verdict, head and φ-free relations; type1-full's term counts), and every
 relation's structural ``keys`` (typed tuples as JSON lists, :func:`key_from_json` reads them
@@ -40,7 +40,7 @@ __all__ = ["CheckResult", "ProbeResult", "RENDERERS", "Relation", "SCHEMA", "for
 __all__ += ["jsonable", "key_from_json", "register_renderer"]
 
 #: the version of ``CheckResult.to_dict()``'s layout (docs/changelog.md)
-SCHEMA = "identcheck.check/3"
+SCHEMA = "identcheck.check/4"
 
 #: format → function(result) → str, or a lazy entry (module, function name) imported on first use
 RENDERERS: dict[str, Callable | tuple[str, str]] = {
@@ -96,21 +96,21 @@ def _coefficient_text(value: str | float, first: bool) -> tuple[str, str]:
 _SYMMETRY = re.compile(r"phi\(-z\) = (-?1)\*phi\(z\) \+ \((.*)\)")
 
 
-def hypothesis_text(hypothesis: str) -> str:
-    """A family hypothesis as the report shows it; a symmetry in words.
+def hypothesis_text(hypothesis: str, plain: bool = False) -> str:
+    """A family hypothesis as a reader writes it; a symmetry in words.
 
-    ``'phi(-z) = -1*phi(z) + (0)'`` → ``'φ(−z) = −φ(z): a and −a collide'``;
-    ``'phi(-z) = -1*phi(z) + (1)'`` → ``'φ(−z) = −φ(z) + 1'``. Other hypotheses are unchanged
-    (the JSON keeps the machine form).
-    """
+    ``'phi(-z) = -1*phi(z) + (0)'`` → ``'φ(−z) = −φ(z): a and −a collide'``, ``'... + (1)'`` → ``'φ(−z) = 1 − φ(z)'``;
+    ``plain``: ASCII, no words (``'phi(-z) = 1 - phi(z)'``). Others unchanged (the JSON keeps the machine form)."""
     match = _SYMMETRY.fullmatch(hypothesis)
     if match is None:
         return hypothesis
-    sign, q = match.groups()
-    lhs = "φ(−z) = " + ("−" if sign == "-1" else "") + "φ(z)"
+    (sign, q), (phi, minus) = match.groups(), (("phi", "-") if plain else ("φ", "−"))
+    lhs = f"{phi}({minus}z) = "
     if q == "0":
-        return lhs + ": a and −a collide"
-    return f"{lhs} − {q[1:]}" if q.startswith("-") and " " not in q else f"{lhs} + {q}"
+        return lhs + (minus if sign == "-1" else "") + f"{phi}(z)" + ("" if plain else ": a and −a collide")
+    if sign == "-1":
+        return f"{lhs}{q} {minus} {phi}(z)"
+    return f"{lhs}{phi}(z) {minus} {q[1:]}" if q.startswith("-") else f"{lhs}{phi}(z) + {q}"
 
 
 def format_relation(terms) -> str:

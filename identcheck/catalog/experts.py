@@ -14,7 +14,7 @@ from ..errors import IdentcheckError
 from ..families.reach import REACH_EXPERT, REACH_TEMPLATE
 from ..util.pool import WorkerPool
 
-__all__ = ["EXPERT_CATALOG", "EXPERT_CONDITIONS", "expert_catalog_rows", "expert_catalog_markdown"]
+__all__ = ["EXPERT_CATALOG", "EXPERT_CONDITIONS", "beyond_cell", "expert_catalog_rows", "expert_catalog_markdown"]
 
 MAX_JOBS = 64
 EXPERT_CONDITIONS = ("deepseek-shared", "deepseek-routed", "deepseek-weak")
@@ -80,6 +80,18 @@ def _reach(result) -> str:
     return "; ".join(parts + ([f"{unknown} of unknown reach"] if unknown else []))
 
 
+def beyond_cell(beyond) -> str:
+    """The *beyond its template* cell from a result's ``details["beyond_template"]``: how many relations are
+    specific to the expert, by family, and the first; "none" when every relation read is the template's."""
+    if not beyond:
+        return ""
+    unknown = f"; {beyond['unknown']} of unknown reach" if beyond["unknown"] else ""
+    if beyond["specific"] == 0:
+        return ("none found" if unknown else "none") + unknown
+    families = ", ".join(f"{n} × {family}" for family, n in beyond["families"])
+    return f"{beyond['specific']}: {families}; first: {beyond['first']['relation']}{unknown}"
+
+
 def _cell(task) -> dict:
     expert, condition = task
     result = check(expert, condition=condition)
@@ -88,6 +100,7 @@ def _cell(task) -> dict:
         "evidence": str(result.evidence),
         "witness": _witness(result),
         "reach": _reach(result),
+        "beyond_template": beyond_cell(result.details.get("beyond_template")),
     }
 
 
@@ -133,18 +146,23 @@ def expert_catalog_markdown(rows) -> str:
         "*template only* when every relation found holds for every expert of the template (function",
         "calls made arbitrary), else the probes where some relation is specific to this expert, and how",
         "many relations were not read exactly or not decided for the template (*of unknown reach*).",
+        "*beyond its template*: how many relations are specific to this expert, by family, and the first;",
+        "*none* when every relation read holds for every expert of the template. Neither column is an",
+        "identifiability verdict: a template's relation can be harmless under one likelihood and harmful",
+        "under another, which the model-level check decides (docs/model.md).",
         "",
-        "| expert | condition | verdict | witness | reach |",
-        "| --- | --- | --- | --- | --- |",
+        "| expert | condition | verdict | witness | reach | beyond its template |",
+        "| --- | --- | --- | --- | --- | --- |",
     ]
     for row in rows:
         name = f"`{row['expert']}`" + (f" ({row['note']})" if row["note"] else "")
         for condition in EXPERT_CONDITIONS:
             cell = row[condition]
             witness = cell["witness"].replace("|", "\\|") or "—"
+            beyond = cell["beyond_template"].replace("|", "\\|") or "—"
             lines.append(
                 f"| {name} | {condition.removeprefix('deepseek-')} | {cell['verdict']} ({cell['evidence']}) "
-                f"| {witness} | {cell['reach'] or '—'} |"
+                f"| {witness} | {cell['reach'] or '—'} | {beyond} |"
             )
             name = ""
     return "\n".join(lines) + "\n"

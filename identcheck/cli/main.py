@@ -91,7 +91,7 @@ def _check(args) -> int:
     from ..check import check, make_condition
     from ..conditions import CONDITIONS, unknown_condition
     from ..parse.activation import parse_param
-    from ..report import check_text
+    from ..report import RunText
 
     if args.condition != "both" and args.condition not in CONDITIONS:  # a built-in name reads no plug-in
         raise unknown_condition(args.condition, extra=("both",))  # the list, with the installed plug-ins
@@ -119,7 +119,7 @@ def _check(args) -> int:
         raise IdentcheckError(
             param="params", key=name, shown=params[name], reason=f"no {subject or 'phi'} uses {name!r}"
         )
-    results = []
+    results, shown = [], RunText(brief=args.brief)  # a verdict's meaning once per run: a footnote
     with StatusLine.for_command(asked=args.progress, json=args.json) as status:
         for i, (phi, arguments) in enumerate(jobs):
             job = f"{phi or 'linear expert'} [{arguments['condition']}]"
@@ -138,11 +138,8 @@ def _check(args) -> int:
             status.clear()
             results.append(result)
             if not args.json:
-                print(check_text(result))
-                if i + 1 < len(jobs):
-                    print()
-    if args.json:
-        print(json.dumps([r.to_dict() for r in results], indent=2, ensure_ascii=False))
+                print(shown.add(result))
+    print(json.dumps([r.to_dict() for r in results], indent=2, ensure_ascii=False) if args.json else shown.footnotes())
     return 0
 
 
@@ -180,7 +177,8 @@ def _scan(args) -> int:
         )
     if args.plot is not None:
         plot_scan(result, args.plot)
-    print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False) if args.json else result.to_text())
+    text = result.brief_text() if args.brief else result.to_text()
+    print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False) if args.json else text)
     return 0
 
 

@@ -111,6 +111,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="certify each probe: independence by interval arithmetic, dependence by exact relations proved with sympy",
     )
     c.add_argument("--json", action="store_true", help="print one JSON array, one object per (phi, condition)")
+    c.add_argument(
+        "--brief",
+        action="store_true",
+        help="one line per (phi, condition): verdict, evidence, witness family (what verdicts mean: once, at the end)",
+    )
     c.add_argument("--progress", action="store_true", help=PROGRESS_HELP)
     pos = sub.add_parser(
         "positions",
@@ -181,6 +186,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--plot", metavar="FILE.png", help="margin against the parameter (heat map for two), written when complete"
     )
     sc.add_argument("--json", action="store_true", help="print the result as JSON (the API's ScanResult.to_dict())")
+    sc.add_argument("--brief", action="store_true", help="print the scan's head and its one-line summary only")
     sc.add_argument("--progress", action="store_true", help=PROGRESS_HELP)
     cat = sub.add_parser(
         "catalog", help="type-1 and type-2 verdicts for common activations (about 2 minutes on 2 cores)"

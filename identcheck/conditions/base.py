@@ -138,6 +138,9 @@ class Condition(ABC):
     #: fixes what it judges (mha, the linear expert) and takes no PHI, no --expert and no --param. The command
     #: line, scan and catalog decide from it, never from a condition's name.
     subject: ClassVar[str | None] = "phi"
+    #: whether ``explain`` already tries to prove every relation it reads exactly (an expert's, classified
+    #: by reach); False: the driver proves the witness's relations read as exact rationals when the budget allows
+    explain_proves: ClassVar[bool] = False
     #: the term set its ``__init__`` builds (a TermSet, a type-2 head's set, an expert's member set)
     term_set: Any
 

@@ -34,7 +34,7 @@ from ..terms.probes import Probe
 from ..terms.recipes import SetRecipe
 from .base import Condition, ProbeMatrix, unresolved_summary
 
-__all__ = ["DeepSeekRouted", "DeepSeekShared", "DeepSeekWeak", "ExpertCondition"]
+__all__ = ["DeepSeekRouted", "DeepSeekShared", "DeepSeekWeak", "ExpertCondition", "beyond_template"]
 
 _MODEL = "DeepSeekMoE (arXiv 2505.10860): shared experts h1(x, κ) and routed experts h2(x, η), Gaussian regression"
 _NOT = (
@@ -62,6 +62,7 @@ class ExpertCondition(Condition):
 
     component = Atom
     subject = "expert"  # the user's text is an expert h(x; θ): --expert EXPR on the command line
+    explain_proves = True  # ProbeAlgebra.classify proves each exact relation as it reads its reach
     sets: tuple = ()
     min_order = 1
     order = 2
@@ -183,7 +184,8 @@ class ExpertCondition(Condition):
         relations = [r for p in dependent for r in p.relations]
         suffix = unresolved_summary(results)
         if not relations:
-            return suffix, self.counts()
+            counts = self.counts()
+            return suffix, counts | {"details": counts["details"] | {"beyond_template": None}}
         template = [r for r in relations if getattr(r, "reach", None) == REACH_TEMPLATE]
         specific = [r for r in relations if getattr(r, "reach", None) == REACH_EXPERT]
         unknown = len(relations) - len(template) - len(specific)
@@ -203,7 +205,35 @@ class ExpertCondition(Condition):
             reach += f"; {len(template)} shared by its template" if template else ""
             reach += f"; {unknown} of unknown reach (not proved, or undecided for the template)" if unknown else ""
             reach += f" — counted over the {len(relations)} relation(s) read (a basis of each probe's null space)"
-        return reach + suffix, self.counts()
+        counts = self.counts()
+        return reach + suffix, counts | {"details": counts["details"] | {"beyond_template": beyond_template(results)}}
+
+
+def beyond_template(results) -> dict | None:
+    """What the counted dependent probes show beyond the expert's template (None when no relation was
+    read): ``specific`` (relations specific to this expert), ``families`` ([family, count], of those, in
+    order of appearance), ``first`` (its probe, family and text; None when there is none), ``shared``
+    (relations every expert of the template has), ``unknown`` (not proved, or undecided for the template).
+    Not a verdict: whether a template's relation does harm depends on the likelihood (:mod:`identcheck.model`)."""
+    found = [(p.name, r) for p in results if p.counts_for_verdict and p.dependent for r in p.relations]
+    if not found:
+        return None
+    specific = [(name, r) for name, r in found if getattr(r, "reach", None) == REACH_EXPERT]
+    families: dict = {}
+    for _, r in specific:
+        families[r.family or "unrecognised"] = families.get(r.family or "unrecognised", 0) + 1
+    shared = sum(getattr(r, "reach", None) == REACH_TEMPLATE for _, r in found)
+    first = None
+    if specific:
+        name, r = specific[0]
+        first = {"probe": name, "family": r.family, "relation": str(r)}
+    return {
+        "specific": len(specific),
+        "families": [[family, n] for family, n in families.items()],
+        "first": first,
+        "shared": shared,
+        "unknown": len(found) - len(specific) - shared,
+    }
 
 
 @dataclass(frozen=True)

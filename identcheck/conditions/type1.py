@@ -11,7 +11,7 @@ ones leave some of it unexplained); relations are proved with sympy (:mod:`~iden
 
 from __future__ import annotations
 
-from ..families import ode_templates_for, phi_properties, templates_for
+from ..families import exact_templates_for, ode_templates_for, phi_properties, templates_for
 from ..families.proofs import prove_relation
 from ..families.relations import explain_null_space
 from ..rank.rule import DEFAULT_LADDER
@@ -26,7 +26,10 @@ __all__ = ["Type1", "explain_with_families"]
 
 def explain_with_families(term_set, activation, components, matrix, decision, prove) -> tuple:
     """The relations of a dependent type-1 probe (or of T1's block of a head): the named families'
-    templates first, then φ's linear ODEs for what they leave unexplained (:mod:`identcheck.families.ode`)."""
+    templates first, then — for what they leave unexplained, computed only as far as needed — the
+    relations read exactly from polynomials in x (a symmetry with a polynomial q, a polynomial φ of
+    any degree: :func:`~identcheck.families.type1.exact_templates_for`), then φ's linear ODEs
+    (:mod:`identcheck.families.ode`)."""
     templates = templates_for(term_set, activation.derivatives, components)
     late = list(phi_properties(tuple(activation.derivatives)).timed_out)  # ode_templates_for may add "ode"
     return explain_null_space(
@@ -37,8 +40,13 @@ def explain_with_families(term_set, activation, components, matrix, decision, pr
         matrix.keys,
         prove,
         late,
-        more=lambda: ode_templates_for(term_set, activation.derivatives, components, late),
+        more=lambda: _further(term_set, activation.derivatives, components, late),
     )
+
+
+def _further(term_set, derivatives, components, late):
+    yield from exact_templates_for(term_set, tuple(derivatives), components)
+    yield from ode_templates_for(term_set, derivatives, components, late)
 
 
 class Type1(Condition):

@@ -31,14 +31,22 @@ if TYPE_CHECKING:  # for readers and type checkers; at run time __getattr__ impo
     from .base import Template
     from .ode import ODE, ode_templates_for
     from .phi import PhiProperties, phi_properties
-    from .type1 import templates_for
+    from .type1 import exact_templates_for, templates_for
 
 _API = {
     **dict.fromkeys(("ODE", "ode_templates_for"), ".ode"),
     **dict.fromkeys(("PhiProperties", "phi_properties"), ".phi"),
     "Template": ".base",
-    "templates_for": ".type1",
+    **dict.fromkeys(("exact_templates_for", "templates_for"), ".type1"),
 }
 lazy_package(__name__, _API)
 
-__all__ = ["ODE", "PhiProperties", "Template", "ode_templates_for", "phi_properties", "templates_for"]
+__all__ = [
+    "ODE",
+    "PhiProperties",
+    "Template",
+    "exact_templates_for",
+    "ode_templates_for",
+    "phi_properties",
+    "templates_for",
+]

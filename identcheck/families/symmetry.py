@@ -8,7 +8,10 @@ conditions offer its structure:
 - **type-1** (φ(−z) = sφ(z) + q(z) proved for φ, :mod:`.phi`): with one M and a₂ = −a₁,
   ∂^t ū(θ₂) = (−1)^m s ∂^t ū(θ₁) wherever q^(m) ≡ 0 (m = |t| in a); and when q = q₁z (softplus,
   SiLU), for m = 0 and |t| ≤ 1: ∂^t ū(θ₂) − s ∂^t ū(θ₁) + Σ_j a₁ⱼ (∂^t∂_{a_j} ū(θ₂) + s ∂^t∂_{a_j}
-  ū(θ₁)) = 0 (:func:`type1_templates`).
+  ū(θ₁)) = 0 (:func:`type1_templates`). For any polynomial q (tanh(z) + c·z²: q = 2cz²), each
+  difference D_t = ∂^t ū(θ₂) − (−1)^m s ∂^t ū(θ₁) = (−1)^m exp(xᵀMx)·c_t x^α q^(m)(a₁ᵀx) is
+  exp(xᵀMx) times a polynomial, and every relation Σ λ_t D_t = 0 among them is read exactly
+  from those polynomials (:func:`exact_templates`, :func:`~identcheck.families.polynomial.polynomial_null_space`).
 - **type-2** (the same φ): on a head with a_{i,2} = −a_{i,1} for every gate, f² = −f¹ and each
   channel-2 term is a fixed multiple of its channel-1 counterpart wherever q^(m) ≡ 0
   (:func:`type2_parts`); proved with φ kept abstract after the rewrite :func:`apply_parity`.
@@ -30,7 +33,8 @@ from ..parse.activation import Z
 from ..terms.type1 import _PhiDerivative
 from ..terms.type2 import on_channel
 from ..util.budget import SIMPLIFY_SECONDS, run
-from .base import Family, match_output
+from .base import Family, Template, match_output
+from .polynomial import polynomial_null_space
 
 __all__ = [
     "EXPERT_SIGN",
@@ -39,6 +43,7 @@ __all__ = [
     "apply_parity",
     "expert_name",
     "expert_parity",
+    "exact_templates",
     "type1_templates",
     "type2_parts",
 ]
@@ -64,6 +69,41 @@ def type1_templates(b, symmetry, keys, a1, c1, c2) -> None:
                 rel_c2[b.key(key + (f"a{j + 1}",))] = a1[j]
                 rel_c1[b.key(key + (f"a{j + 1}",))] = s * a1[j]
             b.add(SYMMETRY, hyp, [(c2, rel_c2), (c1, rel_c1)])
+
+
+def exact_templates(term_set, symmetry, probe):
+    """Type-1, every pair of components with one M and a₂ = −a₁: the relations Σ λ_t D_t = 0 (module
+    docstring), one template per basis vector of their exact null space (with q^(m) ≡ 0 a D_t is 0
+    itself: the term-by-term ties of :func:`type1_templates`, found again)."""
+    s, q = symmetry
+    hypothesis = f"phi(-z) = {s}*phi(z) + ({q})"
+    n = len(term_set.terms)
+    comps = probe.components
+    for c1 in range(len(comps)):
+        for c2 in range(c1 + 1, len(comps)):
+            if comps[c1].M != comps[c2].M or any(v2 != -v1 for v1, v2 in zip(comps[c1].a, comps[c2].a)):
+                continue
+            if all(v == 0 for v in comps[c1].a):
+                continue
+            first = term_set.numeric_params(comps[c1].M, comps[c1].a)
+            second = term_set.numeric_params(comps[c2].M, comps[c2].a)
+            differences, signs = [], []
+            for term in term_set.terms:
+                m = term.phi_order
+                flipped = term.reduced.xreplace(second).replace(
+                    lambda e: isinstance(e, _PhiDerivative),
+                    lambda e: (-1) ** e.order * (s * type(e)(-e.args[0]) + sp.diff(q, Z, e.order).subs(Z, -e.args[0])),
+                )
+                sign = -((-1) ** m) * s
+                difference = sp.expand(flipped + sign * term.reduced.xreplace(first))
+                if difference.has(_PhiDerivative):  # the arguments did not match exactly: no reading
+                    return
+                differences.append(difference)
+                signs.append(sign)
+            for vector in polynomial_null_space(differences, term_set.x):
+                coefficients = [(c2 * n + i, v) for i, v in enumerate(vector) if v != 0]
+                coefficients += [(c1 * n + i, signs[i] * v) for i, v in enumerate(vector) if v != 0]
+                yield Template(SYMMETRY, hypothesis, tuple(sorted(coefficients, key=lambda cv: cv[0])))
 
 
 def type2_parts(pairs, symmetry):

@@ -40,7 +40,15 @@ from .base import Builder, Template
 from .ode import ODE, ode_templates_for
 from .phi import PhiProperties, phi_properties
 
-__all__ = ["ODE", "PhiProperties", "Template", "ode_templates_for", "phi_properties", "templates_for"]
+__all__ = [
+    "ODE",
+    "PhiProperties",
+    "Template",
+    "exact_templates_for",
+    "ode_templates_for",
+    "phi_properties",
+    "templates_for",
+]
 
 
 def templates_for(term_set: TermSet, derivatives: tuple, probe: Probe) -> list[Template]:
@@ -75,6 +83,18 @@ def templates_for(term_set: TermSet, derivatives: tuple, probe: Probe) -> list[T
         if props.degree is not None and props.degree <= 2:
             polynomial.type1_templates(b, props.degree, all_keys, a1, a2, c1, c2)
     return b.templates
+
+
+def exact_templates_for(term_set: TermSet, derivatives: tuple, probe: Probe):
+    """The relations read exactly from polynomials in x (a generator: computed only as far as they
+    are asked for): a symmetry's with a polynomial q ≠ 0 (:func:`.symmetry.exact_templates`), then a
+    polynomial φ's of any degree (:func:`.polynomial.exact_templates`). Offered after
+    :func:`templates_for`'s, where those leave part of a null space unexplained."""
+    props = phi_properties(derivatives)
+    if props.symmetry is not None and props.symmetry[1] != 0:
+        yield from symmetry.exact_templates(term_set, props.symmetry, probe)
+    if props.degree is not None:
+        yield from polynomial.exact_templates(term_set, derivatives, probe)
 
 
 def _ratio(a2, a1):

@@ -238,12 +238,17 @@ class ScanResult:
         name = CONDITIONS[self.condition].object_name  # φ(z), or an expert condition's h(x; θ)
         return f"scan of {name} = {self.phi} over {axes}{fixed}   [{self.condition}, d = {self.dim}, seed {self.seed}]"
 
+    def brief_text(self) -> str:
+        """The head and the one-line summary (``scan --brief``)."""
+        return f"{self._head()}\n  {self.summary}"
+
     def to_text(self) -> str:
         lines = [self._head(), f"  {self.summary}"]
         if self.for_all is not None:
             f = self.for_all
             lines.append(
-                f"  for all {', '.join(f.parameters)}: {f.family}, {f.hypothesis} (sympy, parameters symbolic)"
+                f"  for all {', '.join(f.parameters)}: {f.family}, {hypothesis_text(f.hypothesis, plain=True)} "
+                "(sympy, parameters symbolic)"
             )
         lines += [f"  exceptional: {e.label()}: {e.why(detail=True)}" for e in self.exceptional]
         lines += [f"  bracket: {b.text()}" for b in self.brackets]
@@ -271,7 +276,7 @@ class ScanResult:
         if self.for_all is not None:
             parts.append(
                 f"For all {', '.join(self.for_all.parameters)}: {self.for_all.family}, "
-                f"{code(self.for_all.hypothesis)} (sympy, parameters symbolic)."
+                f"{code(hypothesis_text(self.for_all.hypothesis, plain=True))} (sympy, parameters symbolic)."
             )
         if self.exceptional:
             parts.append("\n".join(f"- exceptional {code(e.label())}: {e.why(detail=True)}" for e in self.exceptional))

@@ -10,6 +10,7 @@ value where φ is defined".
 from __future__ import annotations
 
 from ..evidence import Verdict
+from ..results import hypothesis_text
 from .report import number
 
 __all__ = ["summarize"]
@@ -35,7 +36,7 @@ def summarize(axes, grid, exceptional, for_all, subject: str = "phi") -> str:
     if len(counts) == 1 and common == Verdict.NOT_IDENTIFIABLE and for_all is not None:
         return (
             f"not identifiable for every {span} where {subject} is defined "
-            f"({for_all.family}: {for_all.hypothesis}, proved for all {names})" + tail
+            f"({for_all.family}, proved for every {names}: {hypothesis_text(for_all.hypothesis, plain=True)})" + tail
         )
     if len(counts) == 1:
         how = (

@@ -34,10 +34,11 @@ def table(header, rows, align=None) -> str:
     return "\n".join(lines)
 
 
-def check_markdown(result, literal, probe_text) -> str:
+def check_markdown(result, literal, probe_text, beyond=None) -> str:
     """Markdown for a :class:`~identcheck.results.CheckResult`; ``literal`` is the literal verdict's
     text when the condition gave one (:func:`identcheck.report.literal_text`), ``probe_text(probe,
-    certified)`` the probe table's result column (:func:`identcheck.report.probe_result_text`)."""
+    certified)`` the probe table's result column (:func:`identcheck.report.probe_result_text`),
+    ``beyond`` an expert's (relations beyond its template, caveat) (:func:`identcheck.report.beyond_template_text`)."""
     parts = [
         f"**{result.object_name} = {code(result.phi_shown)}** · {result.condition}, d = {result.dim}",
         f"**Verdict{'' if literal is None else ' (reduced set)'}: {str(result.verdict).upper()}** "
@@ -45,6 +46,8 @@ def check_markdown(result, literal, probe_text) -> str:
     ]
     if literal is not None:
         parts.append(f"**Verdict (literal set, as the paper states it): {literal}**")
+    if beyond is not None:
+        parts.append(f"*Beyond its template:* {beyond[0]} ({beyond[1]})")
     if result.scope is not None:
         parts.append(f"*What this means ({result.scope.theorem}):* {result.scope.implies}")
     witness = result.witness_probe
@@ -71,7 +74,7 @@ def proof_markdown(proof) -> str:
     if not proof.holds:
         return f"**{proof.family}**: {code(proof.hypothesis)} not shown for this φ ({proof.note})\n"
     lines = [
-        f"**{proof.family}**: {code(proof.shown(proof.hypothesis))}",
+        f"**{proof.family}**: {code(proof.hypothesis_shown)}",
         "",
         f"identity: {code(proof.shown(proof.identity))}",
         "",

@@ -100,3 +100,12 @@ def test_a_truncated_taylor_expansion_is_not_proved():
     derivatives = tuple(parse_activation("z**3 + z").derivatives)
     assert _polynomial(_Symbols(2), derivatives, 3).proved
     assert not _polynomial(_Symbols(2), derivatives, 2).proved
+
+
+def test_a_symmetry_hypothesis_is_shown_as_a_reader_writes_it():
+    from identcheck.pde import prove_pde
+
+    (proof,) = [p for p in prove_pde("sigmoid(z)") if p.family == "symmetry"]
+    assert proof.to_text().startswith("symmetry: phi(-z) = 1 - phi(z)\n")
+    assert "`phi(-z) = 1 - phi(z)`" in proof._repr_markdown_()
+    assert proof.to_dict()["hypothesis"] == "phi(-z) = -1*phi(z) + (1)"  # the JSON keeps the machine form

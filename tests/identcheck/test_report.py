@@ -37,13 +37,27 @@ def test_format_relation():
     [
         ("phi(-z) = -1*phi(z) + (0)", "φ(−z) = −φ(z): a and −a collide"),  # odd: tanh, z**3
         ("phi(-z) = 1*phi(z) + (0)", "φ(−z) = φ(z): a and −a collide"),  # even: cos, z**2
-        ("phi(-z) = -1*phi(z) + (1)", "φ(−z) = −φ(z) + 1"),  # sigmoid
+        ("phi(-z) = -1*phi(z) + (1)", "φ(−z) = 1 − φ(z)"),  # sigmoid
         ("phi(-z) = 1*phi(z) + (-2*z)", "φ(−z) = φ(z) − 2*z"),
+        ("phi(-z) = -1*phi(z) + (2*c*z**2)", "φ(−z) = 2*c*z**2 − φ(z)"),  # tanh(z) + c*z**2
+        ("phi(-z) = 1*phi(z) + (-z**2 + 1)", "φ(−z) = φ(z) − z**2 + 1"),
         ("z*phi' = 1*phi", "z*phi' = 1*phi"),  # not a symmetry: unchanged
     ],
 )
 def test_symmetry_hypotheses_read_in_words(hypothesis, shown):
     assert hypothesis_text(hypothesis) == shown
+
+
+@pytest.mark.parametrize(
+    "hypothesis, shown",
+    [
+        ("phi(-z) = -1*phi(z) + (1)", "phi(-z) = 1 - phi(z)"),
+        ("phi(-z) = -1*phi(z) + (0)", "phi(-z) = -phi(z)"),
+        ("phi(-z) = 1*phi(z) + (-2*z)", "phi(-z) = phi(z) - 2*z"),
+    ],
+)
+def test_symmetry_hypotheses_in_plain_text_as_a_reader_writes_them(hypothesis, shown):
+    assert hypothesis_text(hypothesis, plain=True) == shown
 
 
 def test_odd_phi_symmetry_tag_says_a_and_minus_a_collide():
@@ -97,18 +111,18 @@ def test_prove_pde_shows_the_constant_as_written():
 
     symmetry = next(p for p in prove_pde("1.702*silu(z)", dim=1) if p.family == "symmetry")
     text, markdown = symmetry.to_text(), symmetry._repr_markdown_()
-    assert "phi(-z) = 1*phi(z) + (-1.702*z)" in text and "H(z) = 1.702*z - 1.702*z/(exp(z) + 1)" in text
+    assert "phi(-z) = phi(z) - 1.702*z" in text and "H(z) = 1.702*z - 1.702*z/(exp(z) + 1)" in text
     assert "851" not in text and "851" not in markdown
     assert "851*z/500" in symmetry.to_dict()["hypothesis"]  # the JSON stays exact
 
 
 def test_type2_literal_verdict_lives_in_details_and_drives_the_lines_not_the_name():
     """Type-2's literal verdict, its reason and the head are ``details``; the JSON has them
-    there (schema 3) and the reports print the two verdict lines because details hold a literal verdict:
+    there (schema 3 on) and the reports print the two verdict lines because details hold a literal verdict:
     the same details on a type-1 result print the same lines."""
     type2 = checked("sigmoid(z + 1)", "type2", 1)
     data = type2.to_dict()
-    assert data["schema"] == "identcheck.check/3"
+    assert data["schema"] == "identcheck.check/4"
     assert "literal_verdict" not in data and "head" not in data
     assert data["details"]["literal_verdict"] == "not identifiable"
     assert data["details"]["head"] == {"n_gates": 2, "n_channels": 2, "mixed_products": False}

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from identcheck.catalog.experts import EXPERT_CATALOG, expert_catalog_markdown, expert_catalog_rows
+from identcheck.catalog.experts import EXPERT_CATALOG, beyond_cell, expert_catalog_markdown, expert_catalog_rows
 
 COMMITTED = Path(__file__).resolve().parents[3] / "docs" / "conditions" / "deepseekmoe_catalog.md"
 
@@ -35,3 +35,14 @@ def test_a_row_whose_relations_are_all_unread_says_how_many_and_nothing_else():
     [row] = expert_catalog_rows(entries=[("exp(dot(e1, x) + e0)", "")])
     assert row["deepseek-shared"]["reach"] == "9 of unknown reach"
     assert row["deepseek-weak"]["reach"] == "3 of unknown reach"
+
+
+def test_a_column_says_what_lies_beyond_the_template():
+    [row] = expert_catalog_rows(entries=[("e2*gelu(dot(e1, x))", "")])
+    routed = row["deepseek-routed"]["beyond_template"]
+    assert routed.startswith("12: 6 × atoms tied by a sign symmetry") and "; first: ∂²h2/∂e1⁽¹⁾²[1]" in routed
+    header = [line for line in expert_catalog_markdown([row]).splitlines() if line.startswith("| expert")]
+    assert header == ["| expert | condition | verdict | witness | reach | beyond its template |"]
+    none = {"specific": 0, "families": [], "first": None, "shared": 5, "unknown": 0}
+    assert beyond_cell(none) == "none" and beyond_cell(none | {"unknown": 2}) == "none found; 2 of unknown reach"
+    assert beyond_cell(None) == ""

@@ -20,6 +20,9 @@ def test_an_irrational_relation_is_printed_with_floats_and_a_rational_one_is_tag
     irrational = check("exp(3*pi*z) + z", dim=1)
     raw = [r for p in irrational.probes for r in p.relations if r.family is None]
     assert raw and all(r.exact is None for r in raw if any(abs(c) > 50 for _, c in r.terms))
-    mha = check("z", condition="mha", dim=2)
-    exact_raw = [r for p in mha.probes for r in p.relations if r.family is None and r.exact is not None]
-    assert exact_raw and all(not r.proved and "rational reading, not proved" in r.tag for r in exact_raw)
+    rational = check("(z + 1)/(z**2 + 2)")  # no family explains its relations; they are rational
+    others = [r for p in rational.probes if p is not rational.witness_probe for r in p.relations]
+    assert others and all(r.family is None and r.exact is not None for r in others)
+    assert all(not r.proved and "rational reading, not proved" in r.tag for r in others)
+    # the witness's own are proved by default (the check's budget allowing), no certificate needed
+    assert all(r.proved and r.tag.endswith("proved by sympy") for r in rational.witness_probe.relations)

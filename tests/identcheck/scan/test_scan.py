@@ -76,10 +76,22 @@ def test_family_relation_proved_for_all_c():
     result = scan("tanh(z) + c*z", {"c": (-1, 1, 2)}, dim=1)
     assert all(g.verdict == Verdict.NOT_IDENTIFIABLE for g in result.grid)
     assert result.for_all is not None and result.for_all.family == "symmetry"
-    assert "not identifiable for every c in [-1, 1]" in result.summary and "proved for all c" in result.summary
+    assert "not identifiable for every c in [-1, 1]" in result.summary and "proved for every c" in result.summary
     # a value off the grid agrees (what "for all c" promises), by the independent driver
     off = check("tanh(z) + c*z", dim=1, params={"c": sp.Rational(1, 3)})
     assert off.verdict == Verdict.NOT_IDENTIFIABLE and off.witness_probe.relation.family == "symmetry"
+
+
+def test_a_symmetry_with_a_quadratic_q_is_proved_for_every_c_and_read_as_written():
+    """No grid value is a simple odd φ (c = 0 is outside): the exact check at c = 1/2 names the
+    symmetry φ(−z) = 2c·z² − φ(z) itself, and the scan reads it for every c."""
+    result = scan("tanh(z) + c*z**2", {"c": (sp.Rational(1, 2), 1, 2)})
+    assert result.for_all is not None and result.for_all.family == "symmetry"
+    assert result.summary == (
+        "not identifiable for every c in [1/2, 1] where phi is defined "
+        "(symmetry, proved for every c: phi(-z) = 2*c*z**2 - phi(z))"
+    )
+    assert "for all c: symmetry, phi(-z) = 2*c*z**2 - phi(z) (sympy, parameters symbolic)" in result.to_text()
 
 
 def test_invalid_values_are_reported_and_the_scan_goes_on():
