@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["GATES", "GateKind", "GateParameter"]
+__all__ = ["GATES", "Gate", "GateKind", "GateParameter"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,3 +90,26 @@ def shift_invariant(kind: str, of: str | None) -> tuple[str, ...]:
     if kind == "top-k" and of != "softmax":
         return ()
     return GATES[kind].shift_invariant
+
+
+@dataclass(frozen=True, slots=True)
+class Gate:
+    """A part's gate (:data:`~identcheck.declaration.gates.GATES`): ``weights`` fixed or free (a
+    constant gate), the truth's ``reference`` atom (0-based; a shift-invariant gate), ``top_k``
+    and ``fitted_top_k`` with what the top-K selects ``of`` (a top-K gate)."""
+
+    kind: str
+    weights: str | None = None
+    reference: int | None = None
+    top_k: int | None = None
+    fitted_top_k: int | None = None
+    of: str | None = None
+
+    def to_dict(self) -> dict:
+        out: dict[str, object] = {"kind": self.kind}
+        for name in ("weights", "reference", "top_k", "fitted_top_k", "of"):
+            if getattr(self, name) is not None:
+                out[name] = getattr(self, name)
+        if self.reference is not None:
+            out["reference"] = self.reference + 1  # as the TOML counts atoms: from 1
+        return out

@@ -24,10 +24,10 @@ identcheck's activation grammar) may be called by every expert (:mod:`.functions
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from ..parse.expert import Expert
-from .gates import GATES
+from .expert import ExpertSpec
+from .gates import GATES, Gate
 from .loss import Loss
 from .nested import Groups, Inner
 
@@ -71,54 +71,6 @@ class Noise:
         if self.density:
             return {"kind": self.kind, "variance_floor": self.variance_floor}
         return {"kind": self.kind, "sigma": self.sigma}
-
-
-@dataclass(frozen=True, slots=True)
-class Gate:
-    """A part's gate (:data:`~identcheck.declaration.gates.GATES`): ``weights`` fixed or free (a
-    constant gate), the truth's ``reference`` atom (0-based; a shift-invariant gate), ``top_k``
-    and ``fitted_top_k`` with what the top-K selects ``of`` (a top-K gate)."""
-
-    kind: str
-    weights: str | None = None
-    reference: int | None = None
-    top_k: int | None = None
-    fitted_top_k: int | None = None
-    of: str | None = None
-
-    def to_dict(self) -> dict:
-        out: dict[str, object] = {"kind": self.kind}
-        for name in ("weights", "reference", "top_k", "fitted_top_k", "of"):
-            if getattr(self, name) is not None:
-                out[name] = getattr(self, name)
-        if self.reference is not None:
-            out["reference"] = self.reference + 1  # as the TOML counts atoms: from 1
-        return out
-
-
-@dataclass(frozen=True, slots=True)
-class ExpertSpec:
-    """A part's expert h(x; η): the text as declared and its parse (identcheck's expert grammar).
-
-    ``simulation_only`` names the non-smooth functions it uses (``relu``): numeric simulates them
-    with their almost-everywhere derivative; identcheck's checks refuse them
-    (:meth:`Declaration.refusal`)."""
-
-    text: str
-    parsed: Expert = field(repr=False, compare=False)
-    bound: tuple[str, ...] = ()  # names given a value, not parameters: ``inner`` (:mod:`.nested`)
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        return tuple(name for name in self.parsed.names if name not in self.bound)
-
-    @property
-    def vectors(self) -> frozenset:
-        return self.parsed.vectors
-
-    @property
-    def simulation_only(self) -> tuple[str, ...]:
-        return self.parsed.simulation_only
 
 
 @dataclass(frozen=True, slots=True)

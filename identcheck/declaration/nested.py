@@ -35,8 +35,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import model  # the module, not its names: model.py imports this one (and is loaded first, by the package)
-from .gates import GATES, shift_invariant
+from .expert import ExpertSpec
+from .gates import GATES, Gate, shift_invariant
 
 __all__ = ["INNER", "Groups", "Inner"]
 
@@ -50,8 +50,8 @@ class Inner:
     component, 0-based, for a shift-invariant gate) and expert, both per component."""
 
     components: int
-    gate: model.Gate
-    expert: model.ExpertSpec
+    gate: Gate
+    expert: ExpertSpec
 
     @property
     def gate_parameters(self) -> tuple[str, ...]:
@@ -79,7 +79,7 @@ class Groups:
 
     tied: tuple[str, ...]
     of: tuple[int, ...]
-    truth: tuple[model.Atom, ...]
+    truth: tuple
     fitted: int
 
     @property
