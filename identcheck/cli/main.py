@@ -32,6 +32,7 @@ from ..util.interrupts import Interrupted, ignore_interrupts, signal_of
 from ..util.outputs import check_output_path
 from ..util.progress import StatusLine
 from .common import closed_stdout_quiet, command_parser, guarded, render_error
+from .model_command import run_model
 from .parser import build_parser
 
 # Each command imports what it needs when it runs (below, in its function): sympy, numpy, scipy and
@@ -47,6 +48,7 @@ KEPT = {
     "check": "only complete reports were printed (each activation's when its check ended); nothing else written",
     "scan": "nothing written: a scan prints its result and writes --plot only when it completes",
     "catalog": "nothing written: the catalog is printed, or written to --out, only when complete",
+    "model": "nothing written: the report is printed only when every atom's check has ended",
 }
 
 
@@ -389,4 +391,5 @@ COMMANDS = {
     "scan": _scan,
     "catalog": _catalog,
     "replay": _replay,
+    "model": run_model,
 }

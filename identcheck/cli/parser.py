@@ -13,6 +13,7 @@ import argparse
 from ..errors import IdentcheckError
 from ..util.limits import MAX_COUNT, MAX_DIM
 from .common import SuggestingParser
+from .model_command import add_model_parser
 
 __all__ = ["PROGRESS_HELP", "build_parser"]
 
@@ -219,6 +220,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("probe", nargs="?", metavar="PROBE", help="the probe's name, e.g. 'random pair'")
     rp.add_argument("--all", action="store_true", help="replay every probe with an interval certificate")
     rp.add_argument("--json", action="store_true", help="print the replays as JSON")
+    add_model_parser(sub)
     return parser
 
 

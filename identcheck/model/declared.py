@@ -9,13 +9,17 @@ atom's weight p_i > 0 apart from F (:mod:`.atom`), so the part's gate must facto
   denominator cleared with the fitted atoms adds −exp(β1ᵀx)·f_{G*} per atom, whose coefficients
   repeat the pure-β1 equations (:mod:`.examples`, docs/model.md).
 
-Refused, one line each, naming the key: a declaration that identcheck's checks refuse (``relu``:
-:meth:`~identcheck.declaration.Declaration.refusal`); other gates (sigmoid and normalised sigmoid
-gates have no weight to factor out — the atoms' weights are the gate values themselves; Laplace
-gating is not smooth at x = W; top-K is a selection; a quadratic softmax's weight is the outer
-channel weight of a nested part); nested parts (an expert that is a function of an inner mixture)
-and tied parameters (a gate shared by a group of atoms), whose atoms are not independent
-components of one mixing measure.
+Refused, one line each, naming the key (:data:`REFUSED`): a declaration that identcheck's
+checks refuse (``relu``: :meth:`~identcheck.declaration.Declaration.refusal`); the gates with no
+weight to factor out or no smooth F — ``sigmoid`` (its weights are the gate values
+σ(β1ᵀx + β0): no positive factor separates, so a cell's mass is no unknown of its own),
+``normalized-sigmoid`` (the same after clearing the denominator), ``laplace``
+(exp(−‖W − x‖ + β) is not differentiable in W where W = x, inside the input box), ``top-k`` (a
+selection: not smooth in β1 where two scores tie) and an outer ``quadratic-softmax`` (no intercept:
+no weight factors out); nested parts (an expert that is a function of an inner mixture) and tied
+parameters (one value per group of atoms: a move of a tied parameter moves every atom of its
+fitted group, in several Voronoi cells at once, which a per-cell coefficient system does not
+express).
 
 Each true atom of a part gives one :class:`~identcheck.model.atom.AtomFunction` at its truth,
 sampled on the declared input box (a normal input: [−3, 3]^d) and, for a density, y in the tube
@@ -24,6 +28,7 @@ h*(x) ± 6 standard deviations around the true expert (:mod:`.atom`).
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -32,16 +37,36 @@ import sympy as sp
 
 from ..declaration import Declaration, atom_functions
 from ..errors import IdentcheckError
+from ..evidence import Evidence, Verdict
 from ..parse.grammar import lambdify_modules
-from .atom import AtomFunction, atom_function
+from .atom import MAX_CELL, MAX_ORDER, AtomFunction, atom_function
 from .joint import joint_independence
 from .verdict import CHECK_SECONDS, ModelVerdict, check_atom
 
-__all__ = ["DeclaredCheck", "check_declaration", "declared_atoms"]
+__all__ = ["REFUSED", "DeclaredCheck", "check_declaration", "declared_atoms"]
 
 #: the gate parameter that is the weight, and its neutral value
 WEIGHTS = {"constant": ("omega", 1), "softmax": ("beta0", 0)}
+#: why the check refuses a gate, in one line each
+REFUSED = {
+    "sigmoid": "a sigmoid gate's weights are its values sigmoid(beta1.x + beta0): no positive weight factors out "
+    "of F, so a cell's mass is no unknown of its own (the check takes constant and softmax gates)",
+    "normalized-sigmoid": "sigmoid(beta1.x + beta0) does not factor as a positive weight times F (beta0 does not "
+    "separate from beta1.x), so a cell's mass is no unknown of its own (the check takes constant and softmax gates)",
+    "laplace": "exp(-|W - x| + beta) is not differentiable in W where W = x, inside the input box: no Taylor "
+    "expansion in W (the check takes constant and softmax gates)",
+    "top-k": "a top-K selection is not smooth in beta1 where two scores tie, inside the input box (the check "
+    "takes constant and softmax gates)",
+    "quadratic-softmax": "an outer quadratic softmax exp(x.M.x) has no intercept: no weight factors out (the "
+    "check takes constant and softmax gates)",
+}
+#: why the check refuses a nested part, in one line
+NESTED = (
+    "an expert of an inner mixture with parameters tied by group: a tied parameter's move moves every atom of its "
+    "fitted group, in several Voronoi cells at once, which the per-cell coefficient systems do not express"
+)
 NORMAL_BOX = 3
+FIRST_ORDER = 2  # every atom is checked to this order first
 SPREAD = 6
 
 
@@ -53,15 +78,11 @@ def declared_atoms(declaration: Declaration, part: str) -> tuple[AtomFunction, .
     spec = declaration.part(part)
     where = f"parts.{spec.name}"
     if spec.gate.kind not in WEIGHTS:
-        raise IdentcheckError(
-            param=f"{where}.gate.kind",
-            value=spec.gate.kind,
-            reason="the model-level check takes constant and softmax gates (a weight it can factor out)",
-        )
-    if getattr(spec, "inner", None) is not None:
-        raise IdentcheckError(param=f"{where}.inner", reason="a nested part's atoms are not independent components")
-    if getattr(spec, "tied", ()):
-        raise IdentcheckError(param=f"{where}.tied", value=list(spec.tied), reason="tied parameters are not supported")
+        raise IdentcheckError(param=f"{where}.gate.kind", value=spec.gate.kind, reason=REFUSED[spec.gate.kind])
+    if spec.inner is not None:
+        raise IdentcheckError(param=f"{where}.inner", reason=NESTED)
+    if spec.tied:
+        raise IdentcheckError(param=f"{where}.groups.tied", value=list(spec.tied), reason=NESTED.partition(": ")[2])
     functions = atom_functions(declaration, spec)
     weight_name, neutral = WEIGHTS[spec.gate.kind]
     (weight,) = [s for s, name in zip(functions.params, functions.names) if name == weight_name]
@@ -100,25 +121,87 @@ def _region(declaration: Declaration, functions, values) -> tuple:
 @dataclass(frozen=True, slots=True)
 class DeclaredCheck:
     """The model-level verdict of every true atom of every part: ``results`` ((part, verdict), …),
-    and ``joint`` the independence of all their bases together (:mod:`.joint`; None: undecided)."""
+    and ``joint`` the independence of all their bases together (:mod:`.joint`; None: undecided).
+
+    The model's ``verdict``: *not identifiable* when an atom is; *inconclusive* when an atom is, or
+    the bases are not proved jointly independent (cells of different true atoms would couple);
+    *identifiable* otherwise. Its ``evidence`` is proof only when every atom's is."""
 
     name: str
     results: tuple
     joint: bool | None = None
+    max_order: int = 4
+    max_cell: int = 2
+    seconds: float = 0.0
+
+    @property
+    def verdict(self) -> Verdict:
+        verdicts = [v.verdict for _, v in self.results]
+        if Verdict.NOT_IDENTIFIABLE in verdicts:
+            return Verdict.NOT_IDENTIFIABLE
+        if Verdict.INCONCLUSIVE in verdicts or self.joint is not True:
+            return Verdict.INCONCLUSIVE
+        return Verdict.IDENTIFIABLE
+
+    @property
+    def evidence(self) -> Evidence:
+        deciding = [v for _, v in self.results if self.verdict == Verdict.IDENTIFIABLE or v.verdict == self.verdict]
+        proved = bool(deciding) and all(v.evidence == Evidence.PROOF for v in deciding)
+        return Evidence.PROOF if proved and self.verdict != Verdict.INCONCLUSIVE else Evidence.NUMERIC
+
+    @property
+    def summary(self) -> str:
+        if self.verdict == Verdict.INCONCLUSIVE and all(v.verdict == Verdict.IDENTIFIABLE for _, v in self.results):
+            return "every atom identifiable, but the atoms' bases are not proved jointly independent"
+        failing = [f"{v.atom.name}: {v.summary}" for _, v in self.results if v.verdict == self.verdict]
+        return failing[0] if failing else ""
 
     def to_dict(self) -> dict:
         atoms = [{"part": p, **v.to_dict()} for p, v in self.results]
-        return {"model": self.name, "atoms": atoms, "joint_independent": self.joint}
+        return {
+            "model": self.name,
+            "verdict": str(self.verdict),
+            "evidence": str(self.evidence),
+            "summary": self.summary,
+            "max_order": self.max_order,
+            "max_cell": self.max_cell,
+            "atoms": atoms,
+            "joint_independent": self.joint,
+            "seconds": round(self.seconds, 3),
+        }
 
 
 def check_declaration(
     declaration: Declaration, max_order: int = 4, max_cell: int = 2, seconds: float = CHECK_SECONDS
 ) -> DeclaredCheck:
     """:func:`~identcheck.model.verdict.check_atom` on each true atom of each part, ``seconds`` each,
-    and the joint independence of their bases."""
+    and the joint independence of their bases.
+
+    Each atom is checked to order 2 first (:data:`FIRST_ORDER`): an atom identifiable there with
+    every r̄(m) found keeps that verdict at every higher order (r̄(m) is the smallest order with only
+    the trivial solution), so only the others are checked again to ``max_order``, with the time left."""
+    _limits(max_order, max_cell)
+    start = time.monotonic()
+    atoms = [(part.name, atom) for part in declaration.parts for atom in declared_atoms(declaration, part.name)]
     results: list[tuple[str, ModelVerdict]] = []
-    for part in declaration.parts:
-        for atom in declared_atoms(declaration, part.name):
-            results.append((part.name, check_atom(atom, max_order=max_order, max_cell=max_cell, seconds=seconds)))
+    for part, atom in atoms:
+        begun = time.monotonic()
+        verdict = check_atom(atom, max_order=min(FIRST_ORDER, max_order), max_cell=max_cell, seconds=seconds)
+        left = seconds - (time.monotonic() - begun)
+        if max_order > FIRST_ORDER and not _settled(verdict) and left > 1:
+            verdict = check_atom(atom, max_order=max_order, max_cell=max_cell, seconds=left)
+        results.append((part, verdict))
     joint = joint_independence(tuple(v.basis for _, v in results)).independent if len(results) > 1 else True
-    return DeclaredCheck(declaration.name, tuple(results), joint)
+    return DeclaredCheck(declaration.name, tuple(results), joint, max_order, max_cell, time.monotonic() - start)
+
+
+def _settled(verdict: ModelVerdict) -> bool:
+    """Identifiable with every r̄(m) found: what higher orders cannot change."""
+    return verdict.verdict == Verdict.IDENTIFIABLE and all(c.rbar is not None for c in verdict.cells)
+
+
+def _limits(max_order, max_cell) -> None:
+    if isinstance(max_order, bool) or not isinstance(max_order, int) or not 1 <= max_order <= MAX_ORDER:
+        raise IdentcheckError(param="max_order", value=max_order, reason=f"must be from 1 to {MAX_ORDER}")
+    if isinstance(max_cell, bool) or not isinstance(max_cell, int) or not 1 <= max_cell <= MAX_CELL:
+        raise IdentcheckError(param="max_cell", value=max_cell, reason=f"must be from 1 to {MAX_CELL}")

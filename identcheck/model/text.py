@@ -1,18 +1,23 @@
 """A plain-text account of a model-level verdict: what the command line prints, line by line.
 
-One block per atom: the verdict and its evidence; the basis (size, order reached, the relations
-with where they hold, whether proved and their family); the grading; the exact-fitted test; per
-cell size the decision of each order tried (status, proved or evidence, method) with the witness
-and the exponents. Plain data in, text out: no sympy beyond printing values.
+A declared model (:func:`declared_text`): its verdict, then one block per atom: the verdict and
+its evidence; the basis (size, order reached, the relations with where they hold, whether proved
+and their family); the grading; the exact-fitted test; per cell size the decision of each order
+tried (status, proved or evidence, method) with the witness and the exponents.
+:func:`declared_markdown` is the one-table view, a row per atom. Plain data in, text out: no
+sympy beyond printing values.
 """
 
 from __future__ import annotations
 
 import sympy as sp
 
-from .verdict import ModelVerdict
+from .declared import DeclaredCheck
+from .verdict import CellResult, ModelVerdict
 
-__all__ = ["verdict_text"]
+__all__ = ["declared_markdown", "declared_text", "verdict_text"]
+
+SCHEMA = "identcheck.model/1"  # the JSON of ``identcheck model``: DeclaredCheck.to_dict() under this name
 
 
 def verdict_text(verdict: ModelVerdict) -> str:
@@ -50,4 +55,48 @@ def verdict_text(verdict: ModelVerdict) -> str:
         if cell.exponents is not None:
             exps = ", ".join(f"{k}: {v}" for k, v in cell.exponents.items())
             lines.append(f"    exponents: {exps}{'' if cell.exponents_proved else ' (evidence)'}")
+    return "\n".join(lines)
+
+
+def declared_text(check: DeclaredCheck) -> str:
+    """The text report of a declared model: its verdict, the joint independence, each atom's block."""
+    joint = {True: "independent", False: "DEPENDENT", None: "undecided"}[check.joint]
+    lines = [
+        f"model {check.name}: {check.verdict} ({check.evidence}) — order ≤ {check.max_order}, cells of ≤ "
+        f"{check.max_cell} atoms, {check.seconds:.1f} s",
+    ]
+    if check.summary:
+        lines.append(f"  {check.summary}")
+    lines.append(f"  the {len(check.results)} true atoms' bases together: {joint}")
+    for _, verdict in check.results:
+        lines += ["", verdict_text(verdict) + f"\n  ({verdict.seconds:.1f} s)"]
+    return "\n".join(lines)
+
+
+def _rbar(cell: CellResult) -> str:
+    if cell.rbar is None:
+        return "—"
+    return f"{cell.rbar}" + ("" if cell.proved else " (evidence)")
+
+
+def declared_markdown(check: DeclaredCheck) -> str:
+    """A markdown table of a declared model: a row per atom (verdict, exact-fitted, r̄(m), exponents)."""
+    sizes = sorted({c.m for _, v in check.results for c in v.cells if c.m > 1})
+    head = ["atom", "verdict", "exact-fitted"] + [f"r̄({m})" for m in sizes] + ["exponents", "s"]
+    lines = [
+        f"**{check.name}**: {check.verdict} ({check.evidence}), order ≤ {check.max_order}; atoms jointly "
+        + {True: "independent", False: "dependent", None: "undecided"}[check.joint],
+        "",
+        "| " + " | ".join(head) + " |",
+        "|" + "---|" * len(head),
+    ]
+    for _, verdict in check.results:
+        cells = {c.m: c for c in verdict.cells}
+        last = cells.get(max(sizes)) if sizes else None
+        exponents = (
+            "" if last is None or last.exponents is None else ", ".join(f"{k} {v}" for k, v in last.exponents.items())
+        )
+        row = [verdict.atom.name, f"{verdict.verdict} ({verdict.evidence})", str(verdict.exact_fitted.identifiable)]
+        row += [_rbar(cells[m]) if m in cells else "" for m in sizes] + [exponents, f"{verdict.seconds:.1f}"]
+        lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)

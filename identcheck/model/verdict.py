@@ -227,7 +227,7 @@ def _summary(basis: SpanBasis, first: ExactFitted, cells, max_order: int):
         why = "; ".join(f"{r.text()} ({r.family})" for r in first.breaking) or "the first-order terms are dependent"
         text = f"not identifiable up to order {max_order}: bites in exact-fitted cells, through {why}"
         return Verdict.NOT_IDENTIFIABLE, basis_evidence, text + (f"; {over}" if over else "")
-    if failing:
+    if failing and basis.complete:  # a truncated basis: a solution at the last order built proves nothing asked
         smallest = failing[0].m
         text = f"not identifiable up to order {max_order} in cells of {smallest} atoms"
         text += " (exact-fitted cells identifiable at first order)" if first.identifiable else ""

@@ -5,7 +5,7 @@ import pytest
 from identcheck.declaration import atom_functions, example_path, parse_declaration, read_example
 from identcheck.errors import IdentcheckError
 from identcheck.evidence import Verdict
-from identcheck.model.declared import check_declaration, declared_atoms
+from identcheck.model.declared import REFUSED, DeclaredCheck, check_declaration, declared_atoms
 
 
 def _declared_exponents(declaration, part, size):
@@ -49,8 +49,34 @@ def test_an_unsupported_gate_is_refused_naming_the_key():
     text = example_path("softmax-gaussian-moe").read_text(encoding="utf-8")
     text = text.replace('kind = "softmax"\nreference = "last"', 'kind = "sigmoid"').replace('"softmax-shift", ', "")
     declaration = parse_declaration(text)
-    with pytest.raises(IdentcheckError, match=r"^parts\.experts\.gate\.kind='sigmoid': the model-level check takes"):
+    with pytest.raises(
+        IdentcheckError, match=r"^parts\.experts\.gate\.kind='sigmoid': a sigmoid gate's weights"
+    ) as error:
         declared_atoms(declaration, "experts")
+    assert "\n" not in str(error.value)
+
+
+@pytest.mark.parametrize("kind", sorted(REFUSED))
+def test_every_refused_gate_has_a_one_line_reason(kind):
+    assert "\n" not in REFUSED[kind] and "constant and softmax" in REFUSED[kind]
+
+
+def test_the_model_verdict_follows_its_atoms():
+    """Not identifiable when an atom is; inconclusive when the joint independence is undecided."""
+    result = check_declaration(read_example("softmax-gaussian-moe"), max_order=2, max_cell=2)
+    assert result.verdict == Verdict.NOT_IDENTIFIABLE, result.summary  # r̄(2) = 4 > 2: a solution at order 2
+    assert result.to_dict()["verdict"] == "not identifiable" and result.summary.startswith("experts[1]: ")
+    undecided = DeclaredCheck(result.name, tuple((p, v) for p, v in result.results), None)
+    assert undecided.verdict == Verdict.NOT_IDENTIFIABLE
+    identifiable = [(p, v) for p, v in check_declaration(read_example("deepseek-tanh"), 2, 2).results]
+    assert DeclaredCheck("x", tuple(identifiable), None).verdict == Verdict.INCONCLUSIVE
+    assert DeclaredCheck("x", tuple(identifiable), True).verdict == Verdict.IDENTIFIABLE
+
+
+@pytest.mark.parametrize(("order", "cells"), [(0, 2), (9, 2), (4, 0), (4, 5), (True, 2)])
+def test_orders_and_cells_out_of_range_are_refused_before_any_check(order, cells):
+    with pytest.raises(IdentcheckError, match=r"^max_(order|cell)="):
+        check_declaration(read_example("deepseek-d2"), max_order=order, max_cell=cells)
 
 
 def test_a_nested_part_is_refused_in_one_line():

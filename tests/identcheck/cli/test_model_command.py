@@ -1,0 +1,79 @@
+"""``identcheck model``: its JSON is the API's to_dict() under its schema name; bad input is one line, exit 2,
+nothing on stdout."""
+
+import json
+
+import pytest
+
+from identcheck.cli.main import main
+from identcheck.declaration import example_path, read_example
+from identcheck.model import check_declaration
+from identcheck.model.text import SCHEMA
+
+
+def _timeless(data):
+    """``data`` without its wall times (the one thing two runs do not share)."""
+    if isinstance(data, dict):
+        return {k: _timeless(v) for k, v in data.items() if k != "seconds"}
+    if isinstance(data, list):
+        return [_timeless(v) for v in data]
+    return data
+
+
+def test_json_is_the_api_to_dict(capsys):
+    assert main(["model", "softmax-gaussian-moe", "--order", "2", "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["schema"] == SCHEMA == "identcheck.model/1"
+    api = check_declaration(read_example("softmax-gaussian-moe"), max_order=2, max_cell=2)
+    assert _timeless(printed) == _timeless({"schema": SCHEMA} | api.to_dict())
+
+
+def test_a_file_reads_as_its_example_and_text_and_markdown_say_the_verdict(capsys):
+    path = str(example_path("softmax-gaussian-moe"))
+    assert main(["model", path, "--order", "2"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("model softmax-gaussian-moe: not identifiable (proof) — order ≤ 2")
+    assert "experts[1]: not identifiable" in text and "experts[2]" in text
+    assert main(["model", path, "--order", "2", "--markdown"]) == 0
+    table = capsys.readouterr().out.splitlines()
+    assert table[0].startswith("**softmax-gaussian-moe**: not identifiable") and table[2].startswith("| atom |")
+    assert len([line for line in table if line.startswith("| experts[")]) == 2
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["deepseek-d2", "--order", "9"], "--order 9: must be from 1 to 8"),
+        (["deepseek-d2", "--cells", "5"], "--cells 5: must be from 1 to 4"),
+        (["deepseek-d2", "--order", "x"], "--order 'x': not an integer"),
+        (["deepseek-d2", "--seconds", "0"], "--seconds 0: must be positive"),
+        (["deepseek-d2", "--function", "phi"], "--function 'phi': expects NAME=TEXT"),
+        (["deepseek-d1"], "parts.routed.expert='eta2*relu(dot(eta1, x))': relu is not differentiable at 0"),
+        (["deepseek-d4"], "relu is not differentiable at 0"),
+        (["mha"], "parts.channels.inner: an expert of an inner mixture"),
+        (["deepseek-d22"], "model='deepseek-d22': no such example"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2_and_nothing_on_stdout(capsys, argv, message):
+    assert main(["model", *argv]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.splitlines()) == 1 and message in err, err
+
+
+def test_a_refused_gate_says_why(capsys, tmp_path):
+    text = example_path("softmax-gaussian-moe").read_text(encoding="utf-8")
+    path = tmp_path / "laplace.toml"
+    path.write_text(
+        text.replace('kind = "softmax"\nreference = "last"', 'kind = "sigmoid"').replace('"softmax-shift", ', "")
+    )
+    assert main(["model", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "parts.experts.gate.kind='sigmoid': a sigmoid gate's weights are its values" in err
+
+
+def test_a_declaration_that_does_not_parse(capsys, tmp_path):
+    path = tmp_path / "bad.toml"
+    path.write_text("x = \n")
+    assert main(["model", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "not TOML" in err and len(err.splitlines()) == 1
