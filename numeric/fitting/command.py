@@ -16,32 +16,30 @@ from identcheck.declaration import read_declaration
 from identcheck.util.environment import environment
 from identcheck.util.progress import StatusLine
 
-from ..errors import NumericError
+from ..errors import NumericError, Param
 from .fit import fit_declared
 
 __all__ = ["declared_fit", "render"]
 
-#: dest → flag of the hand-written models' fit, refused with --model-file
-NOT_DECLARED = {
-    "K": "--K",
-    "optimizer": "--optimizer",
-    "truth": "--truth",
-    "phi": "--phi",
-    "params": "--param",
-    "gd_objective": "--gd-objective",
-    "init": "--init",
-}
+#: the parameters of the hand-written models' fit, refused with a declaration (errors name them;
+#: the command line spells them as its flags)
+NOT_DECLARED = ("K", "optimizer", "truth", "phi", "params", "gd_objective", "init")
 
 
 def declared_fit(args, defaults) -> int:
     """Run ``numeric fit --model-file`` with parsed ``args`` (``defaults``: the flags' defaults)."""
     if args.model_file is None:
-        raise NumericError("fit: give --model (a hand-written model) or --model-file (a declaration)")
+        raise NumericError(
+            param="model", reason=("give it (a hand-written model) or ", Param("model_file"), " (a declaration)")
+        )
     if args.model is not None:
-        raise NumericError("--model and --model-file: give one, not both")
-    for dest, flag in NOT_DECLARED.items():
+        raise NumericError(
+            param="model_file", value=args.model_file, reason=("a declaration states its model: drop ", Param("model"))
+        )
+    for dest in NOT_DECLARED:
         if getattr(args, dest) != getattr(defaults, dest):
-            raise NumericError(f"{flag} does not apply to --model-file (the declaration states its model)")
+            why = ("does not apply to ", Param("model_file"), " (the declaration states its model)")
+            raise NumericError(param=dest, value=getattr(args, dest), reason=why)
     declaration = read_declaration(args.model_file)
     with StatusLine.for_command(asked=args.progress, json=args.json) as status:
         result = fit_declared(

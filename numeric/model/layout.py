@@ -161,7 +161,7 @@ def compile_model(declaration: Declaration) -> DeclaredModel:
                 raise NumericError(
                     param=f"parts.{part.name}.{nested}",
                     reason="numeric's array code takes no nested parts or tied parameters yet "
-                    "(the paper's hand-written models fit them: numeric fit --model)",
+                    "(numeric's hand-written models of the paper fit them)",
                 )
         functions = atom_functions(declaration, part)
         n_gate = sum(1 for name in functions.names if name in part.gate_parameters)

@@ -39,10 +39,13 @@ def test_the_json_is_the_apis_record(capsys):
     [
         (["--model-file", "BAD"], "parts.experts.gate.kind='softmx': unknown gate (did you mean softmax?)"),
         (["--model-file", "/no/such.toml"], "--model-file '/no/such.toml': cannot be read"),
-        (["--model-file", "D2", "--K", "4"], "--K does not apply to --model-file"),
-        (["--model-file", "D2", "--model", "gated1"], "--model and --model-file: give one, not both"),
+        (["--model-file", "D2", "--K", "4"], "--K 4: does not apply to --model-file"),
+        (
+            ["--model-file", "D2", "--model", "gated1"],
+            "--model-file 'D2PATH': a declaration states its model: drop --model",
+        ),
         (["--model-file", "D2", "--method", "lm"], "--method 'lm': a density (maximum likelihood) is fitted by em"),
-        ([], "fit: give --model (a hand-written model) or --model-file (a declaration)"),
+        ([], "--model: give it (a hand-written model) or --model-file (a declaration)"),
     ],
 )
 def test_bad_input_is_one_line_naming_it_and_exit_2(argv, message, tmp_path, capsys):
@@ -52,4 +55,5 @@ def test_bad_input_is_one_line_naming_it_and_exit_2(argv, message, tmp_path, cap
     assert main(["fit", *argv, "--n", "200"]) == 2
     out, err = capsys.readouterr()
     assert out == ""
+    message = message.replace("D2PATH", str(example_path("deepseek-d2")))
     assert err.startswith("numeric: error: " + message) and err.count("\n") == 1
