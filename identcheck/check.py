@@ -75,7 +75,8 @@ def check(
     certify : bool
         Certify each probe's outcome (:mod:`certificates`): independence by interval arithmetic,
         dependence by exact relations proved with sympy. Evidence becomes ``"proof"`` only when
-        every claim behind the verdict is certified.
+        every claim behind the verdict is certified. Without it, the witness probe's relations
+        are still proved by sympy when the check's budget allows (no certificate recorded).
     include_inadmissible : bool
         Also count the probes that violate one of the paper's assumptions (A.1)–(A.5)
         (:mod:`probes`; e.g. type-2's uniform gating violates (A.4)). By default they are run

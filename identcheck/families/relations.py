@@ -14,9 +14,11 @@ templates of the known families (:mod:`families`), all in column-scaled coordina
    are read as exact rationals p/q (q ≤ ``RATIONAL_DENOMINATOR`` = 4096, each within
    ``RATIONAL_TOL`` = 1e-9 of the float, and within ``RATIONAL_GAP``/q² = 1e-4/q²: every real
    number lies within 1/q² of some p/q, so a looser test read 9π² as 109523/1233) where they
-   all are — exact-looking, *not* proved: the
+   all are — exact-looking, *not* proved here: the
    check's sympy budget goes to the templates (a raw relation is often a family no template
-   knows, whose proofs time out: erf's type-2 relations spent a whole check's budget). With
+   knows, whose proofs time out: erf's type-2 relations spent a whole check's budget); the driver
+   then proves the witness probe's alone, when no dependent probe has a proved relation and its
+   budget allows (:func:`identcheck.check.run`). With
    ``--certify`` the certificate recovers these same relations at 120 digits (the same echelon
    pivots) and proves them (:func:`~identcheck.rank.certificates.certify_probe`). Otherwise a raw
    relation is printed with float coefficients.
@@ -131,7 +133,7 @@ def explain_null_space(
                     keys=tuple(keys[c] for c in keep) if exact is None else tuple(keys[c] for c, _ in exact),
                     family=None,
                     hypothesis=hypothesis,
-                    proved=False,  # proved with --certify (the certificate's recovered relations are these)
+                    proved=False,  # the witness's by the driver, every probe's with --certify
                     timed_out=bool(hypotheses_timed_out),
                     ties=tied_components(keys[c] for c in columns),
                 )

@@ -246,3 +246,25 @@ def test_check_counts_its_proved_probes_in_the_summary():
     proved = sum(p.rank_proof is not None for p in result.probes if p.counts_for_verdict)
     assert proved > 0  # the shared-M probes are settled by a proof of full rank
     assert f", {proved} of them proved full rank" in result.summary
+
+
+RATIONAL_PHI = "(z + 1)/(z**2 + 2)"  # no family explains its relations; their coefficients are rational
+
+
+def test_the_witness_relations_are_proved_without_certify_and_only_the_witness():
+    result = check(RATIONAL_PHI)
+    assert str(result.evidence) == "proof" and not result.certified
+    witness = result.witness_probe
+    assert witness.certificate is None and all(r.proved and r.family is None for r in witness.relations)
+    others = [r for p in result.probes if p.dependent and p is not witness for r in p.relations]
+    assert others and not any(r.proved for r in others)  # the other probes are not proved: the witness only
+
+
+def test_no_budget_left_leaves_the_witness_on_numeric_evidence(monkeypatch):
+    import importlib
+
+    driver = importlib.import_module("identcheck.check")  # the module (the package's `check` is the function)
+    monkeypatch.setattr(driver, "WITNESS_PROOF_SECONDS", float("inf"))  # the pool never has that much left
+    result = check(RATIONAL_PHI)
+    assert str(result.evidence) == "numeric"
+    assert all(not r.proved and "rational reading, not proved" in r.tag for r in result.witness_probe.relations)

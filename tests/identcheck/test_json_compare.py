@@ -42,8 +42,8 @@ def test_a_singular_value_moved_by_rounding_passes():
 def _with_a_float_relation():
     """mha's golden with one relation made a float one (exact null), as for an irrational null vector."""
     data = golden("mha")
-    relation = next(r for r in probe(data, "shared M, random a")["relations"] if r["family"] is None)
-    relation["exact"], relation["proved"] = None, False
+    relation = next(r for r in probe(data, "shared M, random a")["relations"] if r["family"] == "polynomial")
+    relation["exact"], relation["proved"], relation["family"], relation["hypothesis"] = None, False, None, None
     return data, copy.deepcopy(data), relation
 
 
@@ -96,10 +96,10 @@ def _mutations():
     def lost_relation(d):
         probe(d, "shared M, random a")["relations"].pop()
 
-    def raw_relation(d):
+    def read_relation(d):  # a relation read from the null space (here: from polynomials in x), not a template's
         relations = probe(d, "shared M, random a")["relations"]
-        raw = next(r for r in relations if r["family"] is None)
-        raw["exact"][0][1] = "7/3"
+        read = next(r for r in relations if r["family"] == "polynomial")
+        read["exact"][0][1] = "7/3"
 
     def relations_swapped(d):
         relations = probe(d, "shared M, random a")["relations"]
@@ -117,7 +117,7 @@ def _mutations():
         rational,
         family,
         lost_relation,
-        raw_relation,
+        read_relation,
         relations_swapped,
         merge,
     ]
