@@ -81,6 +81,7 @@ def _message(error: InputError, parser) -> str:
 
 def _kept(args) -> str:
     """What an interrupted command leaves: the fits its store holds and how to continue, or nothing."""
+    from .declared.store import count_declared
     from .store import kept_fits
 
     if args.command not in ("reproduce", "confirm"):
@@ -90,9 +91,10 @@ def _kept(args) -> str:
             else ""
         )
     folder = args.out or confirm_cli._default_out(args.phi, args.condition)  # confirm's default, if not given
-    stores, fits = kept_fits(folder)
+    declared = getattr(args, "model_file", None) is not None
+    stores, fits = count_declared(folder) if declared else kept_fits(folder)
     where = (
-        os.path.join(folder, "fits.sqlite")
+        os.path.join(folder, "declared.sqlite" if declared else "fits.sqlite")
         if args.command == "reproduce"
         else f"the stores under {os.path.join(folder, 'rates')}"
     )
@@ -175,6 +177,15 @@ def _reproduce(args) -> int:
     from .sweep import DEFAULT_SIZES, QUICK, Grid, run_grid, run_preset
 
     check_output_path(args.out, "--out", folder=True, default=args.out == REPRODUCE_OUT, error=NumericError)
+    if args.model_file is not None:
+        from .declared.command import declared_reproduce
+
+        defaults = build_parser().parse_args(["reproduce"])
+        return declared_reproduce(args, defaults, args.sizes or DEFAULT_SIZES, shard_of(args.shard))
+    if args.method is not None or args.start != "paper" or args.restarts:
+        raise NumericError("--method, --start and --restarts need --model-file (a declared model)")
+    if os.path.exists(os.path.join(args.out, "declared.sqlite")):
+        raise NumericError(f"--out {args.out!r} holds a declared model's store: choose another folder")
     if args.preset is not None:
         defaults = build_parser().parse_args(["reproduce"])
         for dest, flag in PRESET_OWNS.items():
@@ -222,6 +233,10 @@ def _merge(args) -> int:
     from .store import merge_stores
 
     check_output_path(args.out, "OUT", folder=True, error=NumericError)
+    if any(os.path.exists(os.path.join(folder, "declared.sqlite")) for folder in args.sources):
+        from .declared.command import declared_merge
+
+        return declared_merge(args)
     counts = merge_stores(args.out, args.sources)
     if args.json:
         print(json.dumps(counts | {"out": args.out, "environment": environment()}))
@@ -305,6 +320,10 @@ def _rates(args) -> int:
     from .store import read_records, read_settings
     from .truth import truth_from_dict
 
+    if os.path.exists(os.path.join(args.folder, "declared.sqlite")):
+        from .declared.command import declared_rates_command
+
+        return declared_rates_command(args)
     records = read_records(args.folder)
     if not records:
         raise NumericError(f"{args.folder!r}: the fit store is empty")
@@ -318,11 +337,7 @@ def _rates(args) -> int:
             for path in plot_rates(rates, args.folder, name, QUANTITIES[quantity]):
                 print(path)
         return 0
-    quantities = [
-        "voronoi",
-        "voronoi_measure",
-        "mha_identified",
-    ]  # gated: both losses; mha: L1,r and its identified quantities
+    quantities = ["voronoi", "voronoi_measure", "mha_identified"]  # gated: both losses; mha: L1,r, its identified
     if args.regression:
         quantities.append("regression")
     if args.by_cell:

@@ -120,6 +120,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help="a named experiment: 'local' (the theorems' regime, docs/theorems.md); with --quick, its small variant",
     )
+    r.add_argument(
+        "--model-file", default=None, metavar="TOML", help="a declared model's grid (docs/numeric.md, Declared models)"
+    )
+    r.add_argument("--method", choices=("em", "direct", "lm"), default=None, help="--model-file: as numeric fit's")
+    r.add_argument("--start", choices=("paper", "broad"), default="paper", help="--model-file: the start")
+    r.add_argument("--restarts", type=_non_negative_int("--restarts"), default=0, help="--model-file: broad restarts")
     r.add_argument("--models", nargs="+", default=list(MODELS), metavar="MODEL")
     r.add_argument("--K", nargs="+", type=_positive_int("--K"), default=[3, 4], dest="Ks", metavar="K")
     r.add_argument(
