@@ -81,6 +81,10 @@ def test_the_readme_examples_show_their_real_output(tmp_path):
                 assert line in printed, f"README: {command!r} no longer prints {line!r}"
 
 
+#: A pointer into a tracker or a spec a clone does not have ("[ ]": this line must not match itself).
+STALE = re.compile(r"issues? #?[0-9]|SPEC[ ]§|SPEC\.md", re.I)
+
+
 # --- the site's sources -----------------------------------------------------------------------
 
 
@@ -88,9 +92,20 @@ def test_the_docs_say_what_the_tool_is_not_how_it_got_there():
     """No pointer into a tracker or a spec a reader does not have: a page points to a section of the docs."""
     pages = [p for p in DOCS.rglob("*.md") if "_build" not in p.parts] + [DOCS / "tutorial.ipynb"]
     pages += [README, ROOT / "CHANGELOG.md", ROOT / "CONTRIBUTING.md"]
-    stale = re.compile(r"issues? #?[0-9]|SPEC §|SPEC\.md", re.I)
-    found = [f"{p.relative_to(ROOT)}: {m.group(0)!r}" for p in pages for m in stale.finditer(p.read_text())]
+    found = [f"{p.relative_to(ROOT)}: {m.group(0)!r}" for p in pages for m in STALE.finditer(p.read_text())]
     assert not found, found
+
+
+def test_the_code_says_what_it_is_not_how_it_got_there():
+    """The same for the code, the tests, the benchmarks and CI: a comment cites a section of docs/."""
+    files = [p for folder in ("identcheck", "numeric", "tests", "bench") for p in (ROOT / folder).rglob("*.py")]
+    files += [ROOT / ".ci" / "run"]
+    found = [f"{p.relative_to(ROOT)}: {m.group(0)!r}" for p in files for m in STALE.finditer(p.read_text())]
+    assert not found, found
+
+
+def test_the_stale_reference_pattern_finds_one():
+    assert STALE.search("as issue\N{SPACE}12 said") and STALE.search("see SPEC\N{SPACE}§3") and not STALE.search("§3 of docs")
 
 
 def test_the_site_has_the_sections_a_user_looks_for():
