@@ -270,11 +270,18 @@ def _catalog(args) -> int:
 
     if args.experts and args.conditions:
         raise IdentcheckError("--condition: not with --experts (its table is the three DeepSeekMoE conditions')")
-    if args.experts:  # the expert conditions' table (docs/conditions/deepseekmoe_catalog.md)
+    if args.models and (args.experts or args.conditions):
+        raise IdentcheckError("--models: not with --experts or --condition (its table is the shipped declarations')")
+    if args.models:  # the shipped declarations' model-level verdicts (docs/model.md)
+        from ..catalog.models import model_catalog_markdown, model_catalog_rows
+
+        make_rows: Callable[..., list[dict]] = model_catalog_rows
+        render: Callable[[list[dict]], str] = model_catalog_markdown
+    elif args.experts:  # the expert conditions' table (docs/conditions/deepseekmoe_catalog.md)
         from ..catalog.experts import expert_catalog_markdown, expert_catalog_rows
 
-        make_rows: Callable[..., list[dict]] = expert_catalog_rows
-        render: Callable[[list[dict]], str] = expert_catalog_markdown
+        make_rows = expert_catalog_rows
+        render = expert_catalog_markdown
     else:  # any registered condition on φ, default type-1 and type-2 (docs/catalog.md)
         make_rows = functools.partial(catalog_rows, conditions=catalog_conditions(args.conditions))
         render = to_markdown
@@ -283,7 +290,11 @@ def _catalog(args) -> int:
         folder = os.path.dirname(os.path.abspath(args.out))
     with StatusLine.for_command(asked=args.progress, json=args.json) as status:
         rows = make_rows(lambda done, total, phi: status.show(f"catalog {done}/{total}: {phi}"), jobs=args.jobs)
-    if args.json or not args.markdown:
+    if args.models and not (args.json or args.markdown):
+        from ..catalog.models import model_catalog_text
+
+        text = model_catalog_text(rows)
+    elif args.json or not args.markdown:
         text = json.dumps(rows, indent=2, ensure_ascii=False) + "\n"
     else:
         text = render(rows)

@@ -207,6 +207,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="the DeepSeekMoE expert conditions for common experts instead (docs/conditions/deepseekmoe_catalog.md)",
     )
+    cat.add_argument(
+        "--models",
+        action="store_true",
+        help="the shipped declarations' model-level verdicts instead (identcheck model; text, --markdown, --json)",
+    )
     cat.add_argument("--out", help="write the output to this file instead of stdout (written only when complete)")
     cat.add_argument("--jobs", type=_int("--jobs"), default=2, help="worker processes (default 2)")
     rp = sub.add_parser(

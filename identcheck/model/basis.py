@@ -47,6 +47,7 @@ POINTS_FACTOR = 3
 POINTS_EXTRA = 20
 ROUNDS = 8  # draws of points before a matrix with too few usable rows is taken as it is
 EXACT_CHECKS = 4  # rational points beyond the unknowns when a relation's coefficients are solved exactly
+ZERO_COLUMN = 1e-12  # a candidate column this small against the matrix's largest entry is proposed as ∂^κF = 0
 TINY_ROW = 1e-250  # a row whose entries are all below this carries nothing (and its power-of-two scale would overflow)
 
 
@@ -244,9 +245,18 @@ def _high_precision(d: Derivatives, kappas, points, scales):
 
 
 def _test(d: Derivatives, basis, candidates, rng):
-    """The rank decision on basis + candidates and the dependent candidates' combinations."""
+    """The rank decision on basis + candidates and the dependent candidates' combinations. A
+    candidate whose column vanishes on the sample (below ZERO_COLUMN × the matrix's largest entry)
+    is proposed as the relation ∂^κF = 0 (proved or not by :func:`_prove`) and the rest tested
+    without it: a zero column has no direction for the rank rule to scale."""
     columns = list(basis) + list(candidates)
     matrix, points, scales = _matrix(d, columns, rng)
+    sizes = np.max(np.abs(matrix), axis=0)
+    vanishing = [columns[j] for j in range(len(basis), len(columns)) if sizes[j] <= ZERO_COLUMN * sizes.max()]
+    if vanishing:
+        rest = [kappa for kappa in candidates if kappa not in vanishing]
+        decision, found = _test(d, basis, rest, rng) if rest else (None, [])
+        return decision, [(kappa, ()) for kappa in vanishing] + found
     decision = decide_rank(matrix, high_precision=_high_precision(d, columns, points, scales))
     if decision.independent is not False:
         return decision, []

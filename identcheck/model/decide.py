@@ -213,7 +213,8 @@ def decide_system(system: CoefficientSystem, seconds: float = DECIDE_SECONDS) ->
         return done(TRIVIAL, True, "sum of squares")
     cases = []
     for j in open_params:
-        signs = (1,) if system.grading.graded and system.grading.weights[j] % 2 else (1, -1)
+        weights = system.grading.weights
+        signs = (1,) if weights is not None and weights[j] % 2 else (1, -1)
         for sign in signs:
             cases.append((j, sign))
     closed: set = set()

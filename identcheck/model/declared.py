@@ -7,7 +7,11 @@ atom's weight p_i > 0 apart from F (:mod:`.atom`), so the part's gate must facto
 - ``constant``: ω_i·F, F = h or N(y | h, ν): p = ω;
 - ``softmax``: exp(β1ᵀx + β0)·N(…) = e^{β0}·F with F = exp(β1ᵀx)·N(…): p = e^{β0}; the
   denominator cleared with the fitted atoms adds −exp(β1ᵀx)·f_{G*} per atom, whose coefficients
-  repeat the pure-β1 equations (:mod:`.examples`, docs/model.md).
+  repeat the pure-β1 equations (:mod:`.examples`, docs/model.md). That argument is the density's:
+  in a regression (least squares) the cleared per-atom function is exp(β1ᵀx)·(h(x; η) − g*(x)),
+  whose order-0 terms are dependent across the true atoms (Σ_j p*_j F(θ*_j) = 0), and taking
+  exp(β1ᵀx)·h instead would read a relation tying F to an expert derivative (h linear in a scale
+  e2) as the weight absorbing a move, which the denominator does not allow: refused.
 
 Refused, one line each, naming the key (:data:`REFUSED`): a declaration that identcheck's
 checks refuse (``relu``: :meth:`~identcheck.declaration.Declaration.refusal`); the gates with no
@@ -16,10 +20,15 @@ weight to factor out or no smooth F — ``sigmoid`` (its weights are the gate va
 ``normalized-sigmoid`` (the same after clearing the denominator), ``laplace``
 (exp(−‖W − x‖ + β) is not differentiable in W where W = x, inside the input box), ``top-k`` (a
 selection: not smooth in β1 where two scores tie) and an outer ``quadratic-softmax`` (no intercept:
-no weight factors out); nested parts (an expert that is a function of an inner mixture) and tied
-parameters (one value per group of atoms: a move of a tied parameter moves every atom of its
-fitted group, in several Voronoi cells at once, which a per-cell coefficient system does not
-express).
+no weight factors out); a softmax gate in a regression (:data:`SOFTMAX_REGRESSION`).
+
+**Nested parts** are taken as they are: the inner mixture is part of F (atom_functions substitutes
+it). **Tied parameters** (one value per group of atoms) move every atom of a fitted group
+together: :mod:`.tied` brackets the tied model between the system with each atom its own copy
+(sound for absence) and the system with them at the truth (sound for witnesses).
+:mod:`.recombination` adds the exact re-pairing of atoms across inner components (multi-head
+attention, Setting I), which makes the model not identifiable at the atom level when a group
+has K ≥ K* + 2 fitted atoms.
 
 Each true atom of a part gives one :class:`~identcheck.model.atom.AtomFunction` at its truth,
 sampled on the declared input box (a normal input: [−3, 3]^d) and, for a density, y in the tube
@@ -41,6 +50,8 @@ from ..evidence import Evidence, Verdict
 from ..parse.grammar import lambdify_modules
 from .atom import MAX_CELL, MAX_ORDER, AtomFunction, atom_function
 from .joint import joint_independence
+from .recombination import recombinations
+from .tied import check_tied
 from .verdict import CHECK_SECONDS, ModelVerdict, check_atom
 
 __all__ = ["REFUSED", "DeclaredCheck", "check_declaration", "declared_atoms"]
@@ -60,10 +71,9 @@ REFUSED = {
     "quadratic-softmax": "an outer quadratic softmax exp(x.M.x) has no intercept: no weight factors out (the "
     "check takes constant and softmax gates)",
 }
-#: why the check refuses a nested part, in one line
-NESTED = (
-    "an expert of an inner mixture with parameters tied by group: a tied parameter's move moves every atom of its "
-    "fitted group, in several Voronoi cells at once, which the per-cell coefficient systems do not express"
+SOFTMAX_REGRESSION = (
+    "a softmax-gated regression: with the denominator cleared, F = exp(beta1.x)*(h - g*) has order-0 terms dependent "
+    "across the true atoms, so the per-cell systems do not decouple (the check takes softmax gates in a density)"
 )
 NORMAL_BOX = 3
 FIRST_ORDER = 2  # every atom is checked to this order first
@@ -79,16 +89,14 @@ def declared_atoms(declaration: Declaration, part: str) -> tuple[AtomFunction, .
     where = f"parts.{spec.name}"
     if spec.gate.kind not in WEIGHTS:
         raise IdentcheckError(param=f"{where}.gate.kind", value=spec.gate.kind, reason=REFUSED[spec.gate.kind])
-    if spec.inner is not None:
-        raise IdentcheckError(param=f"{where}.inner", reason=NESTED)
-    if spec.tied:
-        raise IdentcheckError(param=f"{where}.groups.tied", value=list(spec.tied), reason=NESTED.partition(": ")[2])
     functions = atom_functions(declaration, spec)
     weight_name, neutral = WEIGHTS[spec.gate.kind]
     (weight,) = [s for s, name in zip(functions.params, functions.names) if name == weight_name]
     term = functions.term.xreplace({weight: neutral})
     if sp.simplify(functions.term / term).free_symbols - {weight}:
         raise IdentcheckError(param=f"{where}.gate", reason="the term does not factor as weight × F")
+    if spec.gate.kind == "softmax" and not declaration.noise.density:
+        raise IdentcheckError(param=f"{where}.gate.kind", value="softmax", reason=SOFTMAX_REGRESSION)
     params = tuple(s for s in functions.params if s != weight)
     variables = tuple(functions.x) + ((functions.y,) if functions.y is not None else ())
     out = []
@@ -104,6 +112,7 @@ def _region(declaration: Declaration, functions, values) -> tuple:
     """(box, tube): the input box; for a density y's range and the tube y = h*(x) ± 6√ν*."""
     inputs = declaration.inputs
     low, high = (inputs.low, inputs.high) if inputs.kind == "uniform" else (-NORMAL_BOX, NORMAL_BOX)
+    assert low is not None and high is not None  # a uniform input has both ends (the reader's check)
     box = {x.name: (low, high) for x in functions.x}
     if functions.y is None:
         return box, None
@@ -133,24 +142,31 @@ class DeclaredCheck:
     max_order: int = 4
     max_cell: int = 2
     seconds: float = 0.0
+    recombinations: tuple = ()
 
     @property
-    def verdict(self) -> Verdict:
+    def verdict(self):  # a Verdict, or an atom's other outcome
         verdicts = [v.verdict for _, v in self.results]
-        if Verdict.NOT_IDENTIFIABLE in verdicts:
+        if Verdict.NOT_IDENTIFIABLE in verdicts or any(r.local for r in self.recombinations):
             return Verdict.NOT_IDENTIFIABLE
-        if Verdict.INCONCLUSIVE in verdicts or self.joint is not True:
-            return Verdict.INCONCLUSIVE
-        return Verdict.IDENTIFIABLE
+        others = [v for v in verdicts if v != Verdict.IDENTIFIABLE]  # inconclusive, or an order too low
+        if others:
+            return others[0]
+        return Verdict.IDENTIFIABLE if self.joint is True else Verdict.INCONCLUSIVE
 
     @property
     def evidence(self) -> Evidence:
         deciding = [v for _, v in self.results if self.verdict == Verdict.IDENTIFIABLE or v.verdict == self.verdict]
         proved = bool(deciding) and all(v.evidence == Evidence.PROOF for v in deciding)
+        if self.verdict == Verdict.NOT_IDENTIFIABLE and not deciding:
+            proved = True  # a recombination: an exact identity (sympy)
         return Evidence.PROOF if proved and self.verdict != Verdict.INCONCLUSIVE else Evidence.NUMERIC
 
     @property
     def summary(self) -> str:
+        local = [r.text() for r in self.recombinations if r.local]
+        if local and all(v.verdict != Verdict.NOT_IDENTIFIABLE for _, v in self.results):
+            return local[0]
         if self.verdict == Verdict.INCONCLUSIVE and all(v.verdict == Verdict.IDENTIFIABLE for _, v in self.results):
             return "every atom identifiable, but the atoms' bases are not proved jointly independent"
         failing = [f"{v.atom.name}: {v.summary}" for _, v in self.results if v.verdict == self.verdict]
@@ -167,6 +183,7 @@ class DeclaredCheck:
             "max_cell": self.max_cell,
             "atoms": atoms,
             "joint_independent": self.joint,
+            "recombinations": [r.to_dict() for r in self.recombinations],
             "seconds": round(self.seconds, 3),
         }
 
@@ -182,22 +199,37 @@ def check_declaration(
     the trivial solution), so only the others are checked again to ``max_order``, with the time left."""
     _limits(max_order, max_cell)
     start = time.monotonic()
-    atoms = [(part.name, atom) for part in declaration.parts for atom in declared_atoms(declaration, part.name)]
+    atoms = [(part, atom) for part in declaration.parts for atom in declared_atoms(declaration, part.name)]
     results: list[tuple[str, ModelVerdict]] = []
     for part, atom in atoms:
+        tied = tuple(p for p in atom.params if p.name in _tied_names(declaration, part))
+
+        def run(order, budget, atom=atom, tied=tied):
+            if tied:
+                return check_tied(atom, tied, max_order=order, max_cell=max_cell, seconds=budget)
+            return check_atom(atom, max_order=order, max_cell=max_cell, seconds=budget)
+
         begun = time.monotonic()
-        verdict = check_atom(atom, max_order=min(FIRST_ORDER, max_order), max_cell=max_cell, seconds=seconds)
+        verdict = run(min(FIRST_ORDER, max_order), seconds)
         left = seconds - (time.monotonic() - begun)
         if max_order > FIRST_ORDER and not _settled(verdict) and left > 1:
-            verdict = check_atom(atom, max_order=max_order, max_cell=max_cell, seconds=left)
-        results.append((part, verdict))
+            verdict = run(max_order, left)
+        results.append((part.name, verdict))
     joint = joint_independence(tuple(v.basis for _, v in results)).independent if len(results) > 1 else True
-    return DeclaredCheck(declaration.name, tuple(results), joint, max_order, max_cell, time.monotonic() - start)
+    found = recombinations(declaration)
+    return DeclaredCheck(declaration.name, tuple(results), joint, max_order, max_cell, time.monotonic() - start, found)
+
+
+def _tied_names(declaration: Declaration, part) -> set:
+    """The symbols' names of ``part``'s tied parameters (one value per group)."""
+    functions = atom_functions(declaration, part)
+    return {s.name for s, tied in zip(functions.params, functions.tied) if tied}
 
 
 def _settled(verdict: ModelVerdict) -> bool:
-    """Identifiable with every r̄(m) found: what higher orders cannot change."""
-    return verdict.verdict == Verdict.IDENTIFIABLE and all(c.rbar is not None for c in verdict.cells)
+    """Identifiable with every r̄(m) proved: what higher orders cannot change (an r̄ that is the
+    search's evidence, or that more time might change, is checked again to the full order)."""
+    return verdict.verdict == Verdict.IDENTIFIABLE and all(c.rbar is not None and c.proved for c in verdict.cells)
 
 
 def _limits(max_order, max_cell) -> None:

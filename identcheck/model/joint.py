@@ -47,7 +47,7 @@ def joint_independence(bases: tuple[SpanBasis, ...]) -> RankDecision:
     def high_precision(digits: int):
         with arb_precision(digits):
             blocks = [d.evaluate_arb(kappas, points) for d, kappas in columns]
-            rows = [sum((block[r] for block in blocks), []) for r in range(len(points))]
+            rows: list[list] = [sum((block[r] for block in blocks), []) for r in range(len(points))]
             return flint.arb_mat([[v * float(s) for v in row] for row, s in zip(rows, scales)])
 
     return decide_rank(matrix * scales[:, None], high_precision=high_precision)

@@ -89,6 +89,9 @@ def search(equations, unknowns, weights, deadline: float, seed: int = 0) -> Sear
     unknowns = tuple(unknowns)
     if not equations:
         return Search(np.ones(len(unknowns)), 0.0, unknowns)
+    if not unknowns:  # every unknown fixed by the case: the equations are numbers
+        residual = float(np.linalg.norm([float(sp.sympify(e)) for e in equations]))
+        return Search(np.ones(0), residual, unknowns)
     f, j = _compile(equations, unknowns)
     is_weight = np.array([u in weights for u in unknowns])
     lower = np.where(is_weight, -LOG_WEIGHT, -MOVE_BOUND)

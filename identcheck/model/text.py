@@ -35,9 +35,10 @@ def verdict_text(verdict: ModelVerdict) -> str:
         lines.append(f"    {relation.text()}   [{relation.holds}; {status}; {relation.family}]")
     weights = verdict.grading.weights
     graded = (
-        "none (completeness judged on the orders computed)"
+        f"none (completeness judged on orders ≤ {basis.order} only: no r̄ proved)"
         if weights is None
         else ", ".join(f"{name}: {w}" for name, w in zip(atom.labels, weights))
+        + f" (read off the relations at orders ≤ {basis.order}, assumed to hold above)"
     )
     lines.append(f"  grading: {graded}")
     first = verdict.exact_fitted
@@ -68,6 +69,7 @@ def declared_text(check: DeclaredCheck) -> str:
     if check.summary:
         lines.append(f"  {check.summary}")
     lines.append(f"  the {len(check.results)} true atoms' bases together: {joint}")
+    lines += [f"  {r.text()}" for r in check.recombinations]
     for _, verdict in check.results:
         lines += ["", verdict_text(verdict) + f"\n  ({verdict.seconds:.1f} s)"]
     return "\n".join(lines)

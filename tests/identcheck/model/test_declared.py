@@ -6,6 +6,9 @@ from identcheck.declaration import atom_functions, example_path, parse_declarati
 from identcheck.errors import IdentcheckError
 from identcheck.evidence import Verdict
 from identcheck.model.declared import REFUSED, DeclaredCheck, check_declaration, declared_atoms
+from identcheck.model.examples import mha_linear_expert
+from identcheck.model.recombination import recombinations
+from identcheck.model.tied import check_tied, held_atom
 
 
 def _declared_exponents(declaration, part, size):
@@ -62,12 +65,12 @@ def test_every_refused_gate_has_a_one_line_reason(kind):
 
 
 def test_the_model_verdict_follows_its_atoms():
-    """Not identifiable when an atom is; inconclusive when the joint independence is undecided."""
+    """The first atom's verdict that is not identifiable; inconclusive when the joint independence is undecided."""
     result = check_declaration(read_example("softmax-gaussian-moe"), max_order=2, max_cell=2)
-    assert result.verdict == Verdict.NOT_IDENTIFIABLE, result.summary  # r̄(2) = 4 > 2: a solution at order 2
-    assert result.to_dict()["verdict"] == "not identifiable" and result.summary.startswith("experts[1]: ")
-    undecided = DeclaredCheck(result.name, tuple((p, v) for p, v in result.results), None)
-    assert undecided.verdict == Verdict.NOT_IDENTIFIABLE
+    first = result.results[0][1]
+    assert first.verdict != Verdict.IDENTIFIABLE, first.summary  # r̄(2) = 4 > 2: a solution at order 2
+    assert result.verdict == first.verdict and result.to_dict()["verdict"] == str(first.verdict)
+    assert result.summary.startswith("experts[1]: ")
     identifiable = [(p, v) for p, v in check_declaration(read_example("deepseek-tanh"), 2, 2).results]
     assert DeclaredCheck("x", tuple(identifiable), None).verdict == Verdict.INCONCLUSIVE
     assert DeclaredCheck("x", tuple(identifiable), True).verdict == Verdict.IDENTIFIABLE
@@ -79,12 +82,38 @@ def test_orders_and_cells_out_of_range_are_refused_before_any_check(order, cells
         check_declaration(read_example("deepseek-d2"), max_order=order, max_cell=cells)
 
 
-def test_a_nested_part_is_refused_in_one_line():
-    declaration = read_example("mha")
-    for part in declaration.parts:
-        with pytest.raises(IdentcheckError) as error:
-            declared_atoms(declaration, part.name)
-        assert "\n" not in str(error.value) and str(error.value).startswith(f"parts.{part.name}.")
+def test_a_softmax_regression_is_refused_in_one_line():
+    with pytest.raises(IdentcheckError, match=r"^parts\.experts\.gate\.kind='softmax': a softmax-gated regression"):
+        declared_atoms(read_example("least-squares"), "experts")
+
+
+def test_a_nested_part_gives_its_atoms_with_the_inner_mixture_in_f():
+    atoms = declared_atoms(read_example("mha"), "channels")
+    assert len(atoms) == 4 and [p.name for p in atoms[0].params][:3] == ["M_c1_11", "M_c1_12", "M_c1_22"]
+
+
+def test_tied_atoms_held_at_the_truth_give_the_witness():
+    """exp(M x²)·a x with M tied: held at M*, F is linear in a, and the weight absorbs a move along a
+    at every order (Euler) — a witness of the tied model."""
+    atom = mha_linear_expert(dim=1)
+    (m,) = [p for p in atom.params if p.name == "M"]
+    assert held_atom(atom, (m,)).params == tuple(p for p in atom.params if p != m)
+    result = check_tied(atom, (m,), max_order=3, max_cell=2, seconds=30)
+    assert result.verdict == Verdict.NOT_IDENTIFIABLE and "held at the truth" in result.summary, result.summary
+    assert "bites in exact-fitted cells" in result.summary
+
+
+def test_recombination_is_found_exactly_and_is_local_from_k_star_plus_2():
+    found = recombinations(read_example("setting1"))
+    assert [(r.group, r.atoms, r.fitted, r.true, r.local) for r in found] == [
+        (1, (1, 2), 3, 2, False),
+        (2, (3, 4), 3, 2, False),
+    ]
+    assert recombinations(read_example("setting2")) == ()  # phi(inner) is not additive over components
+    text = example_path("setting1").read_text(encoding="utf-8").replace("fitted = 6", "fitted = 8")
+    wider = recombinations(parse_declaration(text))
+    assert all(r.local for r in wider) and "an ε-path keeps f" in wider[0].text()
+    assert DeclaredCheck("setting1", (), True, recombinations=wider).verdict == Verdict.NOT_IDENTIFIABLE
 
 
 @pytest.mark.parametrize("name", ["deepseek-gelu", "deepseek-tanh"])
