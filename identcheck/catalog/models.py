@@ -3,9 +3,11 @@
 Each shipped example (:data:`~identcheck.declaration.EXAMPLES`) is checked by
 :func:`~identcheck.model.check_declaration` at the command's defaults (order ≤ 4, cells of ≤ 2
 atoms, 60 s per atom; an atom identifiable at order 2 with every r̄ found stops there), or
-refused with the check's one-line reason (a relu expert, a gate or a nested part the check does
-not take). One row per example: the model's verdict and evidence, per part the exponents of its
-cells of two atoms, the time, or the refusal.
+refused with the check's one-line reason (a relu expert, a gate the check does not take). The
+nested declarations (mha, setting1, setting2) are the slow rows: seven parameters per atom at
+d = 2, the whole table takes about a quarter of an hour on 2 shared cores. One row per example:
+the model's verdict and evidence, per part the exponents of its cells of two atoms, the time, or
+the refusal.
 
 :func:`model_catalog_rows` gives the rows as plain data (``--json``), :func:`model_catalog_markdown`
 and :func:`model_catalog_text` the table.
