@@ -19,14 +19,14 @@ Order by order k = 1..r, in term order (:mod:`.taylor`):
 Every ∂^κ F(θ*) is then Σ_b e_{κ,b}·b over basis terms b, so a cell's expansion is
 Σ_b C_b·b with C_b = Δp·[b = F] + Σ_i p_i Σ_κ e_{κ,b} Δθ_i^κ/κ!: a polynomial in the cell's
 p_i, Δθ_i and Δp (:mod:`.system`). Condition (i), the basis functions' independence, is the rank
-decision on the final basis (``independence``), proved in ball arithmetic where the rule's
-interval proof applies.
+decision on the final basis (``independence``), proved in ball arithmetic by the interval
+certificate (:func:`certified`); an independence without ``proof`` is float64 evidence.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import flint
 import numpy as np
@@ -34,8 +34,10 @@ import sympy as sp
 
 from ..families.echelon import echelon_basis
 from ..parse.grammar import lambdify_modules
+from ..rank.interval import certify_full_column_rank
 from ..rank.rule import RankDecision, decide_rank
 from ..terms.compile import arb_precision
+from ..util.budget import run
 from .atom import AtomFunction
 from .relation import AT_ATOM, EVERY_THETA, ModelRelation, derivative_label, name_relation, prove_relation, rational
 from .taylor import Derivatives, OutOfTime, multi_indices
@@ -115,6 +117,9 @@ class SpanBasis:
             "independent": self.independent,
             "seconds": round(self.seconds, 3),
         }
+
+
+CERTIFY_SECONDS = 10.0  # CPU seconds, at most, for the interval proof of condition (i)
 
 
 def build_basis(
@@ -321,6 +326,34 @@ def _prove(d: Derivatives, kappa, combination, labels) -> ModelRelation:
     return ModelRelation(kappa, combination, AT_ATOM, bool(outcome), family, labels, outcome.timed_out)
 
 
+def exact_rows(columns, points, scales):
+    """``rows(indices, digits)`` for the rank rule's proof: those rows of the equilibrated matrix as
+    a ``flint.arb_mat`` of balls holding the exact values (the points are exact floats, the scales
+    powers of two). ``columns``: (Derivatives, multi-indices) pairs, side by side."""
+
+    def rows(indices, digits: int):
+        chosen = points[list(indices)]
+        with arb_precision(digits):
+            blocks = [d.evaluate_arb(kappas, chosen) for d, kappas in columns]
+            values: list[list] = [sum((block[r] for block in blocks), []) for r in range(len(chosen))]
+            return flint.arb_mat([[v * float(scales[i]) for v in row] for i, row in zip(indices, values)])
+
+    return rows
+
+
+def certified(decision: RankDecision, matrix: np.ndarray, rows) -> RankDecision:
+    """``decision`` with the interval proof of its independence (:mod:`identcheck.rank.interval`:
+    an approximate inverse of a square minor of the exact values, in ball arithmetic) when it says
+    independent without one, within CERTIFY_SECONDS of CPU time; unchanged when that fails. A
+    float64 independence without ``proof`` is evidence, and the verdicts say so."""
+    if decision.independent is not True or decision.proof is not None:
+        return decision
+    proof, _ = run(certify_full_column_rank, matrix, rows, decision.smallest_singular_value, seconds=CERTIFY_SECONDS)
+    return replace(decision, proof=proof) if proof is not None and proof.proved else decision
+
+
 def _final_independence(d: Derivatives, basis, rng) -> RankDecision:
     matrix, points, scales = _matrix(d, basis, rng)
-    return decide_rank(matrix, high_precision=_high_precision(d, basis, points, scales))
+    rows = exact_rows([(d, basis)], points, scales)
+    decision = decide_rank(matrix, high_precision=_high_precision(d, basis, points, scales), rows=rows)
+    return certified(decision, matrix, rows)

@@ -21,7 +21,9 @@ equation is Σ_i p_i C_b(Δθ_i), homogeneous of degree 1 in p, so p_1 = 1. In o
    in the last weight, its real roots isolated exactly (``Poly.intervals``): none positive means no
    solution with that p > 0. Either is a proof that Δθ_{·j} is forced.
 5. All cases closed by proofs ⇒ only the trivial solution (proof). Otherwise what the search
-   found is numerical evidence, labelled so, and the decision names what was tried.
+   found is numerical evidence, labelled so, and the decision names what was tried. A case whose
+   search did not run (the deadline had passed) gives no evidence at all: the decision is then
+   inconclusive with ``residual`` None ("search not run (no time)"), never evidence of absence.
 
 Each decision runs within ``seconds`` of CPU time (Gröbner bases under
 :func:`identcheck.util.budget.run`, the search against a deadline).
@@ -55,7 +57,8 @@ class SystemDecision:
 
     ``status`` is :data:`TRIVIAL`, :data:`NON_TRIVIAL` or :data:`INCONCLUSIVE`; ``proved`` whether
     it rests on a proof (else it is the search's evidence: ``status`` says what the search
-    suggests, ``residual`` its smallest ‖E‖); ``method`` how it was decided; ``forced`` the
+    suggests, ``residual`` its smallest ‖E‖, None when some case was not searched: no evidence);
+    ``method`` how it was decided; ``forced`` the
     parameters proved forced (Δθ_ij = 0 for every i); ``solution`` an exact non-trivial solution
     ({name: value}); ``tried`` one line per step."""
 
@@ -220,17 +223,27 @@ def decide_system(system: CoefficientSystem, seconds: float = DECIDE_SECONDS) ->
     closed: set = set()
     best = None
     pending = []
+    unsearched = 0  # cases whose search did not run (no time): no evidence from them
     for j, sign in cases:
         equations, unknowns, weights = _case(system, forced, j, sign)
+        if not unknowns and equations and all(e.is_number for e in equations):  # nonzero numbers: no solution
+            closed.add((j, sign))
+            tried.append(f"case d{labels[j]}_1 = {sign}: every move fixed, an equation a nonzero number")
+            continue
         found = search(equations, unknowns, weights, deadline, seed=j)
+        if not found.ran:
+            unsearched += 1
+            tried.append(f"case d{labels[j]}_1 = {sign}: search not run (no time)")
+            continue
         if found.solved:
             for attempt in range(EXACT_ATTEMPTS):  # another numerical solution may round to an exact one
-                if attempt:
-                    found = search(equations, unknowns, weights, deadline, seed=1000 * (attempt + 1) + j)
-                    if not found.solved:
+                candidate = found
+                if attempt:  # a fresh search; ``found`` stays the solution already found
+                    candidate = search(equations, unknowns, weights, deadline, seed=1000 * (attempt + 1) + j)
+                    if not candidate.solved:
                         break
                 state: dict = {}
-                exact = exact_solution(equations, found, weights, deadline, state)
+                exact = exact_solution(equations, candidate, weights, deadline, state)
                 solution = None if exact is None else _full_solution(system, forced, j, sign, exact)
                 if solution is not None and _verify(system, solution):
                     tried.append(f"case d{labels[j]}_1 = {sign}: exact solution found and verified")
@@ -276,12 +289,13 @@ def decide_system(system: CoefficientSystem, seconds: float = DECIDE_SECONDS) ->
         return done(TRIVIAL, True, "Gröbner bases and real roots", extra=proved_forced)
     if best is not None and best.solved:
         return done(NON_TRIVIAL, False, "numerical search (evidence)", residual=best.residual, extra=proved_forced)
-    residual = None if best is None else best.residual
+    if unsearched:  # ``residual`` None: not even evidence of absence
+        return done(INCONCLUSIVE, False, f"out of time ({unsearched} of {len(cases)} cases not searched)")
     return done(
         INCONCLUSIVE,
         False,
         "numerical search found no solution (evidence of absence)",
-        residual=residual,
+        residual=None if best is None else best.residual,
         extra=proved_forced,
     )
 
@@ -289,15 +303,20 @@ def decide_system(system: CoefficientSystem, seconds: float = DECIDE_SECONDS) ->
 def _search_only(system: CoefficientSystem, tried: list, deadline: float, start_cpu: float) -> SystemDecision:
     """Evidence only: the search of every case, no exact step."""
     best = None
+    unsearched = 0
     for j in range(len(system.labels)):
         equations, unknowns, weights = _case(system, set(), j, 1)
         found = search(equations, unknowns, weights, deadline, seed=j)
+        if not found.ran:
+            unsearched += 1
+            tried.append(f"case d{system.labels[j]}_1 = 1: search not run (no time)")
+            continue
         best = found if best is None or found.residual < best.residual else best
         if found.solved:
             break
     solved = best is not None and best.solved
     status, method = (NON_TRIVIAL, "numerical search (evidence)") if solved else (INCONCLUSIVE, "numerical search")
-    residual = None if best is None else best.residual
+    residual = None if best is None or (unsearched and not solved) else best.residual  # None: no evidence
     seconds = time.process_time() - start_cpu
     return SystemDecision(system.m, system.order, status, False, method, (), None, residual, tuple(tried), seconds)
 

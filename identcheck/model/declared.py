@@ -134,7 +134,8 @@ class DeclaredCheck:
 
     The model's ``verdict``: *not identifiable* when an atom is; *inconclusive* when an atom is, or
     the bases are not proved jointly independent (cells of different true atoms would couple);
-    *identifiable* otherwise. Its ``evidence`` is proof only when every atom's is."""
+    *identifiable* otherwise. Its ``evidence`` is proof only when every atom's is and, with more
+    than one atom, ``joint_proved``: the joint independence carries an interval proof."""
 
     name: str
     results: tuple
@@ -143,6 +144,7 @@ class DeclaredCheck:
     max_cell: int = 2
     seconds: float = 0.0
     recombinations: tuple = ()
+    joint_proved: bool = False
 
     @property
     def verdict(self):  # a Verdict, or an atom's other outcome
@@ -160,6 +162,8 @@ class DeclaredCheck:
         proved = bool(deciding) and all(v.evidence == Evidence.PROOF for v in deciding)
         if self.verdict == Verdict.NOT_IDENTIFIABLE and not deciding:
             proved = True  # a recombination: an exact identity (sympy)
+        if self.verdict == Verdict.IDENTIFIABLE and not self.joint_proved:
+            proved = False  # the atoms' bases independent together by float64 only: evidence
         return Evidence.PROOF if proved and self.verdict != Verdict.INCONCLUSIVE else Evidence.NUMERIC
 
     @property
@@ -183,6 +187,7 @@ class DeclaredCheck:
             "max_cell": self.max_cell,
             "atoms": atoms,
             "joint_independent": self.joint,
+            "joint_proved": self.joint_proved,
             "recombinations": [r.to_dict() for r in self.recombinations],
             "seconds": round(self.seconds, 3),
         }
@@ -215,9 +220,14 @@ def check_declaration(
         if max_order > FIRST_ORDER and not _settled(verdict) and left > 1:
             verdict = run(max_order, left)
         results.append((part.name, verdict))
-    joint = joint_independence(tuple(v.basis for _, v in results)).independent if len(results) > 1 else True
+    union = joint_independence(tuple(v.basis for _, v in results)) if len(results) > 1 else None
+    joint = True if union is None else union.independent
+    joint_proved = union is None or (union.independent is True and union.proof is not None)
     found = recombinations(declaration)
-    return DeclaredCheck(declaration.name, tuple(results), joint, max_order, max_cell, time.monotonic() - start, found)
+    seconds_taken = time.monotonic() - start
+    return DeclaredCheck(
+        declaration.name, tuple(results), joint, max_order, max_cell, seconds_taken, found, joint_proved=joint_proved
+    )
 
 
 def _tied_names(declaration: Declaration, part) -> set:

@@ -11,7 +11,8 @@ matrix whose points are drawn in equal shares from every atom's sampling region 
 tube), rows equilibrated by powers of two. A
 dependence means two atoms' terms coincide (a sign pair of an odd expert with a constant gate,
 equal gate slopes with equal experts): their cells' equations couple, which a per-cell system
-does not see.
+does not see. An independence is proved by the interval certificate (:func:`.basis.certified`);
+without ``proof`` it is float64 evidence.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import numpy as np
 
 from ..rank.rule import RankDecision, decide_rank
 from ..terms.compile import arb_precision
-from .basis import POINTS_EXTRA, POINTS_FACTOR, SEED, TINY_ROW, SpanBasis, sample_points
+from .basis import POINTS_EXTRA, POINTS_FACTOR, SEED, TINY_ROW, SpanBasis, certified, exact_rows, sample_points
 from .taylor import Derivatives
 
 __all__ = ["joint_independence"]
@@ -50,4 +51,6 @@ def joint_independence(bases: tuple[SpanBasis, ...]) -> RankDecision:
             rows: list[list] = [sum((block[r] for block in blocks), []) for r in range(len(points))]
             return flint.arb_mat([[v * float(s) for v in row] for row, s in zip(rows, scales)])
 
-    return decide_rank(matrix * scales[:, None], high_precision=high_precision)
+    scaled = matrix * scales[:, None]
+    rows = exact_rows(columns, points, scales)
+    return certified(decide_rank(scaled, high_precision=high_precision, rows=rows), scaled, rows)

@@ -38,12 +38,19 @@ DENOMINATORS = (1, 2, 3, 4, 6, 8, 12)
 
 
 class Search:
-    """A numerical search's outcome (working state): the best point and its residual norm."""
+    """A numerical search's outcome (working state): the best point, its residual norm and
+    ``starts``, how many starts ran (0: the deadline had passed — no evidence either way)."""
 
-    def __init__(self, point, residual, unknowns):
+    def __init__(self, point, residual, unknowns, starts=1):
         self.point = point
         self.residual = residual
         self.unknowns = unknowns
+        self.starts = starts
+
+    @property
+    def ran(self) -> bool:
+        """Whether the search ran and its residual is a number (evidence, solved or not)."""
+        return self.starts > 0 and bool(np.isfinite(self.residual))
 
     @property
     def solved(self) -> bool:
@@ -97,10 +104,12 @@ def search(equations, unknowns, weights, deadline: float, seed: int = 0) -> Sear
     lower = np.where(is_weight, -LOG_WEIGHT, -MOVE_BOUND)
     upper = -lower
     rng = np.random.default_rng(seed)
-    best = Search(None, np.inf, unknowns)
+    best = Search(None, np.inf, unknowns, starts=0)
+    starts = 0
     for index in range(STARTS):
         if time.monotonic() > deadline:
             break
+        starts += 1
         moves = rng.normal(0, 1, len(unknowns)) if index % 2 == 0 else rng.uniform(-3, 3, len(unknowns))
         start = np.where(is_weight, np.exp(rng.uniform(-2, 2, len(unknowns))), moves)
         point, norm = _solve(f, j, start, lower, upper, is_weight)
@@ -108,6 +117,7 @@ def search(equations, unknowns, weights, deadline: float, seed: int = 0) -> Sear
             best = Search(point, norm, unknowns)
         if best.solved:
             break
+    best.starts = starts
     return best
 
 

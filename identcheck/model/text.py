@@ -62,6 +62,8 @@ def verdict_text(verdict: ModelVerdict) -> str:
 def declared_text(check: DeclaredCheck) -> str:
     """The text report of a declared model: its verdict, the joint independence, each atom's block."""
     joint = {True: "independent", False: "DEPENDENT", None: "undecided"}[check.joint]
+    if check.joint is True and not check.joint_proved:
+        joint += " (float64 evidence, not proved)"
     lines = [
         f"model {check.name}: {check.verdict} ({check.evidence}) — order ≤ {check.max_order}, cells of ≤ "
         f"{check.max_cell} atoms, {check.seconds:.1f} s",

@@ -15,20 +15,25 @@ r"""The model-level verdict of one atom: exact-fitted identifiability, r̄(m) an
   r̄(m) a decision stops at its first exact solution, so a forced order found there comes from the
   sum-of-squares step; one that only a Gröbner basis would show is reported at r̄(m) — the larger,
   weaker exponent.
-- When exact-fitted cells fail, the m = 1 systems are tried at every order too; a failure at every
-  order tried is "not identifiable up to order R", and the verdict says whether it bites in
-  exact-fitted cells or only in cells of size ≥ 2.
+- When exact-fitted cells fail, the m = 1 systems are tried at every order too; exact-fitted cells
+  that fail at first order through a relation and have an exact solution at every order tried are
+  "not identifiable up to order R", through that relation.
+- An exact solution at the highest order tried R in cells of m ≥ 2 atoms shows r̄(m) > R, not a
+  failure of identifiability: r̄(m) may be any order above R. That is :data:`Outcome.ORDER_TOO_LOW`
+  ("order too low"), with the solution that shows it.
 
-The verdict is three-valued (:class:`~identcheck.evidence.Verdict`): *identifiable* with every
-r̄(m) found (``evidence`` proof when every step is proved, numeric when some r̄ or relation rests
-on the search or the ladder); *not identifiable* with a proved witness (the relation, an exact
-solution at every order tried); *inconclusive* otherwise, with what was tried.
+The verdict (:class:`~identcheck.evidence.Verdict`, or :data:`Outcome.ORDER_TOO_LOW`):
+*identifiable* with every r̄(m) found (``evidence`` proof when every step is proved, numeric when
+some r̄ or relation rests on the search or the ladder); *not identifiable* with a proved failure
+(the relation in exact-fitted cells, an exact solution at every order tried); *order too low*
+(above); *inconclusive* otherwise, with what was tried.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from enum import StrEnum
 from fractions import Fraction
 
 import sympy as sp
@@ -41,10 +46,18 @@ from .decide import DECIDE_SECONDS, INCONCLUSIVE, NON_TRIVIAL, TRIVIAL, SystemDe
 from .grading import Grading, find_grading
 from .system import coefficient_system
 
-__all__ = ["CHECK_SECONDS", "CellResult", "ExactFitted", "ModelVerdict", "check_atom"]
+__all__ = ["CHECK_SECONDS", "CellResult", "ExactFitted", "ModelVerdict", "Outcome", "check_atom"]
 
 CHECK_SECONDS = 60.0
 BASIS_SHARE = 0.5  # of the check's seconds, at most, for the basis (an order not built by then is dropped)
+
+
+class Outcome(StrEnum):
+    """The model-level answer beside :class:`~identcheck.evidence.Verdict`'s three: ``ORDER_TOO_LOW``,
+    r̄(m) > R shown by an exact solution at the highest order tried R — neither identifiability
+    (no order ≤ R suffices) nor its failure (an order above R may)."""
+
+    ORDER_TOO_LOW = "order too low"
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +116,7 @@ class ModelVerdict:
     """The model-level check of one atom (module docstring)."""
 
     atom: AtomFunction = field(repr=False)
-    verdict: Verdict
+    verdict: Verdict | Outcome
     evidence: Evidence
     summary: str
     basis: SpanBasis = field(repr=False)
@@ -164,13 +177,16 @@ def _cell(basis, grading, m, max_order, deadline) -> CellResult:
         for name in decision.forced:
             forced_at.setdefault(name, order)
         if decision.status == TRIVIAL or (decision.status == INCONCLUSIVE and decision.residual is not None):
-            rbar = order
+            rbar = order  # an absence proved, or searched for in every case and not found (evidence)
+            break
+        if decision.status == INCONCLUSIVE:  # out of time: neither r̄ = order nor r̄ > order is shown
             break
     if rbar is None:
         return CellResult(m, None, False, tuple(decisions))
     last = decisions[-1]
     before = decisions[-2] if len(decisions) > 1 else None
-    proved = last.status == TRIVIAL and last.proved and (before is None or before.proved)
+    # Ungraded, the equations are complete only as far as orders were computed: never a proof.
+    proved = grading.graded and last.status == TRIVIAL and last.proved and (before is None or before.proved)
     orders = {name: forced_at.get(name, rbar) for name in basis.atom.labels}
     exponents = None
     if grading.graded:
@@ -198,7 +214,9 @@ def check_atom(
     sizes = range(1 if first.identifiable is False else 2, max_cell + 1)
     reached = basis.order
     cells = tuple(_cell(basis, grading, m, reached, deadline) for m in sizes)
-    verdict, evidence, summary = _summary(basis, first, cells, reached)
+    verdict, evidence, summary = _summary(basis, first, cells, reached, grading.graded)
+    if not grading.graded and any(c.m > 1 for c in cells):
+        summary += f" (no grading: equations judged complete on orders ≤ {reached} only, so no r̄ is proved)"
     if not basis.complete:
         summary += f" (terms built to order {reached} of {max_order} within {seconds:g} s)"
     return ModelVerdict(
@@ -211,16 +229,19 @@ def _cell_text(c: CellResult, max_order: int) -> str:
         witness = c.witness
         if witness is not None and witness.order == max_order:
             return f"r̄({c.m}) > {max_order} (exact solution at order {max_order})"
-        last = c.decisions[-1].method if c.decisions else "no time left"
+        last = f"{c.decisions[-1].method} at order {c.decisions[-1].order}" if c.decisions else "no time left"
         return f"r̄({c.m}) undecided ({last})"
     label = "" if c.proved else " (evidence)"
     exps = "" if c.exponents is None else " exponents " + ", ".join(f"{k}: {v}" for k, v in c.exponents.items())
     return f"r̄({c.m}) = {c.rbar}{label}{exps}"
 
 
-def _summary(basis: SpanBasis, first: ExactFitted, cells, max_order: int):
-    basis_proved = basis.all_proved and bool(basis.independence and basis.independence.independent)
+def _summary(basis: SpanBasis, first: ExactFitted, cells, max_order: int, graded: bool = True):
+    independence = basis.independence
+    certified = bool(independence and independence.independent and independence.proof is not None)
+    basis_proved = basis.all_proved and certified
     basis_evidence = Evidence.PROOF if basis_proved else Evidence.NUMERIC
+    witness_evidence = basis_evidence if graded else Evidence.NUMERIC  # ungraded: a solution of truncated equations
     failing = [c for c in cells if c.rbar is None and c.witness is not None and c.witness.order == max_order]
     over = "; ".join(_cell_text(c, max_order) for c in cells if c.m > 1)
     if first.identifiable is False and failing and failing[0].m == 1:
@@ -228,13 +249,20 @@ def _summary(basis: SpanBasis, first: ExactFitted, cells, max_order: int):
         text = f"not identifiable up to order {max_order}: bites in exact-fitted cells, through {why}"
         return Verdict.NOT_IDENTIFIABLE, basis_evidence, text + (f"; {over}" if over else "")
     if failing and basis.complete:  # a truncated basis: a solution at the last order built proves nothing asked
-        smallest = failing[0].m
-        text = f"not identifiable up to order {max_order} in cells of {smallest} atoms"
+        sizes = ", ".join(f"r̄({c.m}) > {max_order}" for c in failing)
+        text = f"order too low: {sizes}, shown by an exact solution at order {max_order}"
         text += " (exact-fitted cells identifiable at first order)" if first.identifiable else ""
-        return Verdict.NOT_IDENTIFIABLE, basis_evidence, f"{text}; {over}"
-    if not first.identifiable or any(c.rbar is None for c in cells):
-        exact = "exact-fitted test undecided" if not first.identifiable else "exact-fitted identifiable (first order)"
-        return Verdict.INCONCLUSIVE, Evidence.NUMERIC, f"{exact}; {over}" if over else exact
+        return Outcome.ORDER_TOO_LOW, witness_evidence, f"{text}; {over}"
+    if first.identifiable is None:
+        exact = "exact-fitted test undecided"
+    elif first.identifiable:
+        exact = "exact-fitted identifiable (first order)"
+    else:  # decided: the first order does not suffice; the m = 1 cells say which order does
+        exact = "exact-fitted cells not identifiable at first order"
+    parts = [exact] + [_cell_text(c, max_order) for c in cells]
+    if first.identifiable is None or any(c.rbar is None for c in cells):
+        return Verdict.INCONCLUSIVE, Evidence.NUMERIC, "; ".join(parts)
     proved = basis_proved and all(c.proved for c in cells)
-    parts = ["exact-fitted identifiable (first order)"] + [_cell_text(c, max_order) for c in cells]
+    if not certified:
+        parts.append("the basis's independence not proved (float64 rank decision: evidence)")
     return Verdict.IDENTIFIABLE, Evidence.PROOF if proved else Evidence.NUMERIC, "; ".join(parts)

@@ -4,11 +4,12 @@ import pytest
 
 from identcheck.declaration import atom_functions, example_path, parse_declaration, read_example
 from identcheck.errors import IdentcheckError
-from identcheck.evidence import Verdict
+from identcheck.evidence import Evidence, Verdict
 from identcheck.model.declared import REFUSED, DeclaredCheck, check_declaration, declared_atoms
 from identcheck.model.examples import mha_linear_expert
 from identcheck.model.recombination import recombinations
 from identcheck.model.tied import check_tied, held_atom
+from identcheck.model.verdict import Outcome
 
 
 def _declared_exponents(declaration, part, size):
@@ -65,12 +66,14 @@ def test_every_refused_gate_has_a_one_line_reason(kind):
 
 
 def test_the_model_verdict_follows_its_atoms():
-    """The first atom's verdict that is not identifiable; inconclusive when the joint independence is undecided."""
+    """Order too low when an atom's r̄(m) exceeds the order (an exact solution at the highest order
+    tried, not a proved failure); inconclusive when the joint independence is undecided."""
     result = check_declaration(read_example("softmax-gaussian-moe"), max_order=2, max_cell=2)
-    first = result.results[0][1]
-    assert first.verdict != Verdict.IDENTIFIABLE, first.summary  # r̄(2) = 4 > 2: a solution at order 2
-    assert result.verdict == first.verdict and result.to_dict()["verdict"] == str(first.verdict)
-    assert result.summary.startswith("experts[1]: ")
+    assert result.verdict == Outcome.ORDER_TOO_LOW, result.summary  # r̄(2) = 4 > 2: a solution at order 2
+    assert result.to_dict()["verdict"] == "order too low" and result.summary.startswith("experts[1]: ")
+    assert "r̄(2) > 2" in result.summary and result.evidence == Evidence.PROOF
+    undecided = DeclaredCheck(result.name, tuple((p, v) for p, v in result.results), None)
+    assert undecided.verdict == Outcome.ORDER_TOO_LOW
     identifiable = [(p, v) for p, v in check_declaration(read_example("deepseek-tanh"), 2, 2).results]
     assert DeclaredCheck("x", tuple(identifiable), None).verdict == Verdict.INCONCLUSIVE
     assert DeclaredCheck("x", tuple(identifiable), True).verdict == Verdict.IDENTIFIABLE
