@@ -53,15 +53,21 @@ def _terms(layout: Layout, params: ModelParams, X, Y, gradient: bool):
     return out
 
 
-def _log_total(terms) -> np.ndarray:
-    """log f of shape (n,): logsumexp over every atom of every part."""
+def _log_total(terms, keep: bool = False):
+    """log f of shape (n,): logsumexp over every atom of every part; with ``keep``, also
+    (exp(a − top) per part, Σ of them), so the posteriors are exp(a − top)/Σ without a second exp."""
     top = terms[0][5].max(axis=0)
     for t in terms[1:]:
         top = np.maximum(top, t[5].max(axis=0))
     total = np.zeros_like(top)
+    scaled = []
     for t in terms:
-        total += np.exp(t[5] - top).sum(axis=0)
-    return top + np.log(total)
+        e = np.exp(t[5] - top)
+        total += e.sum(axis=0)
+        if keep:
+            scaled.append(e)
+    log_f = top + np.log(total)
+    return (log_f, scaled, total) if keep else log_f
 
 
 def log_likelihood(layout: Layout, params: ModelParams, X: np.ndarray, Y: np.ndarray, chunk: int = CHUNK) -> float:
@@ -107,8 +113,8 @@ def posteriors(layout: Layout, params: ModelParams, X, Y, chunk: int = CHUNK):
     total = 0.0
     for block in _blocks(n, chunk):
         terms = _terms(layout, params, X[block], Y[block], False)
-        log_f = _log_total(terms)
+        log_f, scaled, norm = _log_total(terms, keep=True)
         total += float(log_f.sum())
-        for r, t in zip(out, terms):
-            r[:, block] = np.exp(t[5] - log_f)
+        for r, e in zip(out, scaled):
+            np.divide(e, norm, out=r[:, block])
     return total, out

@@ -80,7 +80,7 @@ class GateCode:
             total = omega.sum() if self.normalised else 1.0
             w = np.broadcast_to((omega / total)[:, None], (k, n))
             with np.errstate(divide="ignore"):
-                log_w = np.log(w)
+                log_w = np.broadcast_to(np.log(omega / total)[:, None], (k, n))  # k logs, not k·n
             return GateValues(w, log_w, self.normalised, constant=1.0 / total)
         features = self.features(X)
         score, per_atom = self._score(X, G)
@@ -91,12 +91,15 @@ class GateCode:
         mask = self._mask(X, G)
         if mask is not None:
             log_g = np.where(mask, log_g, -np.inf)
-        if self.normalised:
+        if self.normalised:  # one exp: w = e/Σe with e = exp(log g − top), log w = log g − top − log Σe
             top = log_g.max(axis=0)
-            log_w = log_g - (top + np.log(np.exp(log_g - top).sum(axis=0)))
+            e = np.exp(log_g - top)
+            total = e.sum(axis=0)
+            log_w = log_g - (top + np.log(total))
+            w = np.divide(e, total, out=e)
         else:
             log_w = log_g
-        w = np.exp(log_w)
+            w = np.exp(log_w)
         shared = None if per_atom is not None else features
         return GateValues(w, log_w, self.normalised, m, shared, per_atom)
 

@@ -154,3 +154,39 @@ def test_every_shipped_expert_and_its_gradient_equal_sympys_numbers(name):
                 for e, s in enumerate(symbols):
                     exact = float(sp.diff(functions.expert, s).evalf(subs=at).rewrite(sp.Piecewise).evalf(subs=at))
                     assert dh[i, e, n] == pytest.approx(exact, rel=1e-12, abs=1e-14)
+
+
+@pytest.mark.parametrize("kind", list(GATES))
+def test_gate_weights_are_the_exponentials_of_their_logarithms(kind):
+    """The weights come from one exp of the scores (w = e/Σe), the logarithms from log g − log Σe."""
+    model = compile_model(gate_declaration(kind))
+    layout = model.layout(True)
+    theta = _point(layout, np.random.default_rng(4))
+    X, _ = sample_declared(model, 400, seed=2)
+    for part, G in zip(layout.parts, layout.unpack(theta).atoms):
+        values = part.gate.evaluate(X, G[:, part.gate_columns])
+        with np.errstate(divide="ignore"):
+            np.testing.assert_allclose(values.log_w, np.log(values.w), rtol=1e-12, atol=1e-12)
+        if part.gate.normalised:
+            np.testing.assert_allclose(values.w.sum(axis=0), 1.0, rtol=1e-12)
+
+
+@pytest.mark.parametrize("kind", list(GATES))
+def test_posteriors_are_each_atoms_share_of_the_density(kind):
+    """r_{p,i} = s_p w_{p,i} N_{p,i} / f, computed here directly from the densities."""
+    model = compile_model(gate_declaration(kind))
+    if not model.density:
+        pytest.skip("a regression has no posteriors")
+    layout = model.layout(True)
+    theta = _point(layout, np.random.default_rng(5))
+    params = layout.unpack(theta)
+    X, Y = sample_declared(model, 400, seed=3)
+    _, r = posteriors(layout, params, X, Y)
+    joint = []
+    for index, (part, rows) in enumerate(zip(layout.parts, params.atoms)):
+        w = part.gate.evaluate(X, rows[:, part.gate_columns]).w
+        h, nu = part.expert.value(X, rows[:, part.expert_columns]), rows[:, -1, None]
+        joint.append(params.shares[index] * w * np.exp(-((Y - h) ** 2) / (2 * nu)) / np.sqrt(2 * np.pi * nu))
+    f = sum(j.sum(axis=0) for j in joint)
+    for rp, j in zip(r, joint):
+        np.testing.assert_allclose(rp, j / f, rtol=1e-9, atol=1e-15)
