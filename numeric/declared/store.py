@@ -168,7 +168,7 @@ def open_declared(folder, declaration: Declaration) -> sqlite3.Connection:
         raise NumericError(f"folder {str(folder)!r}: cannot create ({exc.strerror})") from None
     path, mine = _path(folder), digest(declaration)
     if (folder / "fits.sqlite").exists():
-        raise NumericError(f"folder {str(folder)!r} holds the hand-written models' store: choose another --out")
+        raise NumericError(f"folder {str(folder)!r} holds the hand-written models' store: choose another folder")
     try:
         connection = sqlite3.connect(path)
         connection.execute("PRAGMA synchronous=FULL")
@@ -191,7 +191,7 @@ def open_declared(folder, declaration: Declaration) -> sqlite3.Connection:
         raise NumericError(
             f"{str(path)!r} holds model {held[1]!r} (digest {held[0][:12]}), not {declaration.name!r} "
             f"(digest {mine[:12]}): "
-            "two models never pool; choose another --out"
+            "two models never pool; choose another folder"
         )
     return connection
 
