@@ -105,7 +105,8 @@ def test_the_code_says_what_it_is_not_how_it_got_there():
 
 
 def test_the_stale_reference_pattern_finds_one():
-    assert STALE.search("as issue\N{SPACE}12 said") and STALE.search("see SPEC\N{SPACE}§3") and not STALE.search("§3 of docs")
+    assert STALE.search("as issue\N{SPACE}12 said") and STALE.search("see SPEC\N{SPACE}§3")
+    assert not STALE.search("§3 of docs")
 
 
 def test_the_site_has_the_sections_a_user_looks_for():

@@ -18,7 +18,9 @@ from __future__ import annotations
 import time
 from typing import Callable
 
+from ..declaration import EXAMPLES, read_example
 from ..errors import IdentcheckError
+from ..model import check_declaration
 
 __all__ = ["model_catalog_markdown", "model_catalog_rows", "model_catalog_text"]
 
@@ -30,9 +32,6 @@ SECONDS = 60.0
 def model_catalog_rows(progress: Callable | None = None, jobs: int = 1, names=None) -> list[dict]:
     """One row per shipped example (or per name of ``names``): verdict, exponents per part, time, or the refusal.
     ``jobs`` is accepted for the catalog's signature; the checks run one after the other."""
-    from ..declaration import EXAMPLES, read_example
-    from ..model import check_declaration
-
     names = tuple(EXAMPLES if names is None else names)
     rows = []
     for done, name in enumerate(names):

@@ -1,19 +1,18 @@
 """Command line: ``identcheck check PHI [PHI ...]`` — a thin shell over :func:`identcheck.check`.
 
-Each subcommand is a function ``_name(args)`` (``COMMANDS``; the flags are in
-:mod:`identcheck.cli.parser`). Library errors name the API's parameters;
-:func:`~identcheck.cli.common.render_error` spells them as the command's flags, one way:
-``--flag VALUE: reason``. No command names a condition: what the user's text is to a condition —
-PHI, ``--expert EXPR``, or nothing (mha) — is its class's ``subject``
+Each subcommand is a function ``_name(args)`` (``COMMANDS``; the flags are in :mod:`identcheck.cli.parser`).
+Library errors name the API's parameters; :func:`~identcheck.cli.common.render_error` spells them as the
+command's flags, one way: ``--flag VALUE: reason``. No command names a condition: what the user's text is to a
+condition — PHI, ``--expert EXPR``, or nothing (mha) — is its class's ``subject``
 (:attr:`~identcheck.conditions.base.Condition.subject`), so a plug-in on experts gets ``--expert``.
-``check --condition both`` is the command line's name for type1 and type2 in one run (not a
-condition: the registry reserves the name).
+``check --condition both`` is the command line's name for type1 and type2 in one run (not a condition: the
+registry reserves the name).
 
-Exit codes: 0 the checks ran (whatever the verdicts), 2 bad input (one line on stderr, nothing
-on stdout), 1 internal error, 130 interrupted by SIGINT (Ctrl-C), 143 by SIGTERM: the worker
-processes are killed at once (:mod:`identcheck.util.pool`) and one line says what was written; 141
-when stdout was closed early (``identcheck check z --json | head -c 10``: quietly, as a filter ended
-by SIGPIPE, :func:`~identcheck.cli.common.closed_stdout_quiet`).
+Exit codes: 0 the checks ran (whatever the verdicts), 2 bad input (one line on stderr, nothing on stdout),
+1 internal error, 130 interrupted by SIGINT (Ctrl-C), 143 by SIGTERM: the worker processes are killed at once
+(:mod:`identcheck.util.pool`) and one line says what was written; 141 when stdout was closed early
+(``identcheck check z --json | head -c 10``: quietly, as a filter ended by SIGPIPE,
+:func:`~identcheck.cli.common.closed_stdout_quiet`).
 """
 
 from __future__ import annotations
@@ -35,9 +34,7 @@ from .common import closed_stdout_quiet, command_parser, guarded, render_error
 from .model_command import run_model
 from .parser import build_parser
 
-# Each command imports what it needs when it runs (below, in its function): sympy, numpy, scipy and
-# matplotlib load only for the command that uses them, so `identcheck --help` and a mistyped flag
-# answer at once (tests/identcheck/cli/test_startup.py; docs/performance.md, Start-up).
+# Each command imports what it needs in its function: `identcheck --help` loads no sympy, numpy or matplotlib.
 
 PAPER_EXAMPLES = ["z", "sigmoid(z + 1)"]
 #: check's flags that set a condition's option (dest: the option's name); absent when not given
@@ -53,14 +50,13 @@ KEPT = {
 
 
 def program() -> int:
-    """The program (``identcheck``, ``python -m identcheck``): :func:`main` on the process's own
-    arguments, then an exit without the interpreter's last garbage collection over everything
-    loaded (sympy's objects: about 0.2 s of CPU per run, as much as the check of ``sigmoid(z + 1)``
-    itself; docs/performance.md). Nothing depends on it: the output is written and flushed by the
-    interpreter's exit as before, the commands close their files, worker processes are joined.
-    ``main`` itself, which tests call in one process, leaves the collector alone. A stdout closed
-    early (``identcheck check z --json | head -c 10``) ends it quietly with exit 141, as a Unix filter
-    ended by SIGPIPE (:func:`~identcheck.cli.common.closed_stdout_quiet`)."""
+    """The program (``identcheck``, ``python -m identcheck``): :func:`main` on the process's own arguments,
+    then an exit without the interpreter's last garbage collection over everything loaded (sympy's objects:
+    about 0.2 s of CPU per run, as much as the check of ``sigmoid(z + 1)`` itself; docs/performance.md).
+    Nothing depends on it: the output is written and flushed by the interpreter's exit as before, the
+    commands close their files, worker processes are joined. ``main`` itself, which tests call in one
+    process, leaves the collector alone. A stdout closed early (``identcheck check z --json | head -c 10``)
+    ends it quietly with exit 141, as a Unix filter ended by SIGPIPE (:func:`~.common.closed_stdout_quiet`)."""
     code = closed_stdout_quiet(main)
     ignore_interrupts()  # the command has answered: a late Ctrl-C must not turn its exit into a signal's
     gc.freeze()  # the objects alive now are never collected again: the process ends
@@ -273,10 +269,10 @@ def _catalog(args) -> int:
     if args.models and (args.experts or args.conditions):
         raise IdentcheckError("--models: not with --experts or --condition (its table is the shipped declarations')")
     if args.models:  # the shipped declarations' model-level verdicts (docs/model.md)
-        from ..catalog.models import model_catalog_markdown, model_catalog_rows
+        from ..catalog import models
 
-        make_rows: Callable[..., list[dict]] = model_catalog_rows
-        render: Callable[[list[dict]], str] = model_catalog_markdown
+        make_rows: Callable[..., list[dict]] = models.model_catalog_rows
+        render: Callable[[list[dict]], str] = models.model_catalog_markdown
     elif args.experts:  # the expert conditions' table (docs/conditions/deepseekmoe_catalog.md)
         from ..catalog.experts import expert_catalog_markdown, expert_catalog_rows
 
@@ -291,9 +287,7 @@ def _catalog(args) -> int:
     with StatusLine.for_command(asked=args.progress, json=args.json) as status:
         rows = make_rows(lambda done, total, phi: status.show(f"catalog {done}/{total}: {phi}"), jobs=args.jobs)
     if args.models and not (args.json or args.markdown):
-        from ..catalog.models import model_catalog_text
-
-        text = model_catalog_text(rows)
+        text = models.model_catalog_text(rows)
     elif args.json or not args.markdown:
         text = json.dumps(rows, indent=2, ensure_ascii=False) + "\n"
     else:

@@ -113,7 +113,7 @@ def test_every_output_path_with_a_missing_parent_is_one_line_exit_2(main, argv, 
             identcheck_main,
             ["chek", "z"],
             "identcheck: error: 'chek' is not a command (did you mean check?); "
-            "commands: check, positions, prove-pde, scan, catalog, replay",
+            "commands: check, positions, prove-pde, scan, catalog, replay, model",
         ),
         (
             numeric_main,
