@@ -200,7 +200,7 @@ def check_declaration(
     and the joint independence of their bases.
 
     Each atom is checked to order 2 first (:data:`FIRST_ORDER`): an atom identifiable there with
-    every r̄(m) found keeps that verdict at every higher order (r̄(m) is the smallest order with only
+    every r̄(m) proved keeps that verdict at every higher order (r̄(m) is the smallest order with only
     the trivial solution), so only the others are checked again to ``max_order``, with the time left."""
     _limits(max_order, max_cell)
     start = time.monotonic()
