@@ -171,12 +171,15 @@ def test_gate_weights_are_the_exponentials_of_their_logarithms(kind):
             np.testing.assert_allclose(values.w.sum(axis=0), 1.0, rtol=1e-12)
 
 
-@pytest.mark.parametrize("kind", list(GATES))
+#: The gate kinds whose test declaration is a density (a sigmoid gate's weights do not sum to one: a regression).
+DENSITY_GATES = [kind for kind in GATES if kind != "sigmoid"]
+
+
+@pytest.mark.parametrize("kind", DENSITY_GATES)
 def test_posteriors_are_each_atoms_share_of_the_density(kind):
     """r_{p,i} = s_p w_{p,i} N_{p,i} / f, computed here directly from the densities."""
     model = compile_model(gate_declaration(kind))
-    if not model.density:
-        pytest.skip("a regression has no posteriors")
+    assert model.density
     layout = model.layout(True)
     theta = _point(layout, np.random.default_rng(5))
     params = layout.unpack(theta)
