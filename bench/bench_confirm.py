@@ -5,7 +5,7 @@ Run by hand:  python3 bench/bench_confirm.py [--jobs 1] [--phi 'z' ...]
 Each φ runs as the command line runs it, in a fresh process with single-threaded BLAS, into a
 fresh temporary folder (no stored fits reused). Wall time includes interpreter start-up and
 imports; the split (identcheck's check, the sequences, the rate grid) comes from the run's JSON.
-Before ``confirm`` is wired into ``numeric/cli.py`` the command goes through a two-line harness
+Before ``confirm`` is wired into ``numeric/cli/main.py`` the command goes through a two-line harness
 around :mod:`numeric.confirm.cli`.
 """
 

@@ -3,10 +3,10 @@
 For exp(z), sigmoid(z + 1), softplus(z + 1), tanh(z + 1):
 
 1. the smallest singular value s_min/s_max of the column-scaled model-level Taylor term set
-   (∂g/∂θ and the split terms ∂²g/∂a∂a, :mod:`numeric.taylor`) at the shipped default truth and
+   (∂g/∂θ and the split terms ∂²g/∂a∂a, :mod:`numeric.confirm.taylor`) at the shipped default truth and
    at exp's witness configuration (identcheck's probe 'random pair', lifted);
 2. exp's witness construction — the compensated split of channel (h=2, k=1) along v = (0, 1) at
-   gate 1 of that lift (construction 4, :mod:`numeric.splits`) — built the same way for every φ:
+   gate 1 of that lift (construction 4, :mod:`numeric.confirm.splits`) — built the same way for every φ:
    relative residual ‖Q + Jw‖/‖Q‖ and the t → 0 limit ρ₀;
 3. the least sensitive line at the same lift (probe path): ρ₀.
 
@@ -20,13 +20,13 @@ import argparse
 import numpy as np
 
 import identcheck
-from numeric.curves import first_order_limit
-from numeric.lift import lift_probe
-from numeric.models import Model
-from numeric.splits import compensated_split
-from numeric.taylor import taylor_singular_values
-from numeric.truth import load_truth
-from numeric.witness import probe_path
+from numeric.confirm.curves import first_order_limit
+from numeric.confirm.lift import lift_probe
+from numeric.confirm.splits import compensated_split
+from numeric.confirm.taylor import taylor_singular_values
+from numeric.confirm.witness import probe_path
+from numeric.model.attention import Model
+from numeric.model.attention_truth import load_truth
 
 PHIS = ("exp(z)", "sigmoid(z + 1)", "softplus(z + 1)", "tanh(z + 1)")
 

@@ -6,7 +6,7 @@ Run by hand:  python3 bench/bench_memory.py [--sizes 1000000 10000000] [--model 
 Each size runs in a fresh process (`numeric fit --json`), so the peak resident set size
 (getrusage of the child) is that fit's alone: interpreter, libraries, data and the lm work.
 Prints seconds, peak RSS, and the time ratio to the first size. Uses the local truth
-(numeric/truths/local_sigmoid.json, box factor 10) so that the fits are in the regime of
+(numeric/model/truths/local_sigmoid.json, box factor 10) so that the fits are in the regime of
 docs/theorems.md.
 """
 

@@ -30,14 +30,14 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 from numeric import HMoEParams, Model, load_truth, sample  # noqa: E402
-from numeric.fit import Box, initial_params  # noqa: E402
-from numeric.optimizers import _gd, _lm  # noqa: E402
+from numeric.fitting.attention_fit import Box, initial_params  # noqa: E402
+from numeric.fitting.optimizers import _gd, _lm  # noqa: E402
 
 torch.set_num_threads(1)
 
 
 def torch_model(kind, theta, X, H, N, K, d):
-    """f(X) for the flat θ (numeric.params layout), in torch."""
+    """f(X) for the flat θ (numeric.model.attention_params layout), in torch."""
     p = d * (d + 1) // 2
     omega = theta[: H * K].reshape(H, K)
     m = theta[H * K : H * K + H * (N - 1) * p].reshape(H, N - 1, p)

@@ -19,7 +19,7 @@ fail() { echo "slurm_local: $*" >&2; exit 2; }
 # The Python that has the project: this script's own runs and the tasks' (NUMERIC_PYTHON, passed to
 # sbatch), checked before anything is submitted — `python3` on a task's PATH may be another one.
 python="${NUMERIC_PYTHON:-$(command -v python3)}"
-(cd "$repo" && "$python" -c 'import numeric.cli, threadpoolctl') 2>/dev/null \
+(cd "$repo" && "$python" -c 'import numeric.cli.main, threadpoolctl') 2>/dev/null \
     || fail "$python cannot import numeric and threadpoolctl; set NUMERIC_PYTHON to the Python that has the project"
 export NUMERIC_PYTHON="$python"
 
@@ -99,7 +99,7 @@ started=$(date +%s.%N)
 single_seconds=$(echo "$(date +%s.%N) - $started" | bc)
 (cd "$repo" && "$python" - "$work/run/merged" "$work/single" <<'PY'
 import dataclasses, sys
-from numeric.store import read_records
+from numeric.experiments.store import read_records
 merged, single = (sorted((dataclasses.replace(r, seconds=0.0) for r in read_records(f)), key=lambda r: r.key) for f in sys.argv[1:])
 if merged != single:
     differ = sum(a != b for a, b in zip(merged, single)) + abs(len(merged) - len(single))

@@ -1,5 +1,5 @@
 import sys
 
-from .cli import program
+from .cli.main import program
 
 sys.exit(program())

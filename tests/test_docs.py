@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 README = ROOT / "README.md"
 BUILD = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html"]  # the documented command
-PROGRAMS = {"identcheck": "identcheck.cli.parser:build_parser", "numeric": "numeric.cli_parser:build_parser"}
+PROGRAMS = {"identcheck": "identcheck.cli.parser:build_parser", "numeric": "numeric.cli.parser:build_parser"}
 INSTALL_CHROMIUM = "chromium not found: install it with `apt-get install -y chromium chromium-driver`"
 INSTALL_DOCS = "selenium not found: install the docs extra with `python3 -m pip install -e \".[docs]\"`"
 

@@ -1,7 +1,7 @@
 """Worker processes that an interrupt ends: the one pool of every multi-process command (docs/architecture.md).
 
 ``identcheck scan``, ``identcheck catalog``, ``python3 -m identcheck.catalog.type1_full``, ``numeric
-reproduce`` and ``numeric confirm`` (through :func:`numeric.sweep.run_grid`) hand their tasks to
+reproduce`` and ``numeric confirm`` (through :func:`numeric.experiments.sweep.run_grid`) hand their tasks to
 ``jobs`` forked workers through :class:`WorkerPool`. Its contract:
 
 * **Ctrl-C is the main process's to answer.** A terminal's Ctrl-C and ``timeout -s INT`` signal

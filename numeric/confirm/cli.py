@@ -1,6 +1,6 @@
 """``numeric confirm PHI``: the command-line shell over :func:`numeric.confirm.confirm`.
 
-Wired into ``numeric/cli.py`` with ``confirm_cli.add_parser(sub).set_defaults(func=confirm_cli.run)``.
+Wired into ``numeric/cli/main.py`` with ``confirm_cli.add_parser(sub).set_defaults(func=confirm_cli.run)``.
 Exit codes: 0 ran (whatever the verdict), 2 bad input (identcheck's or numeric's one-line message on
 stderr, nothing written), 1 internal error.
 """
@@ -15,8 +15,8 @@ from identcheck import IdentcheckError
 from identcheck.cli.common import render_error
 from identcheck.util.outputs import check_output_path
 
+from ..cli.flags import add_param_flag, non_negative_int, positive_float, positive_int
 from ..errors import NumericError
-from ..flags import add_param_flag, non_negative_int, positive_float, positive_int
 
 __all__ = ["add_parser", "run"]
 

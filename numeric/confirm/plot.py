@@ -9,7 +9,7 @@ at a floor a decade below the smallest positive ratio; a computed t → 0 limit 
 dotted stub left of the smallest t measured. The axes fit the data.
 
 Right, when the rate grid ran: the mean Voronoi loss against n for each (truth, K), its fitted
-slope and interval as the legend gives them (:class:`~numeric.slope.SlopeEstimate`), and in the
+slope and interval as the legend gives them (:class:`~numeric.experiments.slope.SlopeEstimate`), and in the
 panel's title whether the intervals separate — the grid the outcome in the title was read from.
 
 The title (from :func:`numeric.confirm.confirm`) says φ, the model, the outcome, and the Monte
@@ -27,7 +27,7 @@ import numpy as np
 
 from identcheck.util.figures import label_log_ticks, new_figure
 
-from ..plots import label_sizes
+from ..experiments.plots import label_sizes
 
 __all__ = ["confirm_figure", "ratio_figure"]
 

@@ -4,8 +4,8 @@ and at the generic truth.
 Each truth is scaled in ω (never down) so that Var g*(X)/ν² ≥ SNR_TARGET = 12 (SNR_REQUIRED = 10
 with a margin for the Monte Carlo estimate of the variance), written as a truth file, and fitted
 with K = K* and K = K* + 1 channels inside the box of factor BOX_FACTOR
-(:func:`numeric.sweep.run_grid`); slopes and their intervals come from
-:func:`numeric.rates.rates_from_records` (:func:`numeric.slope.estimate_slope` decides what the
+(:func:`numeric.experiments.sweep.run_grid`); slopes and their intervals come from
+:func:`numeric.experiments.rates.rates_from_records` (:func:`numeric.experiments.slope.estimate_slope` decides what the
 points carry: a bootstrap from 5 repetitions, the regression's standard error below).
 Before anything is written, φ and φ' are checked finite
 wherever a fit can take aᵀx: |aᵀx| ≤ BOX_FACTOR·max|a*|·d for x ∈ [−1, 1]^d.
@@ -36,12 +36,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ..memory import estimate_bytes, memory_budget
-from ..models import Model
-from ..params import HMoEParams, NumericError
-from ..rates import rates_from_records
-from ..store import read_records, read_settings
-from ..sweep import Grid, run_grid
+from ..experiments.rates import rates_from_records
+from ..experiments.store import read_records, read_settings
+from ..experiments.sweep import Grid, run_grid
+from ..fitting.memory import estimate_bytes, memory_budget
+from ..model.attention import Model
+from ..model.attention_params import HMoEParams, NumericError
 from .result import RateRow
 
 __all__ = [
@@ -212,7 +212,7 @@ def rate_rows(
         rates = rates_from_records(records, read_settings(folder), ("voronoi", "voronoi_measure"))
         measure = {
             r.K: r for r in rates if r.quantity == "voronoi_measure"
-        }  # the measure-level loss (numeric.measure_loss)
+        }  # the measure-level loss (numeric.losses.measure)
         for rate in (r for r in rates if r.quantity == "voronoi"):
             m = measure.get(rate.K)
             rows.append(
@@ -231,7 +231,7 @@ def rate_rows(
     return tuple(rows)
 
 
-MAX_K = 16  # channels per head a rate grid takes (numeric.sweep.Grid)
+MAX_K = 16  # channels per head a rate grid takes (numeric.experiments.sweep.Grid)
 
 
 def check_K(K, K_star: int, sizes) -> None:

@@ -1,7 +1,7 @@
 """What ``numeric confirm`` returns, and the rules that read a ratio sequence and a result.
 
 A :class:`Sequence` is ρ(t) = ‖g_{G_t} − g_{G*}‖_{L²(μ)} / L2(G_t, G*) along one path
-(:mod:`numeric.curves`). Its :attr:`Sequence.status` is one of
+(:mod:`numeric.confirm.curves`). Its :attr:`Sequence.status` is one of
 
 - ``"to zero"``: the function did not move at all (``exact_invariance``: ‖Δg‖ ≤ EXACT_TOL·‖g*‖),
   or the t → 0 limit ρ₀ (computed from first-order quantities) is 0 and the log-log slope over
@@ -9,7 +9,7 @@ A :class:`Sequence` is ρ(t) = ‖g_{G_t} − g_{G*}‖_{L²(μ)} / L2(G_t, G*) 
   computed limit, the slope alone;
 - ``"bounded"``: ρ₀ > 0 **and the data show the plateau**: the ratio at the smallest t measured
   is within PLATEAU_FACTOR = 2 of ρ₀ (t is extended below 10⁻⁴ until it is, or until float64
-  cannot resolve ‖Δg‖, :func:`numeric.curves.extend_to_plateau`); without a computed limit, a
+  cannot resolve ‖Δg‖, :func:`numeric.confirm.curves.extend_to_plateau`); without a computed limit, a
   slope < SLOPE_TO_ZERO;
 - ``"not resolved"``: ρ₀ > 0 but the measured ratio never comes within 2× of it;
 - ``"undecided"``: ρ₀ = 0 but the ratio does not fall over the window.
@@ -24,11 +24,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..curves import DISTANCE_FLOOR, EXACT_TOL, PLATEAU_FACTOR, T_MIN
-from ..paths import NULL_TOL
-from ..render import confirm_markdown
-from ..slope import SlopeEstimate
-from ..splits import RESIDUAL_TOL
+from ..experiments.slope import SlopeEstimate
+from .curves import DISTANCE_FLOOR, EXACT_TOL, PLATEAU_FACTOR, T_MIN
+from .paths import NULL_TOL
+from .render import confirm_markdown
+from .splits import RESIDUAL_TOL
 
 __all__ = [
     "Sequence",
@@ -169,7 +169,8 @@ class RateRow:
     """One rate of the grid: ``truth`` is ``"witness"`` (the witness configuration of a φ identcheck says
     is not identifiable), ``"hardest probe"`` (an identifiable φ: its least independent probe's
     configuration) or ``"generic"``; ``estimate`` the slope with what the points can carry
-    (:class:`~numeric.slope.SlopeEstimate`), ``measure_estimate`` the same fits under the measure-level loss."""
+    (:class:`~numeric.experiments.slope.SlopeEstimate`), ``measure_estimate`` the same fits under the
+    measure-level loss."""
 
     truth: str
     K: int
@@ -179,7 +180,7 @@ class RateRow:
     sizes: tuple
     mean_loss: tuple
     repetitions: int
-    measure_estimate: SlopeEstimate | None = None  # the same fits under the measure-level loss (numeric.measure_loss)
+    measure_estimate: SlopeEstimate | None = None  # the same fits under the measure-level loss (numeric.losses.measure)
 
     @property
     def slope(self) -> float | None:
@@ -298,14 +299,15 @@ class ConfirmResult:
     figure: str | None = None
     out: str | None = None
     K: int = 3  # channels per head of the over-specified fits and the recombination constructions
-    recombination: tuple = field(repr=False, default=())  # numeric.recombination.Alternative, one per construction
+    #: numeric.confirm.recombination.Alternative, one per construction
+    recombination: tuple = field(repr=False, default=())
     recombination_line: str = ""
     paths_outcome: str = ""
     separation: RateSeparation | None = None
     environment: dict | None = field(default=None, compare=False, repr=False)  # versions and BLAS
 
     def _repr_markdown_(self) -> str:
-        """Jupyter's rendering (:func:`numeric.render.confirm_markdown`)."""
+        """Jupyter's rendering (:func:`numeric.confirm.render.confirm_markdown`)."""
         return confirm_markdown(self)
 
     @property

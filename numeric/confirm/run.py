@@ -3,11 +3,11 @@
 1. identcheck checks φ for the condition (type1 → Setting I, model ``gated1``; type2 → Setting II,
    model ``gated2``).
 2. Not identifiable: the witness probe is lifted into the model and a witness path G_t → G* is
-   built from its first relation (:mod:`numeric.witness`); the ratio
+   built from its first relation (:mod:`numeric.confirm.witness`); the ratio
    ρ(t) = ‖g_{G_t} − g_{G*}‖_{L²(μ)} / L2(G_t, G*) is measured for t = 10⁻¹ … 10⁻⁴.
 3. Every probe that counts (and lifts) gets a path along its model's least sensitive direction,
    and the generic truth three random lines and a random split. Beside them, channel
-   recombination at the generic truth with K channels per head (:mod:`numeric.recombination`):
+   recombination at the generic truth with K channels per head (:mod:`numeric.confirm.recombination`):
    the local ε-recombination as a path of kind ``recombination`` when K ≥ K* + 2, the global
    exact alternative (K ≥ K* + 1) and the swap (equal weights) as fixed points. Exact for every φ
    in Setting I, measured (not exact) in Setting II; it is a fact about the channel-level loss,
@@ -23,7 +23,7 @@
    contradiction; *not-resolved* when a path the decision needs shows neither; then, when the
    rate grid runs, *rates-not-separated* if its intervals do not separate within ``budget``
    (:mod:`numeric.confirm.rates`). "→ 0" means ``exact_invariance`` (‖Δg‖ ≤ EXACT_TOL·‖g*‖), or
-   a t → 0 limit ρ₀ = 0 (computed from first-order quantities, :mod:`numeric.curves`) with a
+   a t → 0 limit ρ₀ = 0 (computed from first-order quantities, :mod:`numeric.confirm.curves`) with a
    log-log slope ≥ ``SLOPE_TO_ZERO`` = 0.25 over t = 10⁻¹ … 10⁻⁴; "bounded" means ρ₀ > 0 and the
    ratio at the smallest t within 2× of it (t extended below 10⁻⁴ as far as float64 allows).
    The rule that reads one sequence is :class:`numeric.confirm.result.Sequence`; the figure is
@@ -42,17 +42,17 @@ import numpy as np
 import identcheck
 from identcheck.util.environment import environment
 
-from ..curves import ratio_curve
-from ..models import Model, exact_constants
-from ..params import NumericError
-from ..recombination import alternatives as recombination_alternatives
-from ..recombination import recombination_path
-from ..truth import load_truth
-from ..witness import CONSTRUCTIONS, lift_probe, probe_path, random_paths, relation_construction, witness_path
+from ..model.attention import Model, exact_constants
+from ..model.attention_params import NumericError
+from ..model.attention_truth import load_truth
+from .curves import ratio_curve
 from .outcome import paths_outcome as read_paths
 from .plot import ratio_figure
 from .rates import SNR_TARGET, check_K, check_range, fit_cost, grow, rate_rows, separation, with_signal
+from .recombination import alternatives as recombination_alternatives
+from .recombination import recombination_path
 from .result import OUTCOMES, SLOPE_TO_ZERO, ConfirmResult, RateRow, RateSeparation, Sequence, SymbolicSummary
+from .witness import CONSTRUCTIONS, lift_probe, probe_path, random_paths, relation_construction, witness_path
 
 __all__ = ["ConfirmResult", "RateRow", "Sequence", "confirm", "OUTCOMES", "SLOPE_TO_ZERO", "SNR_TARGET"]
 __all__ += ["QUICK_SIZES", "FULL_SIZES", "QUICK_BUDGET", "FULL_BUDGET"]
@@ -100,8 +100,8 @@ def _sequence(model, path, X) -> Sequence:
 def _witness_sequence(model, candidates, condition, X):
     """The witness path. ``candidates`` = [(probe, lift)], identcheck's witness probe first, then the
     other dependent probes in order. All their relations are ordered by construction, exact ones
-    first (:data:`numeric.witness.CONSTRUCTIONS`; within one
-    construction, probe order then relation order), and lifted (:func:`numeric.witness.witness_path`)
+    first (:data:`numeric.confirm.witness.CONSTRUCTIONS`; within one
+    construction, probe order then relation order), and lifted (:func:`numeric.confirm.witness.witness_path`)
     until one's ratio → 0, at most MAX_TRIED; else the one with the smallest t → 0 limit is
     reported. Returns (sequence, probe name, relation used)."""
     pairs = [
@@ -124,7 +124,7 @@ def _witness_sequence(model, candidates, condition, X):
 
 def _recombination(model, truth, K: int, X):
     """(sequence or None, alternatives, line): channel recombination at the generic truth with K
-    channels per head (:mod:`numeric.recombination`). The local ε-recombination is a path
+    channels per head (:mod:`numeric.confirm.recombination`). The local ε-recombination is a path
     (kind ``recombination``) when K ≥ K* + 2; the global alternative (K ≥ K* + 1) and the swap (equal
     weights) are fixed points, reported beside it. φ plays no part in the constructions; whether g
     moves is measured."""
@@ -145,7 +145,7 @@ def _recombination(model, truth, K: int, X):
     return sequence, found, f"channel recombination at K = {K} (K* = {truth.K}; {why}): " + "; ".join(parts)
 
 
-#: One phrase per model: whether re-pairing channels is an invariance (numeric.recombination).
+#: One phrase per model: whether re-pairing channels is an invariance (numeric.confirm.recombination).
 MODEL_NOTE_SHORT = {
     "gated1": "model (9) sees the channels only through the per-(head, gate) measures, "
     "so a recombination is exact for every phi",

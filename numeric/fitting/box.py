@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..box import Box
 from ..errors import NumericError
 from ..model import DeclaredModel, Layout
+from .attention_box import Box
 
 __all__ = ["declared_box", "fix_parameters"]
 

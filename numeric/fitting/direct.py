@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.optimize import minimize
 
-from ..box import Box
 from ..model import Layout, log_likelihood_and_gradient
+from .attention_box import Box
 
 __all__ = ["DirectResult", "maximise"]
 

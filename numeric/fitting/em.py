@@ -38,8 +38,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.linalg import LinAlgError, LinAlgWarning, solve
 
-from ..box import Box
 from ..model import CHUNK, Layout, posteriors
+from .attention_box import Box
 from .gate_step import gate_step
 
 __all__ = ["EMResult", "em"]

@@ -1,13 +1,13 @@
 r"""Least squares for a declared regression: projected Levenberg–Marquardt in the box.
 
 Minimises MSE(θ) = (1/n) Σ_n (g(x_n; θ) − y_n)² with the algorithm of numeric's ``lm``
-(:mod:`numeric.optimizers`; its code is written for the hand-written models' parameter layout, so
+(:mod:`numeric.fitting.optimizers`; its code is written for the hand-written models' parameter layout, so
 it is restated here on the declared model's normal equations,
 :func:`numeric.model.regression.normal_equations`): each iteration forms A = JᵀJ/n, g = Jᵀr/n,
 pins the parameters on a bound with the gradient pushing outwards, solves (A + λ diag A) δ = −g
 on the others by Cholesky, clips into the box, and accepts the step if the MSE falls (λ ← λ/3),
 else retries with λ ← 4λ; it stops when an accepted step on which the quadratic model agreed with
-the actual drop (ratio > :data:`~numeric.optimizers.TRUSTED_AGREEMENT`) lowers the MSE by less than
+the actual drop (ratio > :data:`~numeric.fitting.optimizers.TRUSTED_AGREEMENT`) lowers the MSE by less than
 ``ftol`` = 1e-6 relative, or when no step lowers it.
 """
 
@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
 
-from ..box import Box
 from ..model import Layout, normal_equations, regression_function
-from ..optimizers import PIN_TOLERANCE, TRUSTED_AGREEMENT
+from .attention_box import Box
+from .optimizers import PIN_TOLERANCE, TRUSTED_AGREEMENT
 
 __all__ = ["LeastSquaresResult", "least_squares"]
 

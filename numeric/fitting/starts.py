@@ -26,9 +26,9 @@ import math
 import numpy as np
 from scipy.special import expit, logit
 
-from ..box import Box
 from ..errors import NumericError
 from ..model import DeclaredModel, Layout, ModelParams
+from .attention_box import Box
 
 __all__ = ["START_KINDS", "broad_start", "paper_start"]
 

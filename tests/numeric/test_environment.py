@@ -5,7 +5,7 @@ import json
 import numpy
 import scipy
 
-from numeric.cli import main
+from numeric.cli.main import main
 
 
 def _printed(capsys, argv):

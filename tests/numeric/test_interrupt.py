@@ -49,7 +49,7 @@ def test_an_interrupt_ends_reproduce_keeps_the_store_and_says_so(tmp_path, signu
 def test_an_interrupt_while_the_store_is_created_leaves_no_half_schema(tmp_path, monkeypatch):
     """Each CREATE TABLE used to commit on its own: Ctrl-C between two left a file that every later
     run refused ("not a fit store of this version"), seen by bench/bench_interrupt.py."""
-    from numeric import store
+    from numeric.experiments import store
 
     def interrupted_after_the_first(statements):
         yield statements[0]

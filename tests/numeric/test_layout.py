@@ -22,7 +22,7 @@ LAZY_ALLOWED = ("matplotlib",)
 #: loads no numpy, scipy or sympy); nothing else in the package imports them, so their lazy imports
 #: cannot hide a cycle — and the cycle check below counts them anyway. (The package root's lazy API
 #: imports through importlib with names from a table; its TYPE_CHECKING block lists them at the top.)
-ENTRY_POINTS = ("numeric.cli", "numeric.cli_parser", "numeric.confirm.cli", "numeric.__main__")
+ENTRY_POINTS = ("numeric.cli.main", "numeric.cli.parser", "numeric.confirm.cli", "numeric.__main__")
 
 
 def _graph():
@@ -42,7 +42,8 @@ def test_no_intra_package_import_inside_a_function():
 
 def test_the_command_lines_import_lazily_and_only_they_import_each_other():
     graph, hidden = _graph()
-    assert {"numeric.fit", "numeric.sweep", "numeric.rates"} <= {h[1] for h in hidden if h[0] == "numeric.cli"}
+    lazy = {h[1] for h in hidden if h[0] == "numeric.cli.main"}
+    assert {"numeric.fitting.attention_fit", "numeric.experiments.sweep", "numeric.experiments.rates"} <= lazy
     assert "numeric.confirm.run" in {h[1] for h in hidden if h[0] == "numeric.confirm.cli"}
     assert [m for m, targets in graph.items() if m not in ENTRY_POINTS and set(targets) & set(ENTRY_POINTS)] == []
 
@@ -72,17 +73,17 @@ def test_identcheck_never_imports_numeric():
 def test_the_checks_see_what_they_should():
     """The scanner itself: it finds a hidden import and a cycle when there is one (guards against a
     test that passes because it sees nothing)."""
-    tree_text = "import numpy\n\ndef f():\n    from .fit import fit\n    import matplotlib.pyplot\n"
+    tree_text = "import numpy\n\ndef f():\n    from ..fitting.attention_fit import fit\n    import matplotlib.pyplot\n"
     tree = ast.parse(tree_text)
     inner = [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) and n not in tree.body]
-    known = {"numeric.fit", "numeric.sweep"}
-    names = [t for n in inner for t in imported("numeric.sweep", False, n, known)]
-    assert names == ["numeric.fit", "matplotlib.pyplot"]
-    call = ast.parse('importlib.import_module(".fit", __package__)').body[0].value
-    assert imported("numeric.sweep", False, call, known) == ["numeric.fit"]
+    known = {"numeric.fitting.attention_fit", "numeric.experiments.sweep"}
+    names = [t for n in inner for t in imported("numeric.experiments.sweep", False, n, known)]
+    assert names == ["numeric.fitting.attention_fit", "matplotlib.pyplot"]
+    call = ast.parse('importlib.import_module("..fitting.attention_fit", __package__)').body[0].value
+    assert imported("numeric.experiments.sweep", False, call, known) == ["numeric.fitting.attention_fit"]
     graph, _ = _graph()
-    assert "numeric.optimizers" in graph["numeric.fit"] and len(graph) == len(MODULES)
-    assert "numeric.fit" in graph["numeric.sweep"]  # through importlib
+    assert "numeric.fitting.optimizers" in graph["numeric.fitting.attention_fit"] and len(graph) == len(MODULES)
+    assert "numeric.fitting.attention_fit" in graph["numeric.experiments.sweep"]  # through importlib
 
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))

@@ -38,10 +38,12 @@ QUIET = (
     "code",
     [
         "import numeric",
-        "import numeric.cli",
-        QUIET + "from numeric.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass",
-        QUIET + "from numeric.cli import main\ntry:\n    main(['confirm', '--help'])\nexcept SystemExit:\n    pass",
-        QUIET + "from numeric.cli import main\nassert main(['fit', '--model', 'mha', '--n', '0']) == 2",  # a bad flag
+        "import numeric.cli.main",
+        QUIET + "from numeric.cli.main import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass",
+        QUIET + "from numeric.cli.main import main\ntry:\n    main(['confirm', '--help'])\n"
+        "except SystemExit:\n    pass",
+        # a bad flag
+        QUIET + "from numeric.cli.main import main\nassert main(['fit', '--model', 'mha', '--n', '0']) == 2",
         "from numeric import NumericError, MODELS, OPTIMIZERS",  # light names stay light
     ],
     ids=["import", "import cli", "--help", "confirm --help", "bad flag", "light names"],
@@ -59,14 +61,14 @@ def test_a_command_runs_with_one_blas_thread_in_numpys_and_scipys_blas():
         + """import sys, types, threadpoolctl
 def blas():
     return sorted((i["filepath"], i["num_threads"]) for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas")
-fake = types.ModuleType("numeric.fit")
+fake = types.ModuleType("numeric.fitting.attention_fit")
 inside = []
 def fit(*args, **kwargs):
     inside.extend(blas())
     raise ValueError("spy")
 fake.fit = fit
-sys.modules["numeric.fit"] = fake
-from numeric.cli import main
+sys.modules["numeric.fitting.attention_fit"] = fake
+from numeric.cli.main import main
 assert main(["fit", "--model", "mha", "--K", "2", "--n", "200"]) == 1  # the spy's "internal error"
 report = {"inside": inside, "after": blas()}
 """
@@ -81,7 +83,8 @@ report = {"inside": inside, "after": blas()}
 
 def test_the_lazy_api_gives_the_functions_even_after_their_modules_loaded():
     code = (
-        "import numeric.fit, numeric.measure_loss\nimport numeric\nfrom numeric import fit, measure_loss\n"
+        "import numeric.fitting.attention_fit, numeric.losses.measure\nimport numeric\n"
+        "from numeric import fit, measure_loss\n"
         "assert callable(fit) and numeric.fit is fit and numeric.measure_loss is measure_loss\n"
         "assert sorted(numeric.__all__) == sorted(numeric._API) and set(numeric.__all__) <= set(dir(numeric))"
     )
@@ -89,8 +92,11 @@ def test_the_lazy_api_gives_the_functions_even_after_their_modules_loaded():
 
 
 def test_the_command_lines_names_are_the_librarys():
-    """numeric/choices.py holds the names the parser offers; the registries take them from there."""
-    from numeric import choices, fit, models, optimizers
+    """numeric/cli/choices.py holds the names the parser offers; the registries take them from there."""
+    from numeric import fit
+    from numeric.cli import choices
+    from numeric.fitting import optimizers
+    from numeric.model import attention as models
 
     assert models.MODELS is choices.MODELS and optimizers.OPTIMIZERS is choices.OPTIMIZERS
-    assert sys.modules["numeric.fit"].OPTIMIZERS is choices.OPTIMIZERS and callable(fit)
+    assert sys.modules["numeric.fitting.attention_fit"].OPTIMIZERS is choices.OPTIMIZERS and callable(fit)

@@ -8,7 +8,7 @@ import pytest
 from identcheck.cli.main import main as identcheck_main
 from identcheck.errors import IdentcheckError
 from identcheck.util.outputs import check_output_path
-from numeric.cli import main as numeric_main
+from numeric.cli.main import main as numeric_main
 from numeric.errors import NumericError
 
 # --- the policy, through the helper -------------------------------------------------------------

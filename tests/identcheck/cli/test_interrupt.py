@@ -86,7 +86,7 @@ def test_ctrl_c_ends_a_two_parameter_scan_within_2_s_and_writes_nothing(tmp_path
     assert stdout == "" and list(tmp_path.iterdir()) == []
 
 
-CLI_MODULE = {"identcheck": "identcheck.cli.main", "numeric": "numeric.cli"}
+CLI_MODULE = {"identcheck": "identcheck.cli.main", "numeric": "numeric.cli.main"}
 
 
 @pytest.mark.parametrize("package", ["identcheck", "numeric"])

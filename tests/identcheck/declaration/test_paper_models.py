@@ -1,7 +1,7 @@
 """The shipped declarations of arXiv 2602.01468's models (2), (9), (12) against numeric's hand-written ones.
 
 Values (and, for Setting I, every column of the Jacobian) of the declared regression function,
-lambdified from sympy, equal numeric/models.py's arrays to ‖declared − numeric‖∞ ≤ 1e-12 ‖numeric‖∞
+lambdified from sympy, equal numeric/model/attention.py's arrays to ‖declared − numeric‖∞ ≤ 1e-12 ‖numeric‖∞
 at the default truth and at random parameters; the declared truth is numeric's default truth; the
 per-atom structure is the models': a channel's ω and a_{h,i,k}, its head's tied M_{h,i} (upper
 triangle, M_{h,N} = 0 pinned), the softmax over quadratic scores.
@@ -15,9 +15,9 @@ import sympy as sp
 
 from identcheck.declaration import atom_functions, example_path, model_function, parse_declaration, read_example
 from identcheck.parse.grammar import lambdify_modules
-from numeric.models import Model
-from numeric.params import HMoEParams
-from numeric.truth import load_truth
+from numeric.model.attention import Model
+from numeric.model.attention_params import HMoEParams
+from numeric.model.attention_truth import load_truth
 
 MODELS = [("mha", "mha"), ("setting1", "gated1"), ("setting2", "gated2")]
 RELATIVE = 1e-12

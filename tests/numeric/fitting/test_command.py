@@ -5,7 +5,7 @@ import json
 import pytest
 
 from identcheck.declaration import example_path, read_example
-from numeric.cli import main
+from numeric.cli.main import main
 from numeric.fitting import fit_declared
 
 BAD_GATE = """
