@@ -49,6 +49,7 @@ from ..errors import IdentcheckError
 from ..evidence import Evidence, Verdict
 from ..parse.grammar import lambdify_modules
 from .atom import MAX_CELL, MAX_ORDER, AtomFunction, atom_function
+from .denominator import DenominatorTerms, denominator_terms
 from .joint import joint_independence
 from .recombination import recombinations
 from .tied import check_tied
@@ -145,16 +146,27 @@ class DeclaredCheck:
     seconds: float = 0.0
     recombinations: tuple = ()
     joint_proved: bool = False
+    denominators: tuple = ()
 
     @property
     def verdict(self):  # a Verdict, or an atom's other outcome
         verdicts = [v.verdict for _, v in self.results]
-        if Verdict.NOT_IDENTIFIABLE in verdicts or any(r.local for r in self.recombinations):
+        if any(r.local for r in self.recombinations):
+            return Verdict.NOT_IDENTIFIABLE
+        if self.coupled:  # the per-cell systems are not the model's: neither their witnesses nor their absences carry
+            return Verdict.INCONCLUSIVE
+        if Verdict.NOT_IDENTIFIABLE in verdicts:
             return Verdict.NOT_IDENTIFIABLE
         others = [v for v in verdicts if v != Verdict.IDENTIFIABLE]  # inconclusive, or an order too low
         if others:
             return others[0]
         return Verdict.IDENTIFIABLE if self.joint is True else Verdict.INCONCLUSIVE
+
+    @property
+    def coupled(self) -> bool:
+        """A softmax part whose denominator's terms are not shown independent of the atoms' bases
+        (:mod:`.denominator`): the cells may couple, and no per-cell outcome is the model's."""
+        return bool(self.denominators) and self.joint is not True
 
     @property
     def evidence(self) -> Evidence:
@@ -171,6 +183,16 @@ class DeclaredCheck:
         local = [r.text() for r in self.recombinations if r.local]
         if local and all(v.verdict != Verdict.NOT_IDENTIFIABLE for _, v in self.results):
             return local[0]
+        if self.coupled and not local:
+            single = [d.text() for d in self.denominators if d.single]
+            if single:
+                return f"{single[0]}; the atoms' per-cell verdicts are not the model's"
+            known = "dependent" if self.joint is False else "not shown independent"
+            return (
+                f"the atoms' bases with the softmax denominator's terms x^α exp(β1*ᵀx)·f* are {known}: the cells "
+                "may couple through the denominator (true atoms that share an expert, or a true gate constant in "
+                "x), which the per-cell systems do not express; the atoms' per-cell verdicts are not the model's"
+            )
         if self.verdict == Verdict.INCONCLUSIVE and all(v.verdict == Verdict.IDENTIFIABLE for _, v in self.results):
             return "every atom identifiable, but the atoms' bases are not proved jointly independent"
         failing = [f"{v.atom.name}: {v.summary}" for _, v in self.results if v.verdict == self.verdict]
@@ -188,6 +210,7 @@ class DeclaredCheck:
             "atoms": atoms,
             "joint_independent": self.joint,
             "joint_proved": self.joint_proved,
+            "softmax_denominators": [d.to_dict() for d in self.denominators],
             "recombinations": [r.to_dict() for r in self.recombinations],
             "seconds": round(self.seconds, 3),
         }
@@ -220,14 +243,44 @@ def check_declaration(
         if max_order > FIRST_ORDER and not _settled(verdict) and left > 1:
             verdict = run(max_order, left)
         results.append((part.name, verdict))
-    union = joint_independence(tuple(v.basis for _, v in results)) if len(results) > 1 else None
+    denominators = _denominators(declaration, results)
+    extra = tuple(c for d in denominators for c in d.columns)
+    bases = tuple(v.basis for _, v in results)
+    union = joint_independence(bases, extra) if len(results) > 1 or extra else None
     joint = True if union is None else union.independent
     joint_proved = union is None or (union.independent is True and union.proof is not None)
+    if any(d.single for d in denominators):  # its denominator terms are its own x^α F: dependent, exactly
+        joint, joint_proved = False, False
     found = recombinations(declaration)
     seconds_taken = time.monotonic() - start
     return DeclaredCheck(
-        declaration.name, tuple(results), joint, max_order, max_cell, seconds_taken, found, joint_proved=joint_proved
+        declaration.name,
+        tuple(results),
+        joint,
+        max_order,
+        max_cell,
+        seconds_taken,
+        found,
+        joint_proved=joint_proved,
+        denominators=denominators,
     )
+
+
+def _denominators(declaration: Declaration, results) -> tuple[DenominatorTerms, ...]:
+    """The softmax denominator's terms of each softmax part (:mod:`.denominator`), to the order its
+    atoms' bases reached."""
+    out = []
+    for spec in declaration.parts:
+        if spec.gate.kind != "softmax":
+            continue
+        functions = atom_functions(declaration, spec)
+        slopes = tuple(s for s, name in zip(functions.params, functions.names) if name == "beta1")
+        (intercept,) = [s for s, name in zip(functions.params, functions.names) if name == WEIGHTS["softmax"][0]]
+        weights = tuple(sp.exp(functions.values(atom)[intercept]) for atom in spec.truth)
+        verdicts = [v for part, v in results if part == spec.name]
+        order = max(v.basis.order for v in verdicts)
+        out.append(denominator_terms(spec.name, tuple(v.atom for v in verdicts), weights, slopes, functions.x, order))
+    return tuple(out)
 
 
 def _tied_names(declaration: Declaration, part) -> set:

@@ -5,7 +5,8 @@ the coefficients of each cell can be read off only if the union of the cells' ba
 
     { b(v; θ*_j) : b in the basis of atom j, j = 1..k },
 
-is linearly independent. The per-atom bases are each independent (:mod:`.basis`); this decides
+is linearly independent (with, for a softmax part, its denominator's terms: :mod:`.denominator`).
+The per-atom bases are each independent (:mod:`.basis`); this decides
 the union with the same rank rule (:func:`~identcheck.rank.rule.decide_rank`), on a collocation
 matrix whose points are drawn in equal shares from every atom's sampling region (its box, or its
 tube), rows equilibrated by powers of two. A
@@ -28,14 +29,16 @@ from .taylor import Derivatives
 __all__ = ["joint_independence"]
 
 
-def joint_independence(bases: tuple[SpanBasis, ...]) -> RankDecision:
-    """The rank decision on the union of ``bases`` (atoms with the same variables, in order)."""
+def joint_independence(bases: tuple[SpanBasis, ...], extra: tuple = ()) -> RankDecision:
+    """The rank decision on the union of ``bases`` (atoms with the same variables, in order) and
+    the ``extra`` columns, ((AtomFunction, multi-indices), …): the derivatives of those functions
+    at their truths (the softmax denominator's terms, :mod:`.denominator`), on the same points."""
     variables = bases[0].atom.variables
     names = [v.name for v in variables]
-    for basis in bases:
-        if [v.name for v in basis.atom.variables] != names:
+    for atom in [b.atom for b in bases] + [a for a, _ in extra]:
+        if [v.name for v in atom.variables] != names:
             raise ValueError("the atoms must share their variables")
-    columns = [(Derivatives(b.atom), b.basis) for b in bases]
+    columns = [(Derivatives(b.atom), b.basis) for b in bases] + [(Derivatives(a), tuple(k)) for a, k in extra]
     count = sum(len(kappas) for _, kappas in columns)
     rng = np.random.default_rng(SEED + 1)
     share = (POINTS_FACTOR * count + POINTS_EXTRA) // len(bases) + 1

@@ -17,7 +17,7 @@ from .verdict import CellResult, ModelVerdict
 
 __all__ = ["declared_markdown", "declared_text", "verdict_text"]
 
-SCHEMA = "identcheck.model/1"  # the JSON of ``identcheck model``: DeclaredCheck.to_dict() under this name
+SCHEMA = "identcheck.model/2"  # the JSON of ``identcheck model``: DeclaredCheck.to_dict() under this name
 
 
 def verdict_text(verdict: ModelVerdict) -> str:
@@ -70,7 +70,9 @@ def declared_text(check: DeclaredCheck) -> str:
     ]
     if check.summary:
         lines.append(f"  {check.summary}")
-    lines.append(f"  the {len(check.results)} true atoms' bases together: {joint}")
+    together = " with the softmax denominator's terms" if any(not d.single for d in check.denominators) else ""
+    lines.append(f"  the {len(check.results)} true atoms' bases together{together}: {joint}")
+    lines += [f"  {d.text()}" for d in check.denominators]
     lines += [f"  {r.text()}" for r in check.recombinations]
     for _, verdict in check.results:
         lines += ["", verdict_text(verdict) + f"\n  ({verdict.seconds:.1f} s)"]

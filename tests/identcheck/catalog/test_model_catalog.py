@@ -6,15 +6,15 @@ from identcheck.catalog.models import model_catalog_markdown, model_catalog_rows
 def test_rows_say_the_verdict_or_the_refusal():
     rows = model_catalog_rows(names=["deepseek-tanh", "deepseek-d1"])
     tanh, relu = rows
-    assert tanh["verdict"] == "identifiable" and tanh["refused"] is None
+    assert tanh["verdict"] == "inconclusive" and tanh["refused"] is None  # β1* = (5, 5): a gate constant in x
     assert {a["rbar"] for atoms in tanh["parts"].values() for a in atoms} == {2}
     assert relu["verdict"] is None and "relu is not differentiable at 0" in relu["refused"]
     table = model_catalog_markdown(rows).splitlines()
     assert table[2] == "| model | verdict | cells of two atoms: r̄ and exponents | s |"
-    assert table[4].startswith("| deepseek-tanh | identifiable (proof) | routed: r̄(2) = 2")
+    assert table[4].startswith("| deepseek-tanh | inconclusive (numeric) | routed: r̄(2) = 2")
     assert table[5].startswith("| deepseek-d1 | refused | refused: parts.routed.expert=")
     text = model_catalog_text(rows).splitlines()
-    assert text[0].startswith("deepseek-tanh  identifiable (proof)") and len(text) == 4
+    assert text[0].startswith("deepseek-tanh  inconclusive (numeric)") and len(text) == 4
 
 
 ROWS = [{"model": "deepseek-d1", "verdict": None, "refused": "relu is not differentiable at 0", "seconds": 0.0}]

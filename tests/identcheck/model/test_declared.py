@@ -28,6 +28,8 @@ def test_deepseek_d2_exponents_from_the_declaration():
     declaration = read_example("deepseek-d2")
     result = check_declaration(declaration, max_order=4, max_cell=2)
     assert len(result.results) == 3
+    # its printed true gate is constant in x (β1* = 5, 5): the denominator's terms are in the atoms' span
+    assert result.coupled and result.joint is False and result.verdict == Verdict.INCONCLUSIVE
     for part, verdict in result.results:
         assert verdict.verdict == Verdict.IDENTIFIABLE and verdict.exact_fitted.identifiable, verdict.summary
         cell = verdict.cell(2)
@@ -74,7 +76,7 @@ def test_the_model_verdict_follows_its_atoms():
     assert "r̄(2) > 2" in result.summary and result.evidence == Evidence.PROOF
     undecided = DeclaredCheck(result.name, tuple((p, v) for p, v in result.results), None)
     assert undecided.verdict == Outcome.ORDER_TOO_LOW
-    identifiable = [(p, v) for p, v in check_declaration(read_example("deepseek-tanh"), 2, 2).results]
+    identifiable = [(p, v) for p, v in check_declaration(_varying_gate("deepseek-tanh"), 2, 2).results]
     assert DeclaredCheck("x", tuple(identifiable), None).verdict == Verdict.INCONCLUSIVE
     assert DeclaredCheck("x", tuple(identifiable), True).verdict == Verdict.IDENTIFIABLE
 
@@ -119,12 +121,23 @@ def test_recombination_is_found_exactly_and_is_local_from_k_star_plus_2():
     assert DeclaredCheck("setting1", (), True, recombinations=wider).verdict == Verdict.NOT_IDENTIFIABLE
 
 
+def _varying_gate(name):
+    """The example with its second routed atom's gate slope moved from 5 to −1: a true gate that varies with x."""
+    text = example_path(name).read_text(encoding="utf-8")
+    assert text.count("{ beta1 = 5.0, beta0 = 0.5") == 1
+    return parse_declaration(text.replace("{ beta1 = 5.0, beta0 = 0.5", "{ beta1 = -1.0, beta0 = 0.5"))
+
+
 @pytest.mark.parametrize("name", ["deepseek-gelu", "deepseek-tanh"])
 def test_smooth_deepseek_experts_take_squares(name):
     """The shipped smooth experts (k2·φ(k1 x + k0) shared, η2·φ(η1 x) routed): strongly identifiable at
-    the model level — every exponent 2, as D1 writes it — however steep the expert (a tube sampler)."""
-    result = check_declaration(read_example(name), max_order=2, max_cell=2)
-    assert result.joint is True
+    the model level — every exponent 2, as D1 writes it — however steep the expert (a tube sampler),
+    once the true gate varies with x; with the printed β1* = (5, 5) the cells couple through the softmax
+    denominator and the model is inconclusive."""
+    printed = check_declaration(read_example(name), max_order=2, max_cell=2)
+    assert printed.joint is False and printed.verdict == Verdict.INCONCLUSIVE, printed.summary
+    result = check_declaration(_varying_gate(name), max_order=2, max_cell=2)
+    assert result.joint is True and result.verdict == Verdict.IDENTIFIABLE
     for part, verdict in result.results:
         assert verdict.verdict == Verdict.IDENTIFIABLE and verdict.cell(2).rbar == 2, (part, verdict.summary)
         assert set(verdict.cell(2).exponents.values()) == {2}
