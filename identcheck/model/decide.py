@@ -3,11 +3,13 @@ r"""Decide a coefficient system: only the trivial solution, a non-trivial one, o
 Unknowns: p_1 … p_m > 0 and Δθ_i ∈ R^q; a solution is non-trivial when not all Δθ_i are 0. Every
 equation is Σ_i p_i C_b(Δθ_i), homogeneous of degree 1 in p, so p_1 = 1. In order:
 
-1. **Sum of squares.** An equation whose C_b is a positive semidefinite quadratic form Q (or
-   c·Δθ_j^{2k}) gives Σ_i p_i Q(Δθ_i) = 0, so Q(Δθ_i) = 0 for every i: Δθ_i lies in ker Q, and a
+1. **Sum of squares.** An equation whose C_b is a positive or negative semidefinite quadratic
+   form Q (or c·Δθ_j^{2k}, c ≠ 0 of either sign) gives Σ_i p_i Q(Δθ_i) = 0 with every term of one
+   sign, so Q(Δθ_i) = 0 for every i: Δθ_i lies in ker Q, and a
    parameter j with e_jᵀ ker Q = 0 is **forced** (Δθ_ij = 0 for all i, every m). The sum of all
-   such forms is used, forced moves are substituted, and the step repeats. Strongly identifiable
-   atoms (every second derivative a basis term) give ½ Σ_i p_i ‖Δθ_i‖² = 0 at order 2: trivial
+   such forms, each taken with the sign that makes it positive semidefinite (the kernel of the sum
+   is the intersection of the kernels), is used, forced moves are substituted, and the step
+   repeats. Strongly identifiable atoms (every second derivative a basis term) give ½ Σ_i p_i ‖Δθ_i‖² = 0 at order 2: trivial
    for every m, by this argument alone (exact arithmetic, sympy).
 2. **Cases.** Every non-trivial solution has some Δθ_{1j} ≠ 0 after relabelling the atoms; for each
    unforced j the case Δθ_{1j} ≠ 0 is normalised by the grading's scaling to Δθ_{1j} = 1 (odd
@@ -109,6 +111,8 @@ def _squares(system: CoefficientSystem, forced: set) -> set:
             q = sp.hessian(c, live) / 2
             if q.is_positive_semidefinite:
                 total += q
+            elif q.is_negative_semidefinite:  # −Q(Δθ_i) summed with p_i > 0: the same argument
+                total -= q
     if total != sp.zeros(len(live), len(live)):
         kernel = total.nullspace()
         for i, symbol in enumerate(live):

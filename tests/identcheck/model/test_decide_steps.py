@@ -34,6 +34,23 @@ def test_a_definite_form_forces_everything():
     assert (decision.status, decision.method, decision.forced) == (TRIVIAL, "sum of squares", ("a", "b"))
 
 
+def test_a_negative_definite_form_forces_everything_too():
+    """−Σ p_i (Δa_i² + Δa_iΔb_i + Δb_i²) = 0 has only the trivial solution as its negative has."""
+    a, b = hand_system([], ("a", "b"), 1, (1, 1)).deltas[0]
+    decision = decide_system(hand_system([-(a**2) - a * b - b**2], ("a", "b"), 3, (1, 1)))
+    assert (decision.status, decision.method, decision.forced) == (TRIVIAL, "sum of squares", ("a", "b"))
+
+
+def test_semidefinite_forms_of_both_signs_force_the_intersection_of_their_kernels():
+    """(Δa − Δb)² forces Δa = Δb, −Δb² − Δc² forces Δb = Δc = 0: together every move is forced; alone,
+    the first leaves Δa = Δb free (kernel (1, 1, 0)) and forces nothing."""
+    a, b, c = hand_system([], ("a", "b", "c"), 1, (1, 1, 1)).deltas[0]
+    both = decide_system(hand_system([(a - b) ** 2, -(b**2) - c**2], ("a", "b", "c"), 2, (1, 1, 1)))
+    assert (both.status, both.method, both.forced) == (TRIVIAL, "sum of squares", ("a", "b", "c"))
+    alone = decide_system(hand_system([-((a - b) ** 2)], ("a", "b", "c"), 2, (1, 1, 1)))
+    assert alone.status == NON_TRIVIAL and alone.forced == ()
+
+
 def test_an_eliminant_with_a_positive_root_closes_nothing():
     p2 = sp.Symbol("p_2", positive=True)
     assert _groebner_closed([p2 - 2], [p2], {p2}, 5.0)[0] is None
