@@ -9,8 +9,9 @@ equation is Σ_i p_i C_b(Δθ_i), homogeneous of degree 1 in p, so p_1 = 1. In o
    parameter j with e_jᵀ ker Q = 0 is **forced** (Δθ_ij = 0 for all i, every m). The sum of all
    such forms, each taken with the sign that makes it positive semidefinite (the kernel of the sum
    is the intersection of the kernels), is used, forced moves are substituted, and the step
-   repeats. Strongly identifiable atoms (every second derivative a basis term) give ½ Σ_i p_i ‖Δθ_i‖² = 0 at order 2: trivial
-   for every m, by this argument alone (exact arithmetic, sympy).
+   repeats. Strongly identifiable atoms (every second derivative a basis term) give
+   ½ Σ_i p_i ‖Δθ_i‖² = 0 at order 2: trivial for every m, by this argument alone (exact
+   arithmetic, sympy).
 2. **Cases.** Every non-trivial solution has some Δθ_{1j} ≠ 0 after relabelling the atoms; for each
    unforced j the case Δθ_{1j} ≠ 0 is normalised by the grading's scaling to Δθ_{1j} = 1 (odd
    weight) or ±1 (even weight) (:mod:`.grading`; ungraded: a variable t with t·Δθ_{1j} = 1).
