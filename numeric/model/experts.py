@@ -17,6 +17,10 @@ zero and h(x; 0) = 0), :attr:`ExpertCode.linear` is true and :meth:`ExpertCode.f
 Φ(x) = (φ_1(x) … φ_E(x)), of shape (E, n): the EM's expert step is then a weighted least-squares
 solve in closed form (:mod:`numeric.fitting.em`).
 
+**Outer experts.** A nested part's outer expert h(x; η, u) is a function of its inner mixture's
+value u (:mod:`numeric.model.nested`): :func:`compile_outer` writes h, ∂h/∂η and ∂h/∂u, with u
+an array (k, n) beside the parameters; h = u (multi-head attention, Setting I) runs no code.
+
 **Why generated code, not automatic differentiation.** No automatic-differentiation library is a
 dependency of this project (jax and torch are not installed; docs/numeric.md's comparison with
 PyTorch autograd on the paper's models found the plain numpy code 2.8–5.7× faster). The generated
@@ -34,7 +38,7 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-__all__ = ["ExpertCode", "compile_expert"]
+__all__ = ["ExpertCode", "OuterExpertCode", "compile_expert", "compile_outer"]
 
 _RELU = sp.Function("relu_")
 _STEP = sp.Function("step_")
@@ -81,6 +85,50 @@ class ExpertCode:
         if not self.linear:
             raise ValueError("features: the expert is not linear in its parameters")
         return self.value_and_gradient(X, np.zeros((1, len(self.params))))[1][0]
+
+
+@dataclass(frozen=True)
+class OuterExpertCode:
+    """A nested part's outer expert h(x; η, u) of its inner mixture's value u (:mod:`numeric.model.nested`):
+    h, ∂h/∂η and ∂h/∂u as array code; ``identity`` when h = u (no code runs)."""
+
+    params: tuple
+    identity: bool
+    dim: int
+    function: Any = field(repr=False)
+    value_function: Any = field(repr=False)
+
+    def value_and_gradient(self, X: np.ndarray, eta: np.ndarray, u: np.ndarray):
+        """h (k, n), ∂h/∂η (k, E, n) and ∂h/∂u (k, n; None when h = u) for inputs X (n, d),
+        parameters eta (k, E) and inner values u (k, n)."""
+        k, n, E = u.shape[0], u.shape[1], eta.shape[1]
+        if self.identity:
+            return u, np.empty((k, 0, n)), None
+        out = self.function(*(X[:, j] for j in range(self.dim)), *(eta[:, e, None] for e in range(E)), u)
+        grad = np.empty((k, E, n))
+        for e, g in enumerate(out[1:-1]):
+            grad[:, e, :] = g
+        return _full(out[0], k, n), grad, _full(out[-1], k, n)
+
+    def value(self, X: np.ndarray, eta: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """h (k, n)."""
+        if self.identity:
+            return u
+        x = (X[:, j] for j in range(self.dim))
+        out = self.value_function(*x, *(eta[:, e, None] for e in range(eta.shape[1])), u)
+        return _full(out, u.shape[0], u.shape[1])
+
+
+def compile_outer(expert: sp.Expr, x: tuple, params: tuple, inner: sp.Symbol) -> OuterExpertCode:
+    """The array code of an outer expert in inputs ``x``, parameters ``params`` and the inner value ``inner``."""
+    names = tuple(p.name for p in params)
+    if expert == inner:
+        return OuterExpertCode(names, True, len(x), None, None)
+    outputs = [_array_form(e) for e in [expert, *(sp.diff(expert, p) for p in [*params, inner])]]
+    arguments = [*x, *params, inner]
+    function = sp.lambdify(arguments, outputs, modules=[_NUMPY_EXTRAS, "scipy", "numpy"], cse=True)
+    value = sp.lambdify(arguments, outputs[0], modules=[_NUMPY_EXTRAS, "scipy", "numpy"], cse=True)
+    return OuterExpertCode(names, False, len(x), function, value)
 
 
 def _full(value, k: int, n: int) -> np.ndarray:

@@ -8,6 +8,10 @@ fitted by least squares, MSE(θ) = (1/n) Σ_n (g(x_n) − y_n)². The Jacobian's
     ∂g/∂θ_g,l = Σ_i h_i ∂w_i/∂θ_g,l = (h_l − Σ_i w_i h_i) D_l  (normalised gate; h_l D_l otherwise;
                  :func:`numeric.model.gates.per_row`).
 
+A nested part's h_l is its outer expert of the inner mixture, whose columns ∂h/∂Θ (outer η,
+inner gates and experts) come from :mod:`numeric.model.nested`: ∂g/∂Θ_l = w_l ∂h_l/∂Θ_l there. A
+tied column's derivative is the sum over its group's atoms (:meth:`~numeric.model.layout.PartLayout.reduce`).
+
 JᵀJ and Jᵀr are accumulated over blocks of :data:`~numeric.model.density.CHUNK` samples, so the
 n × P Jacobian is never held whole.
 """
@@ -28,7 +32,11 @@ def regression_function(layout: Layout, params: ModelParams, X: np.ndarray) -> n
     total = np.zeros(X.shape[0])
     for index, part in enumerate(layout.parts):
         G, eta, _ = part_values(layout, params, index)
-        total += (part.gate.evaluate(X, G).w * part.expert.value(X, eta)).sum(axis=0)
+        if part.nested is not None:
+            h = part.nested.value(X, params.atoms[index], eta)
+        else:
+            h = part.expert.value(X, eta)
+        total += (part.gate.evaluate(X, G).w * h).sum(axis=0)
     return total
 
 
@@ -41,12 +49,16 @@ def jacobian(layout: Layout, theta: np.ndarray, X: np.ndarray):
     for index, part in enumerate(layout.parts):
         G, eta, _ = part_values(layout, params, index)
         gate = part.gate.evaluate(X, G)
-        h, dh = part.expert.value_and_gradient(X, eta)
+        if part.nested is not None:
+            h, block = part.nested.derivatives(X, params.atoms[index], eta, part.expert_columns)
+            block *= gate.w[:, None, :]
+        else:
+            h, dh = part.expert.value_and_gradient(X, eta)
+            block = np.zeros((part.k, part.width, n))
+            block[:, part.expert_columns] = gate.w[:, None, :] * dh
         value += (gate.w * h).sum(axis=0)
-        block = np.zeros((part.k, part.width, n))
         block[:, part.gate_columns] = per_row(h, gate)
-        block[:, part.expert_columns] = gate.w[:, None, :] * dh
-        rows.append(block.reshape(part.size, n))
+        rows.append(part.reduce(block))
     return value, np.concatenate(rows)
 
 

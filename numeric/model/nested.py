@@ -1,0 +1,116 @@
+r"""A nested part's expert as array code: the outer expert of an inner mixture, and its exact derivatives.
+
+An atom of a nested part (:mod:`identcheck.declaration.nested`) has N inner components with gate
+parameters θ_i (one row of the inner gate, :mod:`numeric.model.gates`; the reference component's
+shift-invariant parameters pinned at zero) and inner experts h_i(x; η_i), and an outer expert
+h(x; η, u) of the inner mixture's value
+
+    u(x) = Σ_{i=1}^{N} w_i(x; θ_1 … θ_N) h_i(x; η_i).
+
+With c = ∂h/∂u (1 when h = u: multi-head attention and Setting I of arXiv 2602.01468; φ'(u) for
+Setting II's h = φ(u)), the atom's derivatives are
+
+    ∂h/∂η   (the outer expert's own),
+    ∂h/∂η_i = c · w_i · ∂h_i/∂η_i,
+    ∂h/∂θ_l = c · Σ_i h_i ∂w_i/∂θ_l = c · (h_l − Σ_i w_i h_i) D_l   (normalised inner gate;
+              :func:`numeric.model.gates.per_row` with the per-component h_i as its c).
+
+The inner gate is evaluated once per distinct row of gate parameters — once per group when they
+are tied (a head's M_{h,i}, shared by its K channels) — and the inner experts for all atoms and
+components at once, by broadcasting (k·N rows).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import sympy as sp
+
+from identcheck.declaration import GATES, atom_functions
+
+from .experts import ExpertCode, OuterExpertCode, compile_expert, compile_outer
+from .gates import GateCode, per_row
+
+__all__ = ["NestedCode", "compile_nested"]
+
+
+@dataclass(frozen=True)
+class NestedCode:
+    """A nested part's inner gate and experts and its outer expert; ``gate_index`` (N, P_g) and
+    ``expert_index`` (N, E) are the columns of Θ_p holding component i's gate and expert entries
+    (−1: pinned at zero)."""
+
+    components: int
+    gate: GateCode
+    expert: ExpertCode
+    outer: OuterExpertCode
+    gate_index: np.ndarray = field(repr=False)
+    expert_index: np.ndarray = field(repr=False)
+
+    def _gates(self, X: np.ndarray, rows: np.ndarray) -> list:
+        """Each atom's inner gate values, evaluated once per distinct gate row."""
+        k = rows.shape[0]
+        padded = np.concatenate([rows, np.zeros((k, 1))], axis=1)
+        G = padded[:, self.gate_index].reshape(k, -1)  # index −1: the zero column
+        unique, inverse = np.unique(G, axis=0, return_inverse=True)
+        evaluated = [self.gate.evaluate(X, row.reshape(self.components, -1)) for row in unique]
+        return [evaluated[j] for j in np.ravel(inverse)]
+
+    def value(self, X: np.ndarray, rows: np.ndarray, eta: np.ndarray) -> np.ndarray:
+        """h of shape (k, n) for the part's rows Θ_p (k, width) and outer parameters eta (k, E_o)."""
+        k, N = rows.shape[0], self.components
+        w = np.stack([gate.w for gate in self._gates(X, rows)])  # (k, N, n)
+        h = self.expert.value(X, rows[:, self.expert_index].reshape(k * N, -1)).reshape(k, N, -1)
+        return self.outer.value(X, eta, np.einsum("kin,kin->kn", w, h))
+
+    def derivatives(self, X: np.ndarray, rows: np.ndarray, eta: np.ndarray, expert_columns: slice):
+        """(h (k, n), ∂h/∂Θ_p (k, width, n)): the outer expert's columns, the inner gates' and
+        experts'; zero in the outer gate's and the variance's (module docstring)."""
+        k, width, n, N = rows.shape[0], rows.shape[1], X.shape[0], self.components
+        gates = self._gates(X, rows)
+        w = np.stack([gate.w for gate in gates])
+        h, dh = self.expert.value_and_gradient(X, rows[:, self.expert_index].reshape(k * N, -1))
+        h, dh = h.reshape(k, N, n), dh.reshape(k, N, -1, n)
+        value, d_eta, c = self.outer.value_and_gradient(X, eta, np.einsum("kin,kin->kn", w, h))
+        out = np.zeros((k, width, n))
+        out[:, expert_columns] = d_eta
+        wc = w if c is None else w * c[:, None, :]
+        out[:, self.expert_index.ravel()] = (wc[:, :, None, :] * dh).reshape(k, -1, n)
+        pinned = self.gate_index.ravel() < 0
+        columns = self.gate_index.ravel()[~pinned]
+        for atom, gate in enumerate(gates):
+            rows_of = per_row(h[atom], gate).reshape(-1, n)[~pinned]  # (N·P_g minus pinned, n)
+            out[atom, columns] = rows_of if c is None else rows_of * c[atom]
+        return value, out
+
+
+def compile_nested(declaration, part, n_gate: int, n_expert: int) -> NestedCode:
+    """The array code of ``part``'s inner mixture and outer expert (sympy runs here, once)."""
+    functions = atom_functions(declaration, part)
+    inner, dim = part.inner, declaration.inputs.dim
+    column = {entry: c for c, entry in enumerate(functions.entries)}
+    layout: list[tuple[str, tuple]] = []  # the inner gate's parameters in GateCode's order: (name, index)
+    for parameter in GATES[inner.gate.kind].parameters:
+        if parameter.shape == "scalar":
+            layout += [(parameter.name, ())]
+        elif parameter.shape == "vector":
+            layout += [(parameter.name, (j,)) for j in range(dim)]
+        else:
+            layout += [(parameter.name, (j, l)) for j in range(dim) for l in range(j, dim)]
+    N = inner.components
+    gate_index = np.array([[column.get((name, i, index), -1) for name, index in layout] for i in range(N)])
+    names = set(inner.expert.names)
+    expert_index = np.array(
+        [[c for c, (name, i, _) in enumerate(functions.entries) if name in names and i == comp] for comp in range(N)],
+        dtype=int,
+    ).reshape(N, -1)
+    kind = inner.gate.kind
+    normalised = kind not in ("constant", "sigmoid")
+    top_k = inner.gate.top_k if kind == "top-k" else None
+    gate = GateCode(kind, dim, len(layout), normalised, inner.gate.of, top_k)
+    params = functions.params
+    expert = compile_expert(functions.inner_experts[0], functions.x, tuple(params[c] for c in expert_index[0]))
+    outer_params = tuple(params[n_gate : n_gate + n_expert])
+    outer = compile_outer(part.expert.parsed.h, functions.x, outer_params, sp.Symbol("inner", real=True))
+    return NestedCode(N, gate, expert, outer, gate_index, expert_index)
