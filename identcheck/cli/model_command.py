@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 
 from ..errors import IdentcheckError
 
@@ -27,6 +28,9 @@ __all__ = ["ORDER", "CELLS", "SECONDS", "add_model_parser", "run_model"]
 ORDER = 4
 CELLS = 2
 SECONDS = 60.0
+SHOWN = 80  # characters, at most, of a value an error message echoes
+ARGUMENT_NAMES = ("model_file", "model")  # the library's names for the MODEL argument
+QUOTED = re.compile(r"'[^'\n]{%d,}'" % (SHOWN + 1))  # a quoted value too long to echo whole
 
 
 def add_model_parser(sub) -> argparse.ArgumentParser:
@@ -84,12 +88,46 @@ def _number(kind, flag):
 
 
 def read_model(model: str, functions: dict | None = None):
-    """The declaration MODEL names: a file when it exists or ends in ``.toml``, else a shipped example."""
+    """The declaration MODEL names: a file when it exists or ends in ``.toml``, else a shipped example.
+    An error about the file or the name names the argument as the command line does, ``MODEL '…'``."""
     from ..declaration import read_declaration, read_example
 
-    if model.endswith(".toml") or os.path.exists(model):
-        return read_declaration(model, functions)
-    return read_example(model, functions)
+    try:
+        if model.endswith(".toml") or os.path.exists(model):
+            return read_declaration(model, functions)
+        return read_example(model, functions)
+    except IdentcheckError as exc:
+        if exc.param not in ARGUMENT_NAMES or exc.subject is None:
+            raise
+        raise IdentcheckError(f"MODEL {_cut(exc.subject.text)}: {exc.reason}") from None
+
+
+def _cut(text: str, width: int | None = None) -> str:
+    """``text`` on one line, at most ``width`` (:data:`SHOWN`) characters: the middle cut with an
+    ellipsis, a quoted value keeping its closing quote."""
+    width = SHOWN if width is None else width
+    text = " ".join(text.split())
+    if len(text) <= width:
+        return text
+    quote = text[-1] if text[-1] in "'\"" and text[0] == text[-1] else ""
+    return text[: width - 1 - len(quote)] + "…" + quote
+
+
+def _quoted(match: re.Match) -> str:
+    return _cut(match.group(0))
+
+
+def one_line(exc: IdentcheckError) -> IdentcheckError:
+    """``exc`` with every value it echoes on one line and at most :data:`SHOWN` characters (a long
+    expert or function text cut with an ellipsis); the reason's own words are kept."""
+    parts = [" ".join(p.split()) if isinstance(p, str) else p for p in exc.parts]
+    if exc.subject is None:
+        if not all(isinstance(p, str) for p in parts):
+            return exc
+        return IdentcheckError(QUOTED.sub(_quoted, "".join(parts)))
+    s = exc.subject
+    reason = tuple(QUOTED.sub(_quoted, p) if isinstance(p, str) else p for p in parts)
+    return IdentcheckError(param=s.name, key=s.key, index=s.index, shown=_cut(s.text), reason=reason, value=s.value)
 
 
 def _functions(texts: list[str]) -> dict | None:
@@ -109,8 +147,11 @@ def run_model(args) -> int:
 
     if not args.seconds > 0:
         raise IdentcheckError(f"--seconds {args.seconds:g}: must be positive")
-    declaration = read_model(args.model, _functions(args.functions))
-    result = check_declaration(declaration, max_order=args.max_order, max_cell=args.max_cell, seconds=args.seconds)
+    try:
+        declaration = read_model(args.model, _functions(args.functions))
+        result = check_declaration(declaration, max_order=args.max_order, max_cell=args.max_cell, seconds=args.seconds)
+    except IdentcheckError as exc:
+        raise one_line(exc) from None
     if args.json:
         print(json.dumps({"schema": SCHEMA} | result.to_dict(), indent=2, ensure_ascii=False))
     elif args.markdown:

@@ -51,7 +51,7 @@ def test_a_file_reads_as_its_example_and_text_and_markdown_say_the_verdict(capsy
         (["deepseek-d1"], "parts.routed.expert='eta2*relu(dot(eta1, x))': relu is not differentiable at 0"),
         (["deepseek-d4"], "relu is not differentiable at 0"),
         (["least-squares"], "parts.experts.gate.kind='softmax': a softmax-gated regression"),
-        (["deepseek-d22"], "model='deepseek-d22': no such example"),
+        (["deepseek-d22"], "MODEL 'deepseek-d22': no such example"),
     ],
 )
 def test_bad_input_is_one_line_exit_2_and_nothing_on_stdout(capsys, argv, message):
@@ -77,3 +77,26 @@ def test_a_declaration_that_does_not_parse(capsys, tmp_path):
     assert main(["model", str(path)]) == 2
     out, err = capsys.readouterr()
     assert out == "" and "not TOML" in err and len(err.splitlines()) == 1
+
+
+def test_a_missing_file_is_named_as_the_argument(capsys, tmp_path):
+    path = tmp_path / "missing.toml"
+    assert main(["model", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and f"identcheck: error: MODEL {str(path)!r}: cannot be read" in err, err
+    assert "model_file" not in err
+
+
+def test_a_long_expert_is_cut_with_an_ellipsis_on_one_line(capsys, tmp_path):
+    """A refused expert of 300 characters: its text echoed in at most 80, ending '…', the reason whole."""
+    text = example_path("deepseek-d1").read_text(encoding="utf-8")
+    long = "eta2*relu(dot(eta1, x))" + "".join(f" + eta2*tanh({k}*dot(eta1, x))" for k in range(1, 12))
+    assert len(long) > 300
+    path = tmp_path / "long.toml"
+    path.write_text(text.replace('expert = "eta2*relu(dot(eta1, x))"', f'expert = "{long}"'), encoding="utf-8")
+    assert main(["model", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.splitlines()) == 1
+    echoed = err.split("parts.routed.expert=", 1)[1].split(": relu is not differentiable at 0", 1)[0]
+    assert echoed.startswith("'eta2*relu(") and echoed.endswith("…'") and len(echoed) == 80, echoed
+    assert "numeric simulates relu with its almost-everywhere derivative" in err
