@@ -14,10 +14,13 @@ several true atoms at once — the tied atoms move together. The per-cell coeffi
   truth): a witness carries over, and r̄(m) of the held system is a *lower* bound.
 
 :func:`check_tied` runs the held system first (a witness ends it), then the relaxed one. The
-verdict: *not identifiable* from a held witness; *identifiable* when the relaxed system is, with
-r̄(m) proved where the two bounds meet (else reported as the relaxed one, labelled a bound);
-*inconclusive* otherwise. Nothing else is inferred: a relaxed solution that moves t says nothing
-about the tied model (its partner atoms in other cells move with it).
+verdict: *not identifiable*, or *order too low* (r̄(m) > R), from the held system's exact
+solutions, with their evidence; *identifiable* when the relaxed system is, with r̄(m) proved where
+the two bounds meet (else reported as the relaxed one, labelled a bound); *inconclusive*
+otherwise, whatever the relaxed system's outcome — its witnesses and its order too low move t,
+and a relaxed solution that moves t says nothing about the tied model (its partner atoms in other
+cells move with it) — and whatever the held system's when it is identifiable or inconclusive (a
+lower bound, or nothing), both systems' outcomes named in the summary.
 """
 
 from __future__ import annotations
@@ -27,10 +30,13 @@ import time
 
 from ..evidence import Evidence, Verdict
 from .atom import AtomFunction, atom_function
-from .verdict import CellResult, ModelVerdict, check_atom
+from .verdict import CellResult, ModelVerdict, Outcome, check_atom
 
 __all__ = ["check_tied", "held_atom"]
 
+#: the held system's outcomes that carry over: each rests on an exact solution (a failure at every
+#: order tried, or r̄(m) above the highest order tried), which the tied model has too
+CARRIED = (Verdict.NOT_IDENTIFIABLE, Outcome.ORDER_TOO_LOW)
 HELD_SHARE = 0.6  # of the atom's seconds, at most, for the held system
 RELAXED_SECONDS = 5.0  # the relaxed system is not started with less time left
 
@@ -49,7 +55,7 @@ def check_tied(atom: AtomFunction, tied: tuple, max_order: int, max_cell: int, s
     start = time.monotonic()
     names = ", ".join(p.name for p in atom.params if p in tied)
     held = check_atom(held_atom(atom, tied), max_order=max_order, max_cell=max_cell, seconds=HELD_SHARE * seconds)
-    if held.verdict == Verdict.NOT_IDENTIFIABLE:
+    if held.verdict in CARRIED:  # an exact solution of the held system is one of the tied model
         summary = f"{held.summary} [tied {names} held at the truth: a witness of the tied model]"
         return dataclasses.replace(held, summary=summary, seconds=time.monotonic() - start)
     left = seconds - (time.monotonic() - start)

@@ -141,3 +141,22 @@ def test_smooth_deepseek_experts_take_squares(name):
     for part, verdict in result.results:
         assert verdict.verdict == Verdict.IDENTIFIABLE and verdict.cell(2).rbar == 2, (part, verdict.summary)
         assert set(verdict.cell(2).exponents.values()) == {2}
+
+
+def test_a_tied_atom_carries_the_held_systems_order_too_low_and_no_relaxed_witness():
+    """F = N(y | μ + t, ν), t tied. Held (t = t*): the location–scale Gaussian, r̄(2) = 4 — at order 2
+    its exact solution shows r̄(2) > 2 for the tied model too (every group keeps t*). Relaxed: ∂F/∂t =
+    ∂F/∂μ, a witness of the relaxed model only, which says nothing about the tied one: inconclusive."""
+    import sympy as sp
+
+    from identcheck.model.atom import atom_function, gaussian_density
+
+    y, mu, t = sp.symbols("y mu t", real=True)
+    nu = sp.Symbol("nu", positive=True)
+    atom = atom_function(gaussian_density(y, mu + t, nu), [y], [mu, t, nu], {"mu": 0, "t": 0, "nu": 1}, {"y": (-6, 6)})
+    low = check_tied(atom, (t,), max_order=2, max_cell=2, seconds=30)
+    assert low.verdict == Outcome.ORDER_TOO_LOW and "held at the truth" in low.summary, low.summary
+    assert low.cell(2).witness is not None and low.cell(2).witness.order == 2
+    high = check_tied(atom, (t,), max_order=4, max_cell=2, seconds=60)
+    assert high.verdict == Verdict.INCONCLUSIVE, high.summary  # held r̄(2) = 4; relaxed: t and μ are one move
+    assert "own copy of t: not identifiable" in high.summary and "held at the truth: identifiable" in high.summary
