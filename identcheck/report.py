@@ -18,6 +18,7 @@ The result types are re-exported here for code written against the old layout
 from __future__ import annotations
 
 from .evidence import Certificate
+from .rank.almost_everywhere import NOT_EVERY
 from .results import (
     CheckResult,
     ProbeResult,
@@ -31,6 +32,7 @@ __all__ = [
     "CheckResult",
     "ProbeResult",
     "Relation",
+    "almost_everywhere_lines",
     "beyond_template_text",
     "check_text",
     "format_relation",
@@ -116,6 +118,20 @@ def beyond_template_text(result: CheckResult) -> tuple[str, str] | None:
     return result.shown(text), NOT_A_VERDICT
 
 
+def almost_everywhere_lines(result: CheckResult) -> list[str]:
+    """The verdict's claims for almost every parameter, one line per counted probe whose independence
+    was proved (K, the stratum, the probe), the analyticity they rest on, and that almost every is not
+    every (:mod:`identcheck.rank.almost_everywhere`); [] when no counted probe has one."""
+    claims = [(p, p.almost_everywhere) for p in result.probes if p.counts_for_verdict]
+    claims = [(p, claim) for p, claim in claims if claim is not None]
+    if not claims:
+        return []
+    basis = "; ".join(dict.fromkeys(claim.analyticity for _, claim in claims))
+    lines = [f"  almost every parameter (each proved probe, by analyticity: {basis}; docs/certificates.md):"]
+    lines += [f"    K = {claim.components}: {claim.statement}    ['{p.name}']" for p, claim in claims]
+    return lines + [f"    ({NOT_EVERY})"]
+
+
 def check_text(result: CheckResult, footnote: int | None = None) -> str:
     """The human report of a :class:`~identcheck.results.CheckResult`; with ``footnote`` (a run's, :class:`RunText`)
     the verdict carries the footnote's mark ``[n]`` in place of the ``means:`` paragraph."""
@@ -136,6 +152,7 @@ def check_text(result: CheckResult, footnote: int | None = None) -> str:
             lines.append(f"    {r}    [{result.shown(r.tag)}]")
         if len(witness.relations) > RELATIONS_SHOWN:
             lines.append(f"    … and {len(witness.relations) - RELATIONS_SHOWN} more relation(s) on this probe")
+    lines += almost_everywhere_lines(result)
     lines.append(f"  terms: {result.terms_text}")
     for m in result.merges[:MERGES_SHOWN]:
         lines.append(f"    {m}")

@@ -8,20 +8,16 @@ at those parameter values only, as the summary says); ``inconclusive`` otherwise
 unless it violates the paper's assumptions (A.1)–(A.5) (``admissible`` false; counted with
 ``include_inadmissible``) or it is a = 0; the others are reported apart.
 
-The JSON form (``to_dict``) is ``SCHEMA`` = identcheck.check/4 (docs/changelog.md): schema 2's
-values, with the condition-specific fields in one ``details`` mapping per result and per probe
-(type-2's literal verdict, head and φ-free relations; type1-full's term counts), and every
-relation's structural ``keys`` (typed tuples as JSON lists, :func:`key_from_json` reads them
-back). Golden tests hold the JSON and the text report (docs: tests/identcheck/json_compare.py).
+The JSON form (``to_dict``) is ``SCHEMA`` = identcheck.check/5 (docs/changelog.md): condition-specific
+fields in one ``details`` mapping per result and per probe, every relation's structural ``keys``
+(typed tuples as JSON lists, :func:`key_from_json` reads them back), and per probe
+``almost_everywhere`` (:mod:`identcheck.rank.almost_everywhere`). Goldens hold the JSON and the text.
 
 **Where the presentation lives.** This module imports nothing above the result vocabulary
-(:mod:`evidence`, :mod:`scope`, :mod:`written`). It keeps the *data formatting*: a relation's
-canonical text (``str(relation)``, the JSON's ``"text"``), its tag and the term-set description.
-The layouts live in the face, :mod:`identcheck.report` (markdown through :mod:`identcheck.util.markdown`):
-:data:`RENDERERS` names them as lazy entries (module, function), like the condition registry's, and
-``to_text()`` / ``_repr_markdown_`` import the module by that name through :mod:`importlib` when
-they first render. So a result renders however it was built (``from identcheck.check import check``
-alone included), while the static imports run one way, face → results (tests/identcheck/test_layout.py).
+(:mod:`evidence`, :mod:`scope`, :mod:`written`) and keeps the *data formatting* (a relation's text,
+tag, the term-set description). The layouts live in the face, :mod:`identcheck.report`, named in
+:data:`RENDERERS` as lazy entries (module, function) that ``to_text()`` / ``_repr_markdown_`` import
+on first use: a result renders however it was built, the static imports run face → results.
 """
 
 from __future__ import annotations
@@ -30,7 +26,7 @@ import importlib
 import re
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping
 
 from .evidence import Certificate, Evidence, RankProof, Verdict
 from .scope import ScopeStatement
@@ -40,7 +36,7 @@ __all__ = ["CheckResult", "ProbeResult", "RENDERERS", "Relation", "SCHEMA", "for
 __all__ += ["jsonable", "key_from_json", "register_renderer"]
 
 #: the version of ``CheckResult.to_dict()``'s layout (docs/changelog.md)
-SCHEMA = "identcheck.check/4"
+SCHEMA = "identcheck.check/5"
 
 #: format → function(result) → str, or a lazy entry (module, function name) imported on first use
 RENDERERS: dict[str, Callable | tuple[str, str]] = {
@@ -222,6 +218,7 @@ class ProbeResult:
     :class:`~identcheck.rank.interval.IntervalCertificate`) when it settled the probe; in the JSON as an
     interval record without the points. ``details``: what only the condition knows (its ``extras``
     hook), e.g. type-2's ``literal_dependent`` and ``phi_free_relations``; in the JSON as ``"details"``.
+    ``coverage``: a condition's :class:`~identcheck.rank.almost_everywhere.Premise`; ``almost_everywhere``: its claim.
     """
 
     name: str
@@ -243,8 +240,10 @@ class ProbeResult:
     unsettled: str | None = field(default=None, repr=False, compare=False)
     rank_proof: RankProof | None = field(default=None, repr=False)
     details: Mapping = field(default_factory=dict, repr=False)
+    coverage: Any = field(default=None, repr=False, compare=False)
 
     relation = property(lambda self: self.relations[0] if self.relations else None)
+    almost_everywhere = property(lambda self: self.coverage and self.coverage.claim(self.certificate, self.rank_proof))
 
     @property
     def pde(self) -> str | None:
@@ -286,6 +285,7 @@ class ProbeResult:
             "details": jsonable(self.details),
             "certificate": None if self.certificate is None else self.certificate.to_dict(),
             "rank_proof": None if self.rank_proof is None else self.rank_proof.to_dict(),
+            "almost_everywhere": jsonable(self.almost_everywhere),
         }
 
 

@@ -7,6 +7,8 @@ component by component, labelled ``label[c]`` when C > 1 and keyed ``(c, derivat
 ∂²ū/∂M11∂a1, :attr:`~identcheck.terms.type1.Term.key`; ``()`` for ū). A null space is read against the
 relation families φ satisfies (:mod:`~identcheck.families`; the ``ode`` family only where the named
 ones leave some of it unexplained); relations are proved with sympy (:mod:`~identcheck.families.proofs`).
+An independent probe with a stratum carries the premise of the almost-everywhere lemma
+(:mod:`~identcheck.rank.almost_everywhere`: every column is analytic in θ where φ is, at every aᵀx).
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from __future__ import annotations
 from ..families import exact_templates_for, ode_templates_for, phi_properties, templates_for
 from ..families.proofs import prove_relation
 from ..families.relations import explain_null_space
+from ..parse.analyticity import real_singularities
+from ..rank.almost_everywhere import Premise
 from ..rank.rule import DEFAULT_LADDER
 from ..scope import SETTING_I
 from ..terms.compile import compile_terms
@@ -78,6 +82,13 @@ class Type1(Condition):
             labels = [f"{label}[{c + 1}]" for c in range(len(probe.components)) for label in labels]
         keys = [(c, term.key) for c in range(len(probe.components)) for term in self.term_set.terms]
         return ProbeMatrix(self.compiled, points, thetas, self.activation, labels, keys)
+
+    def extras(self, probe, matrix, decision):
+        """An independent probe's premise for the almost-everywhere claim (φ's singular points decided once)."""
+        if decision.independent is not True or probe.stratum is None:
+            return {}
+        singular = real_singularities(self.activation.expr)
+        return {"coverage": Premise(probe.stratum, self.dim, singular, probe.components, matrix.points)}
 
     def explain(self, probe, matrix, decision):
         return explain_with_families(

@@ -38,6 +38,7 @@ import numpy as np
 import sympy as sp
 
 from ..errors import IdentcheckError
+from .strata import Stratum
 
 __all__ = [
     "ASSUMPTIONS",
@@ -133,6 +134,7 @@ class Probe:
     components: tuple
     counts: bool = True
     note: str = field(default="", repr=False)
+    stratum: Stratum | None = field(default=None, repr=False, compare=False)  # the family it stands for
     assumptions: tuple = field(default=(), init=False)
     violations: tuple = field(default=(), init=False, repr=False)
 
@@ -256,8 +258,9 @@ def default_probes(dim: int, seed: int = 0, include_zero: bool = False) -> list[
     rng = np.random.default_rng([seed, dim])
     probes = []
 
-    def add(name, components, counts=True, note=""):
-        probes.append(Probe(name, tuple(components), counts, note))
+    def add(name, components, gates, experts, counts=True, note=""):  # gates None: no stratum
+        stratum = None if gates is None else Stratum(gates, experts)
+        probes.append(Probe(name, tuple(components), counts, note, stratum))
 
     M1, M2, M3 = (_random_matrix(rng, dim) for _ in range(3))
     while M2 == M1:
@@ -265,23 +268,22 @@ def default_probes(dim: int, seed: int = 0, include_zero: bool = False) -> list[
     a1, a2, a3 = _distinct_vectors(rng, dim, 3)
     zero = _zero_matrix(dim)
     c = sp.Rational(int(rng.choice([-4, -1, 1, 3, 4])), 2)  # c ∉ {0, ±1}
-
-    add("random single", [Component(M1, a1)])
-    add("M = 0", [Component(zero, a1)], note="the fixed gate M_N = 0")
-    add("random pair", [Component(M1, a1), Component(M2, a2)])
-    add("gate M_N = 0 beside random M", [Component(zero, a1), Component(M2, a2)])
-    add("shared M, random a", [Component(M1, a1), Component(M1, a2)], note="one head, two channels")
-    add("shared M = 0, random a", [Component(zero, a1), Component(zero, a2)])
-    add("shared M, a2 = -a1", [Component(M1, a1), Component(M1, tuple(-v for v in a1))])
-    add(f"shared M, a2 = {c}·a1", [Component(M1, a1), Component(M1, tuple(c * v for v in a1))])
-    add("random triple", [Component(M1, a1), Component(M2, a2), Component(M3, a3)])
+    one = sp.Integer(1)
+    single, pair, triple = ((0, one),), ((0, one), (1, one)), ((0, one), (1, one), (2, one))
+    add("random single", [Component(M1, a1)], (0,), single)
+    add("M = 0", [Component(zero, a1)], (None,), single, note="the fixed gate M_N = 0")
+    add("random pair", [Component(M1, a1), Component(M2, a2)], (0, 1), pair)
+    add("gate M_N = 0 beside random M", [Component(zero, a1), Component(M2, a2)], (None, 0), pair)
+    add("shared M, random a", [Component(M1, a1), Component(M1, a2)], (0, 0), pair, note="one head, two channels")
+    add("shared M = 0, random a", [Component(zero, a1), Component(zero, a2)], (None, None), pair)
+    opposite = [Component(M1, a1), Component(M1, tuple(-v for v in a1))]
+    add("shared M, a2 = -a1", opposite, (0, 0), ((0, one), (0, -one)))
+    scaled = [Component(M1, a1), Component(M1, tuple(c * v for v in a1))]
+    add(f"shared M, a2 = {c}·a1", scaled, (0, 0), ((0, one), (0, c)))
+    add("random triple", [Component(M1, a1), Component(M2, a2), Component(M3, a3)], (0, 1, 2), triple)
     if include_zero:
-        add(
-            "a = 0",
-            [Component(M1, tuple(sp.Integer(0) for _ in range(dim)))],
-            counts=False,
-            note="phi(0·x) is constant: a relation here holds for every phi, so it does not count",
-        )
+        zero_a = "phi(0·x) is constant: a relation here holds for every phi, so it does not count"
+        add("a = 0", [Component(M1, tuple(sp.Integer(0) for _ in range(dim)))], None, (), False, zero_a)
     return probes
 
 
