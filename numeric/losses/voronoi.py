@@ -30,6 +30,7 @@ from identcheck.declaration import Declaration, atom_functions
 from ..errors import NumericError
 from ..model import DeclaredModel, ModelParams
 from .cells import assign, columns_of, reanchor, shift_invariant_names
+from .nested_voronoi import nested_part_loss
 
 __all__ = ["PartLossValue", "VoronoiLoss", "target_atoms", "voronoi_loss"]
 
@@ -92,19 +93,26 @@ def _cell_weight(kind: str, rows: np.ndarray, names: tuple, density: bool) -> np
     return np.exp(beta0) if kind == "exp-beta0" else expit(beta0)
 
 
-def voronoi_loss(model: DeclaredModel, fitted: ModelParams) -> VoronoiLoss:
-    """The declared Voronoi loss of ``fitted`` (the fit's layout) against its target."""
+def voronoi_loss(model: DeclaredModel, fitted: ModelParams, loss=None) -> VoronoiLoss:
+    """The declared Voronoi loss of ``fitted`` (the fit's layout) against its target; ``loss`` one of
+    the declaration's other losses (default its ``loss``). A nested part's loss, against its truth:
+    :mod:`numeric.losses.nested_voronoi`."""
     declaration = model.declaration
-    if declaration.loss.kind != "voronoi":
-        raise NumericError(param="loss.kind", value=declaration.loss.kind, reason="not a Voronoi loss")
+    loss = declaration.loss if loss is None else loss
+    if loss.kind != "voronoi":
+        raise NumericError(param="loss.kind", value=loss.kind, reason="not a Voronoi loss")
     parts = []
     for index, part in enumerate(declaration.parts):
-        spec = declaration.loss.part(part.name)
+        spec = loss.part(part.name)
+        if part.inner is not None:
+            value, mass, params, cells = nested_part_loss(model, index, spec, loss.symmetries, fitted.atoms[index])
+            parts.append(PartLossValue(part.name, value, mass, params, cells))
+            continue
         names = model.names[index]
         target = target_atoms(declaration, index)
         rows, shift = fitted.atoms[index], np.zeros(0)
         shifted = shift_invariant_names(part.gate.kind, part.gate.of)
-        if "softmax-shift" in declaration.loss.symmetries and shifted:
+        if "softmax-shift" in loss.symmetries and shifted:
             reference = min(part.gate.reference if part.gate.reference is not None else 0, len(target) - 1)
             rows, shift = reanchor(rows, target, names, spec.cells, shifted, reference)
         owner = assign(rows, target, columns_of(names, spec.cells))

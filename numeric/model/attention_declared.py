@@ -9,7 +9,10 @@ a_{h,i,k} for every gate i, and the head's tied M_{h,i} (upper triangles, M_{h,N
 per head. The map reads each declared column's entry (parameter, gate i, index) from
 :func:`identcheck.declaration.atom_functions`, so it is a permutation of θ:
 :func:`declared_order` gives it, :func:`to_declared` and :func:`from_declared` apply it to
-parameters.
+parameters. :class:`DeclaredAttention` is a shipped declaration's array code behind the
+hand-written :class:`~numeric.model.attention.Model`'s interface (values, normal equations,
+Jacobian, vector–Jacobian product on :class:`~numeric.model.attention_params.HMoEParams`), so the
+hand-written optimisers and losses run on it unchanged.
 """
 
 from __future__ import annotations
@@ -20,9 +23,19 @@ from identcheck.declaration import atom_functions, read_example
 
 from ..errors import NumericError
 from .attention_params import HMoEParams
+from .density import CHUNK
 from .layout import DeclaredModel, Layout, ModelParams, compile_model
+from .regression import jacobian, normal_equations, regression_function
 
-__all__ = ["DECLARATIONS", "declared_layout", "declared_model", "declared_order", "from_declared", "to_declared"]
+__all__ = [
+    "DECLARATIONS",
+    "DeclaredAttention",
+    "declared_layout",
+    "declared_model",
+    "declared_order",
+    "from_declared",
+    "to_declared",
+]
 
 #: The shipped declaration of each hand-written model.
 DECLARATIONS = {"mha": "mha", "gated1": "setting1", "gated2": "setting2"}
@@ -106,3 +119,62 @@ def _entry(params: HMoEParams, h: int, k: int, entry) -> float:
     if name == "M":
         return float(params.M[h, component][index])
     return float(params.a[h, component, k][index])
+
+
+class DeclaredAttention:
+    """Hand-written model ``kind`` computed by its shipped declaration's array code, φ = ``phi``
+    (module docstring); θ in the hand-written layout, permuted to the declared one and back."""
+
+    def __init__(self, kind: str, phi: str = "sigmoid(z)"):
+        self.kind, self.phi = kind, phi
+        self.model = declared_model(kind, phi)
+        self._layouts: dict = {}
+
+    def __repr__(self) -> str:
+        return f"DeclaredAttention({self.kind!r}, phi={self.phi!r})"
+
+    def _declared(self, params: HMoEParams):
+        """(layout, π, θ_declared) for ``params``."""
+        key = (params.H, params.K, params.N)
+        if key not in self._layouts:
+            layout = declared_layout(self.model, params.H, params.K)
+            self._layouts[key] = (layout, declared_order(self.model, layout, params.N))
+        layout, order = self._layouts[key]
+        return layout, order, params.to_vector()[order]
+
+    def value(self, params: HMoEParams, X: np.ndarray, chunk: int = CHUNK) -> np.ndarray:
+        """f(X), shape (n,)."""
+        layout, _, theta = self._declared(params)
+        X = np.asarray(X, dtype=float)
+        atoms = layout.unpack(theta)
+        out = np.empty(X.shape[0])
+        for start in range(0, X.shape[0], chunk):
+            out[start : start + chunk] = regression_function(layout, atoms, X[start : start + chunk])
+        return out
+
+    def normal_equations(self, params: HMoEParams, X: np.ndarray, Y: np.ndarray, chunk: int = CHUNK):
+        """r = f(X) − Y, JᵀJ and Jᵀr in the hand-written layout."""
+        layout, order, theta = self._declared(params)
+        r, JtJ, Jtr = normal_equations(layout, theta, np.asarray(X, dtype=float), Y, chunk)
+        back = np.argsort(order)
+        return r, JtJ[np.ix_(back, back)], Jtr[back]
+
+    def value_and_jacobian(self, params: HMoEParams, X: np.ndarray):
+        """f(X) (n,) and ∂f/∂θ (n, P) in the hand-written layout."""
+        layout, order, theta = self._declared(params)
+        value, Jt = jacobian(layout, theta, np.asarray(X, dtype=float))
+        return value, Jt[np.argsort(order)].T
+
+    def value_and_vjp(self, params: HMoEParams, X: np.ndarray):
+        """f(X) and w ↦ Σ_j w_j ∂f(X_j)/∂θ; the Jacobian is formed on the first call."""
+        layout, order, theta = self._declared(params)
+        X = np.asarray(X, dtype=float)
+        value = regression_function(layout, layout.unpack(theta), X)
+        cache: list = []
+
+        def vjp(w: np.ndarray) -> np.ndarray:
+            if not cache:
+                cache.append(jacobian(layout, theta, X)[1])
+            return (cache[0] @ w)[np.argsort(order)]
+
+        return value, vjp
