@@ -52,7 +52,7 @@ def parameter_errors(model: DeclaredModel, fitted: ModelParams, declared: bool =
         spec = declaration.loss.part(part.name)
         params = spec.params if use_declared else tuple(dict.fromkeys(names))
         match, reduce = (spec.match, spec.reduce) if use_declared else ("voronoi", "max")
-        target = target_atoms(declaration, index) if declaration.loss.kind == "voronoi" else _truth(model, index)
+        target = target_atoms(model, index) if declaration.loss.kind == "voronoi" else _truth(model, index)
         rows = fitted.atoms[index]
         shifted = shift_invariant_names(part.gate.kind, part.gate.of)
         if "softmax-shift" in declaration.loss.symmetries and shifted:

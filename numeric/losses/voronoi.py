@@ -14,8 +14,9 @@ term whose exponent is ``none`` is left out of that cell). A top-K part with ``t
 keeps the K target atoms (K = the truth's ``top_k``) whose cells contribute most: the maximum over
 K-subsets of the cells' summed mass and parameter terms. The loss is Σ_p L_p.
 
-The **target** is the truth or the declared ``target_atoms``; a Kullback–Leibler projection
-(``kl-projection``) is refused here: it is not computed yet.
+The **target** is the truth, the declared ``target_atoms``, or the Kullback–Leibler projection of
+the truth onto the part's fitted atom count in the fit's box (``kl-projection``,
+:mod:`numeric.losses.projection`: computed once per declaration digest and process).
 """
 
 from __future__ import annotations
@@ -28,9 +29,10 @@ from scipy.special import expit
 from identcheck.declaration import Declaration, atom_functions
 
 from ..errors import NumericError
-from ..model import DeclaredModel, ModelParams
+from ..model import DeclaredModel, ModelParams, compile_model
 from .cells import assign, columns_of, reanchor, shift_invariant_names
 from .nested_voronoi import nested_part_loss
+from .projection import kl_projection
 
 __all__ = ["PartLossValue", "VoronoiLoss", "target_atoms", "voronoi_loss"]
 
@@ -68,16 +70,14 @@ class VoronoiLoss:
         return {"value": self.value, "parts": {p.part: p.to_dict() for p in self.parts}}
 
 
-def target_atoms(declaration: Declaration, index: int) -> np.ndarray:
+def target_atoms(declaration: Declaration | DeclaredModel, index: int) -> np.ndarray:
     """The target atoms of part ``index`` as rows (k_target, P_p)."""
+    model = declaration if isinstance(declaration, DeclaredModel) else None
+    declaration = declaration.declaration if isinstance(declaration, DeclaredModel) else declaration
     part = declaration.parts[index]
     spec = declaration.loss.part(part.name)
     if getattr(spec, "target", "truth") == "kl-projection":
-        raise NumericError(
-            param=f"loss.parts.{part.name}.target",
-            value="kl-projection",
-            reason="the Kullback–Leibler projection is not computed yet; declare target_atoms instead",
-        )
+        return kl_projection(model or compile_model(declaration), index).rows()
     atoms = spec.target_atoms if getattr(spec, "target", "truth") == "atoms" else part.truth
     functions = atom_functions(declaration, part)
     return np.array([[float(v) for v in functions.values(atom).values()] for atom in atoms])
@@ -109,7 +109,7 @@ def voronoi_loss(model: DeclaredModel, fitted: ModelParams, loss=None) -> Vorono
             parts.append(PartLossValue(part.name, value, mass, params, cells))
             continue
         names = model.names[index]
-        target = target_atoms(declaration, index)
+        target = target_atoms(model, index)
         rows, shift = fitted.atoms[index], np.zeros(0)
         shifted = shift_invariant_names(part.gate.kind, part.gate.of)
         if "softmax-shift" in loss.symmetries and shifted:
