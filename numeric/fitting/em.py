@@ -38,9 +38,10 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.linalg import LinAlgError, LinAlgWarning, solve
 
-from ..model import CHUNK, Layout, posteriors
+from ..model import CHUNK, Layout
 from .attention_box import Box
 from .gate_step import gate_step
+from .sums import e_step as sums_e_step
 
 __all__ = ["EMResult", "em"]
 
@@ -77,22 +78,22 @@ def em(
     features = [part.expert.features(X) if part.expert.linear else None for part in layout.parts]
 
     def e_step(t):
-        return posteriors(layout, layout.unpack(t), X, Y)
+        return sums_e_step(layout, t, X, Y)
 
-    def m_step(t, r):
-        return _m_step(layout, t, X, Y, r, box, features, expert_steps, gate_steps)
+    def m_step(t, r, sums):
+        return _m_step(layout, t, X, Y, r, sums, box, features, expert_steps, gate_steps)
 
-    ll, r = e_step(theta)
+    ll, r, sums = e_step(theta)
     history = [ll]
     converged = False
     iteration = 0
     while iteration < max_iter:
-        theta1 = m_step(theta, r)
-        r = None  # one set of posteriors alive at a time: memory is the data's plus O(n · atoms)
+        theta1 = m_step(theta, r, sums)
+        r = sums = None  # one set of posteriors alive at a time: memory is the data's plus O(n · atoms)
         if accelerate and iteration + 3 <= max_iter:
-            new_theta, new, r, maps = _squarem(theta, theta1, e_step, m_step, box)
+            new_theta, new, r, sums, maps = _squarem(theta, ll, theta1, e_step, m_step, box)
         else:
-            (new, r), new_theta, maps = e_step(theta1), theta1, 1
+            (new, r, sums), new_theta, maps = e_step(theta1), theta1, 1
         iteration += maps
         history.append(new)
         if report is not None:
@@ -105,59 +106,56 @@ def em(
     return EMResult(theta, ll, iteration, converged, tuple(history))
 
 
-def _squarem(theta0, theta1, e_step, m_step, box: Box):
-    """One SQUAREM cycle (Varadhan and Roland 2008, scheme S3) from θ0 and its EM map θ1, projected
-    into the box, with its safeguard: the extrapolated point is kept only if one EM map from it
-    ends with ℓ at least that of two plain maps; else the two plain maps' point. Returns
-    (θ, ℓ, posteriors at θ, EM maps used); posteriors are recomputed rather than kept."""
-    ll1, r = e_step(theta1)
-    theta2 = m_step(theta1, r)
-    r = None
-    ll2, r = e_step(theta2)
+def _squarem(theta0, ll0, theta1, e_step, m_step, box: Box):
+    """One SQUAREM cycle (Varadhan and Roland 2008, scheme S3) from θ0 (ℓ0 there) and its EM map θ1,
+    projected into the box, with its safeguard: the extrapolated point is kept only if one EM map
+    from it ends with ℓ at least max(ℓ0, ℓ(θ1)); else the two plain maps' point θ2, whose E-step
+    is run only then. Returns (θ, ℓ, posteriors and sums at θ, EM maps used)."""
+    ll1, r, sums = e_step(theta1)
+    theta2 = m_step(theta1, r, sums)
+    r = sums = None
     step, curve = theta1 - theta0, theta2 - 2 * theta1 + theta0
     norm_curve = float(np.linalg.norm(curve))
-    if norm_curve == 0.0 or ll2 < ll1:
-        return theta2, ll2, r, 2
-    r = None
+    if norm_curve == 0.0:
+        return theta2, *e_step(theta2), 2
     alpha = -max(1.0, float(np.linalg.norm(step)) / norm_curve)
     jump = box.clip(theta0 - 2 * alpha * step + alpha**2 * curve)
-    jump_ll, r = e_step(jump)
+    jump_ll, r, sums = e_step(jump)
     if np.isfinite(jump_ll):
-        theta3 = m_step(jump, r)
-        r = None
-        ll3, r = e_step(theta3)
-        if ll3 >= ll2:
-            return theta3, ll3, r, 3
-    r = None
+        theta3 = m_step(jump, r, sums)
+        r = sums = None
+        ll3, r, sums = e_step(theta3)
+        if ll3 >= max(ll0, ll1):
+            return theta3, ll3, r, sums, 3
+    r = sums = None
     return theta2, *e_step(theta2), 3
 
 
-def _m_step(layout: Layout, theta, X, Y, r, box: Box, features, expert_steps, gate_steps):
-    """One M-step from θ with posteriors r (module docstring, steps 2–5)."""
+def _m_step(layout: Layout, theta, X, Y, r, sums, box: Box, features, expert_steps, gate_steps):
+    """One M-step from θ with posteriors r and the E-step's sums at θ (module docstring, steps 2–5)."""
     theta = theta.copy()
     lo, hi = box.lo, box.hi
     n = len(Y)
     if layout.free_shares:
         shares = slice(len(theta) - len(layout.parts), len(theta))
-        theta[shares] = np.clip([rp.sum() / n for rp in r], lo[shares], hi[shares])
+        theta[shares] = np.clip([s.mass.sum() / n for s in sums], lo[shares], hi[shares])
     for index, part in enumerate(layout.parts):
         block = slice(part.offset, part.offset + part.size)
         rows = theta[block].reshape(part.k, part.width)  # a view: edits go into theta
         rows_lo, rows_hi = lo[block].reshape(rows.shape), hi[block].reshape(rows.shape)
-        rp = r[index]
-        mass = rp.sum(axis=1)
+        rp, mass = r[index], sums[index].mass
         gates, experts = part.gate_columns, part.expert_columns
         if part.gate.kind == "constant":
             rows[:, 0] = np.clip(mass / max(mass.sum(), 1e-300), rows_lo[:, 0], rows_hi[:, 0])
         else:
             rows[:, gates] = gate_step(
-                part.gate, X, rp, rows[:, gates], rows_lo[:, gates], rows_hi[:, gates], gate_steps
+                part.gate, X, rp, rows[:, gates], rows_lo[:, gates], rows_hi[:, gates], gate_steps, sums[index].gate
             )
         bounds = rows_lo[:, experts], rows_hi[:, experts]
         if part.expert.linear:
             eta, sse = _linear_step(features[index], Y, rp, rows[:, experts], *bounds)
         else:
-            eta, sse = _gauss_newton(part.expert, X, Y, rp, rows[:, experts], *bounds, expert_steps)
+            eta, sse = _gauss_newton(part.expert, X, Y, rp, rows[:, experts], *bounds, expert_steps, sums[index].expert)
         rows[:, experts] = eta
         nu = np.divide(sse, mass, out=rows[:, -1].copy(), where=mass > 0)
         rows[:, -1] = np.clip(nu, rows_lo[:, -1], rows_hi[:, -1])
@@ -202,16 +200,17 @@ def _weighted(expert, X, Y, rp, eta, gradient: bool):
             A += np.einsum("ken,kfn->kef", wJ, J)
             b += np.einsum("ken,kn->ke", wJ, residual)
         else:
-            residual = Y[block] - expert.value(X[block], eta)
-        sse += (w * residual**2).sum(axis=1)
+            residual = np.subtract(Y[block], expert.value(X[block], eta))
+        sse += np.einsum("kn,kn->k", w * residual, residual)
     return sse, A, b
 
 
-def _gauss_newton(expert, X, Y, rp, eta0, lo, hi, steps):
-    """Damped Gauss–Newton on each atom's weighted sum of squares (module docstring, step 4)."""
+def _gauss_newton(expert, X, Y, rp, eta0, lo, hi, steps, first=None):
+    """Damped Gauss–Newton on each atom's weighted sum of squares (module docstring, step 4);
+    ``first``: (S, Σ JᵀRJ, Σ JᵀR(y − h)) at eta0 if already summed (:mod:`numeric.fitting.sums`)."""
     eta = eta0.copy()
     k = eta.shape[0]
-    sse, A, b = _weighted(expert, X, Y, rp, eta, True)
+    sse, A, b = (first[0].copy(), *first[1:]) if first is not None else _weighted(expert, X, Y, rp, eta, True)
     damping = np.full(k, 1e-3)
     active = np.ones(k, dtype=bool)
     accepted = np.zeros(k, dtype=int)
@@ -239,6 +238,6 @@ def _gauss_newton(expert, X, Y, rp, eta0, lo, hi, steps):
         damping[active & ~better] *= 4
         accepted += better
         active &= ~small & (damping < 1e12) & (accepted < steps)
-        if better.any() and active.any():
+        if (better & active).any():  # the sums move only with the atoms that moved and go on
             sse, A, b = _weighted(expert, X, Y, rp, eta, True)
     return eta, sse

@@ -31,13 +31,14 @@ __all__ = ["gate_step"]
 HALVINGS = 12
 
 
-def gate_step(gate, X, r, G0, lo, hi, steps: int = 2):
-    """The gate parameters (k, P_g) after the M-step, from ``G0`` with posteriors ``r`` (k, n)."""
+def gate_step(gate, X, r, G0, lo, hi, steps: int = 2, first=None):
+    """The gate parameters (k, P_g) after the M-step, from ``G0`` with posteriors ``r`` (k, n);
+    ``first``: (Q_g, ∇Q_g, −∇²Q_g) at ``G0`` if already summed (:mod:`numeric.fitting.sums`)."""
     free = lo < hi
     if not free.any():
         return G0
     if gate.log_linear:
-        return _newton(gate, X, r, G0, lo, hi, free, steps)
+        return _newton(gate, X, r, G0, lo, hi, free, steps, first)
     return _quasi_newton(gate, X, r, G0, lo, hi, free, steps)
 
 
@@ -49,10 +50,12 @@ def _blocks(n: int):
 def _objective(gate, X, r, G) -> float:
     total = 0.0
     for block in _blocks(r.shape[1]):
-        values = gate.evaluate(X[block], G)
-        rb = r[:, block]
-        with np.errstate(invalid="ignore"):
-            total += float(np.where(rb > 0, rb * values.log_w, 0.0).sum())
+        log_w, rb = gate.evaluate(X[block], G).log_w, r[:, block]
+        value = float(np.einsum("kn,kn->", rb, log_w))  # one pass; r · log w is nan or −inf only where log w = −inf
+        if not np.isfinite(value):
+            with np.errstate(invalid="ignore"):
+                value = float(np.where(rb > 0, rb * log_w, 0.0).sum())
+        total += value
     return total if np.isfinite(total) else -np.inf
 
 
@@ -79,13 +82,16 @@ def _gradient_and_curvature(gate, X, r, G):
     return (q if np.isfinite(q) else -np.inf), grad, full.reshape(k * P, k * P)
 
 
-def _newton(gate, X, r, G0, lo, hi, free, steps):
+def _newton(gate, X, r, G0, lo, hi, free, steps, first=None):
     """Newton steps on the concave Q_g of a log-linear gate (module docstring); r is (k, n)."""
     G = G0.copy()
     k, P = G.shape
     index = np.flatnonzero(free.ravel())
-    for _ in range(steps):
-        current, grad, full = _gradient_and_curvature(gate, X, r, G)
+    for step_number in range(steps):
+        if step_number == 0 and first is not None:
+            current, grad, full = first
+        else:
+            current, grad, full = _gradient_and_curvature(gate, X, r, G)
         step = np.zeros(k * P)
         step[index] = np.linalg.lstsq(full[np.ix_(index, index)], grad.ravel()[index], rcond=1e-12)[0]
         step = step.reshape(k, P)

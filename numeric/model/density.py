@@ -48,8 +48,13 @@ def _terms(layout: Layout, params: ModelParams, X, Y, gradient: bool):
             h, dh = part.expert.value_and_gradient(X, eta)
         else:
             h, dh = part.expert.value(X, eta), None
-        log_n = (-0.5 * (_LOG_2PI + np.log(nu)))[:, None] - (Y[None, :] - h) ** 2 / (2 * nu[:, None])
-        out.append((gate, h, dh, nu, log_n, log_shares[index] + gate.log_w + log_n))
+        log_n = np.subtract(Y[None, :], h)  # in place from here: one (k, n) array for log N, one for a
+        np.square(log_n, out=log_n)
+        log_n *= (-0.5 / nu)[:, None]
+        log_n += (-0.5 * (_LOG_2PI + np.log(nu)))[:, None]
+        a = np.add(gate.log_w, log_n)
+        a += log_shares[index]
+        out.append((gate, h, dh, nu, log_n, a))
     return out
 
 
@@ -62,7 +67,8 @@ def _log_total(terms, keep: bool = False):
     total = np.zeros_like(top)
     scaled = []
     for t in terms:
-        e = np.exp(t[5] - top)
+        e = np.subtract(t[5], top)
+        np.exp(e, out=e)
         total += e.sum(axis=0)
         if keep:
             scaled.append(e)
@@ -106,15 +112,22 @@ def log_likelihood_and_gradient(layout: Layout, theta: np.ndarray, X, Y, chunk: 
     return total, np.concatenate(pieces)
 
 
-def posteriors(layout: Layout, params: ModelParams, X, Y, chunk: int = CHUNK):
-    """(ℓ, [r_p of shape (k_p, n) per part]): the E-step."""
+def posteriors(layout: Layout, params: ModelParams, X, Y, chunk: int = CHUNK, gradient: bool = False, visit=None):
+    """(ℓ, [r_p of shape (k_p, n) per part]): the E-step.
+
+    With ``visit``, ``visit(block, terms, r)`` is called on each block of samples with that block's
+    per-part terms (gate values, h, ∂h/∂η when ``gradient`` else None, ν, log N, a) and posteriors
+    [(k_p, block) per part], so that sums over the samples at these parameters (EM's M-step) reuse
+    them rather than evaluate the gate and the experts again."""
     n = len(Y)
     out = [np.empty((p.k, n)) for p in layout.parts]
     total = 0.0
     for block in _blocks(n, chunk):
-        terms = _terms(layout, params, X[block], Y[block], False)
+        terms = _terms(layout, params, X[block], Y[block], gradient)
         log_f, scaled, norm = _log_total(terms, keep=True)
         total += float(log_f.sum())
         for r, e in zip(out, scaled):
             np.divide(e, norm, out=r[:, block])
+        if visit is not None:
+            visit(block, terms, [r[:, block] for r in out])
     return total, out
