@@ -139,7 +139,13 @@ def _expert(table: Table, inputs: Inputs, functions: dict, called: set, bound=()
         parsed = parse_expert(expanded, inputs.dim, simulation=True)
     except IdentcheckError as exc:
         fail(table.key("expert"), text, exc.reason)
-    return ExpertSpec(text, parsed, tuple(name for name in bound if name in parsed.names))
+    spec = ExpertSpec(text, parsed, tuple(name for name in bound if name in parsed.names))
+    present = parsed.h.free_symbols
+    for name in spec.names:
+        own = [s for s in parsed.params if s.name == name or (name in parsed.vectors and s.name.startswith(name + "_"))]
+        if own and not present.intersection(own):
+            fail(table.key("expert"), text, f"the expression does not depend on {name!r}: declared, but unused")
+    return spec
 
 
 def _gate_kind(table: Table) -> str:

@@ -145,6 +145,18 @@ CASES = [
         "a vector of d = 1 numbers",
     ),
     (
+        "an expert parameter the expression does not depend on",
+        _set("parts.routed.expert", "dot(eta1, x) + 0*eta0"),
+        "parts.routed.expert",
+        "does not depend on 'eta0': declared, but unused",
+    ),
+    (
+        "an unused vector parameter",
+        _set("parts.routed.expert", "eta0 + dot(eta1, x) - dot(eta1, x)"),
+        "parts.routed.expert",
+        "does not depend on 'eta1'",
+    ),
+    (
         "a boolean for a number",
         _set("parts.routed.truth[0].eta0", True),
         "parts.routed.truth[0].eta0",
