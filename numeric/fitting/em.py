@@ -4,7 +4,10 @@ Each EM map θ_t → θ_{t+1} is an ECM step: every block raises the expected co
 Q(θ | θ_t) = Σ_n Σ_{p,i} r_{n,p,i} [log s_p + log w_{p,i}(x_n) + log N(y_n | h_{p,i}(x_n), ν_{p,i})]
 with the others held, so ℓ never decreases:
 
-1. **E-step**: posteriors r_{p,i,n} at θ_t (:func:`numeric.model.density.posteriors`).
+1. **E-step**: posteriors r_{p,i,n} at θ_t (:func:`numeric.model.density.posteriors`), and on the
+   same blocks the sums steps 3–4 start from at θ_t (:mod:`numeric.fitting.sums`: masses, a
+   log-linear gate's Q_g, gradient and curvature, an expert's Gauss–Newton sums), from the gate
+   and expert values the E-step computed, so the M-step does not evaluate them at θ_t again.
 2. **Shares** (if free): s_p = (1/n) Σ_n R_{p,n}, R_{p,n} = Σ_i r_{p,i,n}.
 3. **Gate**: a constant gate in closed form, ω_i = Σ_n r_{i,n} / Σ_n R_{p,n}; any other gate raises
    Q_g(θ_g) = Σ_n Σ_i r_{i,n} log w_i(x_n; θ_g) in the box (:mod:`numeric.fitting.gate_step`: a
@@ -20,7 +23,9 @@ with the others held, so ℓ never decreases:
 **SQUAREM** (``accelerate``, default; Varadhan and Roland, Scand. J. Statist. 2008, scheme S3):
 from θ0, two maps give θ1, θ2; with r = θ1 − θ0, v = θ2 − 2θ1 + θ0 and α = −max(1, ‖r‖/‖v‖), the
 point θ0 − 2αr + α²v, projected into the box, is mapped once more and kept if its ℓ is at least
-ℓ(θ2), else θ2 is: ℓ still never decreases. Over-fitted mixtures make plain EM crawl (linear
+max(ℓ(θ0), ℓ(θ1)), else θ2 is (the safeguard of Varadhan and Roland's code compares with ℓ(θ0)): ℓ
+still never decreases, and θ2's E-step is run only when θ2 is kept, so a cycle of three EM
+maps costs three E-steps. Over-fitted mixtures make plain EM crawl (linear
 convergence with a rate near 1); on DeepSeekMoE's D1 at n = 10⁵ SQUAREM came within 1e-6
 relative of L-BFGS-B's log-likelihood after 18 EM maps (seeds 0 and 1), plain EM after 45 and 78. One set of
 posteriors is kept at a time (memory: the data plus O(n · atoms), bench/bench_declared_fit.py).

@@ -71,8 +71,11 @@ class _Accumulator:
             residual = np.subtract(y, h)
             weighted = rp * residual
             self.expert[0] += np.einsum("kn,kn->k", weighted, residual)
-            self.expert[1] += np.einsum("ken,kfn,kn->kef", dh, dh, rp, optimize=True)
             self.expert[2] += np.einsum("ken,kn->ke", dh, weighted)
+            buffer = np.empty(dh.shape[1:])
+            for i in range(dh.shape[0]):  # Σ r J Jᵀ atom by atom: one (E, n) product, then BLAS
+                np.multiply(dh[i], rp[i], out=buffer)
+                self.expert[1][i] += buffer @ dh[i].T
 
     def freeze(self) -> PartSums:
         gate = None
@@ -84,7 +87,8 @@ class _Accumulator:
 
 
 def _add_gate(sums, gate, rp):
-    """Q_g, ∇Q_g and the curvature's blocks (i, j, p, q) of a log-linear gate on one block."""
+    """Q_g, ∇Q_g and the curvature's blocks (i, j, p, q) of a log-linear gate on one block: for each
+    feature product u = φ_p φ_q (p ≤ q), Σ_n R w_i u (i = j) minus Σ_n R w_i u w_j, a matrix product."""
     w, features = gate.w, gate.features
     k, n = w.shape
     q = float(np.einsum("kn,kn->", rp, gate.log_w))
@@ -92,11 +96,16 @@ def _add_gate(sums, gate, rp):
         with np.errstate(invalid="ignore"):
             q = float(np.where(rp > 0, rp * gate.log_w, 0.0).sum())
     sums[0] += q
-    R = rp.sum(axis=0)
-    Rw = R * w
-    sums[1] += (rp - Rw) @ features.T
-    C = -(Rw[:, None, :] * w[None, :, :])  # −R w_i w_j, (k, k, n)
-    C[np.arange(k), np.arange(k)] += Rw
+    Rw = rp.sum(axis=0) * w
+    sums[1] += rp @ features.T - Rw @ features.T
     P = features.shape[0]
-    F = (features[:, None, :] * features[None, :, :]).reshape(P * P, n)
-    sums[2] += (C.reshape(k * k, n) @ F.T).reshape(k, k, P, P)
+    product, scaled = np.empty(n), np.empty((k, n))
+    for a in range(P):
+        for b in range(a, P):
+            np.multiply(features[a], features[b], out=product)
+            np.multiply(Rw, product, out=scaled)
+            block = -(scaled @ w.T)  # −Σ R w_i w_j u, (k, k)
+            block[np.diag_indices(k)] += scaled.sum(axis=1)
+            sums[2][:, :, a, b] += block
+            if b != a:
+                sums[2][:, :, b, a] += block
