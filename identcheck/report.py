@@ -144,6 +144,9 @@ def check_text(result: CheckResult, footnote: int | None = None) -> str:
     if beyond is not None:
         lines += [f"  beyond its template: {beyond[0]}", f"    ({beyond[1]})"]
     lines.append(f"  {result.summary}")
+    one = result.details.get("one_component")
+    if one is not None:  # docs/method.md §4, "One component, for every parameter"
+        lines.append(f"  {one.statement if hasattr(one, 'statement') else one['statement']}")
     if result.scope is not None and footnote is None:
         lines.append(f"  means: {result.scope.implies}")
     witness = result.witness_probe

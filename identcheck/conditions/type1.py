@@ -8,7 +8,9 @@ component by component, labelled ``label[c]`` when C > 1 and keyed ``(c, derivat
 relation families φ satisfies (:mod:`~identcheck.families`; the ``ode`` family only where the named
 ones leave some of it unexplained); relations are proved with sympy (:mod:`~identcheck.families.proofs`).
 An independent probe with a stratum carries the premise of the almost-everywhere lemma
-(:mod:`~identcheck.rank.almost_everywhere`: every column is analytic in θ where φ is, at every aᵀx).
+(:mod:`~identcheck.rank.almost_everywhere`: every column is analytic in θ where φ is, at every aᵀx);
+the result's ``details["one_component"]`` is the lemma for one component and every parameter
+(:mod:`~identcheck.rank.one_component`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from ..families.proofs import prove_relation
 from ..families.relations import explain_null_space
 from ..parse.analyticity import real_singularities
 from ..rank.almost_everywhere import Premise
+from ..rank.one_component import prove_one_component
 from ..rank.rule import DEFAULT_LADDER
 from ..scope import SETTING_I
 from ..terms.compile import compile_terms
@@ -89,6 +92,12 @@ class Type1(Condition):
             return {}
         singular = real_singularities(self.activation.expr)
         return {"coverage": Premise(probe.stratum, self.dim, singular, probe.components, matrix.points)}
+
+    def finish(self, results):
+        """The summary's suffix, and ``details["one_component"]``: K = 1 for every (M, a ≠ 0) and every d."""
+        suffix, fields = super().finish(results)
+        one = prove_one_component(self.term_set, self.activation, real_singularities(self.activation.expr))
+        return suffix, fields | {"details": {"one_component": one}}
 
     def explain(self, probe, matrix, decision):
         return explain_with_families(
