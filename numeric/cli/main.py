@@ -182,8 +182,8 @@ def _reproduce(args) -> int:
 
         defaults = build_parser().parse_args(["reproduce"])
         return declared_reproduce(args, defaults, args.sizes or DEFAULT_SIZES, shard_of(args.shard))
-    if args.method is not None or args.start != "paper" or args.restarts:
-        raise NumericError("--method, --start and --restarts need --model-file (a declared model)")
+    if args.method is not None or args.start != "paper" or args.restarts or args.init_scale is not None:
+        raise NumericError("--method, --start, --restarts and --init-scale need --model-file (a declared model)")
     if os.path.exists(os.path.join(args.out, "declared.sqlite")):
         raise NumericError(f"--out {args.out!r} holds a declared model's store: choose another folder")
     if args.preset is not None:

@@ -126,6 +126,12 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--method", choices=("em", "direct", "lm"), default=None, help="--model-file: as numeric fit's")
     r.add_argument("--start", choices=("paper", "broad"), default="paper", help="--model-file: the start")
     r.add_argument("--restarts", type=_non_negative_int("--restarts"), default=0, help="--model-file: broad restarts")
+    r.add_argument(
+        "--init-scale",
+        type=_positive_float("--init-scale"),
+        default=None,
+        help="--model-file: c of the start's perturbation c n^-0.083 (default 1)",
+    )
     r.add_argument("--models", nargs="+", default=list(MODELS), metavar="MODEL")
     r.add_argument("--K", nargs="+", type=_positive_int("--K"), default=[3, 4], dest="Ks", metavar="K")
     r.add_argument(
@@ -197,7 +203,8 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="+",
         default=["voronoi"],
         metavar="Q",
-        help="voronoi (default), voronoi_measure, regression, exact_param, over_param, ...: one figure each",
+        help="voronoi (default), voronoi_measure, regression, exact_param, over_param, ...: one figure each; "
+        "a declared store: loss (or voronoi) and 'part.param' errors (default: every panel in one figure)",
     )
     ra = sub.add_parser(
         "ratio", help="Theorem 1's sequence: ||f_Gn - f_G*|| / L(G_n, G*) against n (or a channel recombination)"

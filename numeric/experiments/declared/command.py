@@ -31,7 +31,16 @@ QUICK_DECLARED = {"sizes": (500, 1000, 2000, 4000), "reps": 3}
 
 #: reproduce's parameters of the hand-written models, refused with a declaration
 NOT_DECLARED = (
-    "preset", "models", "Ks", "optimizer", "gd_objective", "init", "truth", "phi", "params", "allow_weak_truth"
+    "preset",
+    "models",
+    "Ks",
+    "optimizer",
+    "gd_objective",
+    "init",
+    "truth",
+    "phi",
+    "params",
+    "allow_weak_truth",
 )
 
 
@@ -50,7 +59,8 @@ def declared_reproduce(args, defaults, sizes, shard) -> int:
     reps = args.reps
     if args.quick:
         sizes, reps = QUICK_DECLARED["sizes"], QUICK_DECLARED["reps"]
-    grid = DeclaredGrid(tuple(sizes), reps, args.method, args.start, args.restarts, args.box, args.seed)
+    scale = 1.0 if args.init_scale is None else float(args.init_scale)
+    grid = DeclaredGrid(tuple(sizes), reps, args.method, args.start, args.restarts, args.box, args.seed, scale)
     progress = "always" if args.progress else not args.json
     counts = run_declared(declaration, grid, args.out, jobs=args.jobs, progress=progress, shard=shard)
     if args.json:
@@ -76,6 +86,19 @@ def declared_merge(args) -> int:
     return 0
 
 
+def declared_quantity(asked: str, rates) -> str:
+    """The declared rate quantity ``asked`` names: ``loss`` (or ``voronoi``), ``part.param`` or
+    ``error part.param``; another name: one line listing the store's quantities."""
+    known = list(dict.fromkeys(r.quantity for r in rates))
+    wanted = "loss" if asked in ("loss", "voronoi") else asked if asked.startswith("error ") else f"error {asked}"
+    if wanted not in known:
+        names = ", ".join(q.removeprefix("error ") for q in known)
+        raise NumericError(
+            param="quantity", value=asked, reason=f"not a quantity of this declared store; it has {names}"
+        )
+    return wanted
+
+
 def declared_rates_command(args) -> int:
     """``numeric rates`` / ``numeric plot`` on a folder with a declared store."""
     store, records = read_declared(args.folder)
@@ -83,8 +106,18 @@ def declared_rates_command(args) -> int:
         raise NumericError(f"{args.folder!r}: the declared fit store is empty")
     rates = declared_rates(store, records)
     if args.command == "plot":
-        for path in plot_declared(rates, args.folder):
-            print(path)
+        asked = list(getattr(args, "quantity", None) or [])
+        if not asked or asked == ["voronoi"]:  # the parser's default: every panel in one figure
+            for path in plot_declared(rates, args.folder):
+                print(path)
+            return 0
+        chosen = [(q, declared_quantity(q, rates)) for q in asked]  # all checked before a file is written
+        for _, quantity in chosen:
+            slug = "".join(c if c.isalnum() else "_" for c in quantity)
+            for path in plot_declared(
+                [r for r in rates if r.quantity == quantity], args.folder, f"rates_declared_{slug}"
+            ):
+                print(path)
         return 0
     if args.json:
         rows = [r.to_dict() | {"canonical": store.canonical, "environment": environment()} for r in rates]

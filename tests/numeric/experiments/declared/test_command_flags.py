@@ -1,0 +1,52 @@
+"""``numeric reproduce --model-file`` takes ``--init-scale`` (stored in the settings, changing the starts),
+and ``numeric plot --quantity`` draws only the quantities asked of a declared store."""
+
+from identcheck.declaration import example_path
+from numeric.cli.main import main
+from numeric.experiments.declared import read_declared
+
+ARGV = ["reproduce", "--model-file", str(example_path("softmax-gaussian-moe")), "--sizes", "200", "400", "--reps", "1"]
+
+
+def _settings(folder):
+    store, records = read_declared(folder)
+    return {store.settings[r.settings_id].init_scale for r in records}, records
+
+
+def test_init_scale_reaches_the_declared_grid(tmp_path, capsys):
+    assert main(ARGV + ["--out", str(tmp_path / "a"), "--init-scale", "0.25", "--json"]) == 0
+    assert main(ARGV + ["--out", str(tmp_path / "b"), "--json"]) == 0
+    scale_a, records_a = _settings(tmp_path / "a")
+    scale_b, records_b = _settings(tmp_path / "b")
+    assert scale_a == {0.25} and scale_b == {1.0}
+    starts_a = sorted(r.start_objective for r in records_a)
+    starts_b = sorted(r.start_objective for r in records_b)
+    assert starts_a != starts_b  # another perturbation of the same truth, same data
+
+
+def test_init_scale_needs_a_declaration(tmp_path, capsys):
+    assert main(["reproduce", "--init-scale", "0.5", "--out", str(tmp_path / "s")]) == 2
+    assert "--init-scale need --model-file" in capsys.readouterr().err
+
+
+def test_plot_quantity_draws_only_what_is_asked(tmp_path, capsys):
+    assert main(ARGV + ["--out", str(tmp_path), "--json"]) == 0
+    capsys.readouterr()
+    assert main(["plot", str(tmp_path), "--quantity", "loss", "experts.nu"]) == 0
+    names = sorted(p.rsplit("/", 1)[1] for p in capsys.readouterr().out.split())
+    assert names == [
+        "rates_declared_error_experts_nu.pdf",
+        "rates_declared_error_experts_nu.png",
+        "rates_declared_loss.pdf",
+        "rates_declared_loss.png",
+    ]
+    assert not (tmp_path / "rates_declared.png").exists()
+
+
+def test_plot_of_an_unknown_quantity_is_one_line_and_writes_nothing(tmp_path, capsys):
+    assert main(ARGV + ["--out", str(tmp_path), "--json"]) == 0
+    capsys.readouterr()
+    assert main(["plot", str(tmp_path), "--quantity", "loss", "experts.eta"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--quantity 'experts.eta'" in err and "experts.nu" in err
+    assert not list(tmp_path.glob("*.png"))
