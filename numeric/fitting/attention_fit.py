@@ -4,7 +4,9 @@ Objective: MSE(θ) = (1/n) Σ_j (f_θ(X_j) − Y_j)², over θ = (ω, m, a) (lay
 :mod:`numeric.model.attention_params`), constrained to the box Θ = [lo, hi] (ω ≥ 0 always;
 :mod:`numeric.fitting.attention_box`),
 minimised by one of :data:`numeric.fitting.optimizers.OPTIMIZERS` (``gd``: the paper's projected gradient
-descent; ``lm``: projected Levenberg–Marquardt, the default; ``trf``: scipy's, for comparison).
+descent; ``lm``: projected Levenberg–Marquardt, the default; ``trf``: scipy's, for comparison). The
+model is computed by its shipped declaration's array code (``mha``, ``setting1``, ``setting2``,
+:mod:`numeric.model.attention_declared`), the hand-written :mod:`numeric.model.attention` on request.
 
 **Initialisation** (the paper's): fitted channel k of head h starts at true channel
 (h, k mod K*); channels sharing a true channel split its weight equally; every entry is then
@@ -39,6 +41,7 @@ from ..errors import Param
 from ..experiments.data import sample
 from ..losses.attention_voronoi import voronoi_loss
 from ..losses.regression_error import regression_error
+from ..model.attention_declared import attention_code
 from ..model.attention_params import HMoEParams, NumericError
 from ..model.attention_truth import Truth, check_phi_range, load_truth
 from .attention_box import Box
@@ -66,6 +69,8 @@ __all__ = [
 ]
 
 PAPER_INIT_EXPONENT = -0.083
+#: What computes the model in a fit (:func:`fit`'s ``code``).
+CODES = ("declared", "hand-written")
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,6 +197,7 @@ def fit(
     gd_objective: str = "mean",
     progress=None,
     notice=None,
+    code: str = "declared",
 ) -> FitResult:
     """Generate data from ``truth``, fit a ``model`` with K channels per head, evaluate.
 
@@ -222,6 +228,10 @@ def fit(
         ``progress(text)`` with a status text after every iteration (module docstring).
     notice : callable, optional
         ``notice(text)`` once, before a fit estimated to take over ``LONG_FIT_SECONDS``.
+    code : {"declared", "hand-written"}
+        What computes the model: the shipped declaration's array code
+        (:func:`numeric.model.attention_declared.attention_code`; the hand-written model when φ has
+        named constants) or numeric/model/attention.py.
 
     Returns
     -------
@@ -239,6 +249,8 @@ def fit(
     truth = truth if truth is not None else load_truth()
     if model not in ("mha", "gated1", "gated2"):
         raise NumericError(param="model", value=model, reason="unknown; choose one of mha, gated1, gated2")
+    if code not in CODES:
+        raise NumericError(param="code", value=code, reason=f"choose one of {', '.join(CODES)}")
     if optimizer not in OPTIMIZERS:
         raise NumericError(param="optimizer", value=optimizer, reason=f"choose one of {', '.join(OPTIMIZERS)}")
     if gd_objective not in GD_OBJECTIVES:
@@ -278,7 +290,7 @@ def fit(
     if model != "mha":
         bound = P.dim * float(np.max(np.abs(box.hi[-P.H * P.N * int(K) * P.dim :])))
         check_phi_range(truth.phi, tuple(sorted((k, str(v)) for k, v in truth.phi_params.items())), bound)
-    m = truth.model(model)
+    m = attention_code(model, truth) if code == "declared" else truth.model(model)
     if progress is not None:
         progress(f"{model} K={K} n={n}: generating the data")
     X, Y = sample(truth, m, n, seed)

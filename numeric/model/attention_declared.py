@@ -12,14 +12,18 @@ per head. The map reads each declared column's entry (parameter, gate i, index) 
 parameters. :class:`DeclaredAttention` is a shipped declaration's array code behind the
 hand-written :class:`~numeric.model.attention.Model`'s interface (values, normal equations,
 Jacobian, vector–Jacobian product on :class:`~numeric.model.attention_params.HMoEParams`), so the
-hand-written optimisers and losses run on it unchanged.
+hand-written optimisers and losses run on it unchanged. :func:`declaration_for` is the shipped
+declaration with another truth (H heads of K* channels, N gates, d inputs, its φ and noise): the
+shipped one itself for numeric's default truth; :func:`attention_code` is what a fit computes with.
 """
 
 from __future__ import annotations
 
+import tomllib
+
 import numpy as np
 
-from identcheck.declaration import atom_functions, read_example
+from identcheck.declaration import Declaration, atom_functions, example_path, parse_declaration, read_example
 
 from ..errors import NumericError
 from .attention_params import HMoEParams
@@ -29,6 +33,8 @@ from .regression import jacobian, normal_equations, regression_function
 
 __all__ = [
     "DECLARATIONS",
+    "attention_code",
+    "declaration_for",
     "DeclaredAttention",
     "declared_layout",
     "declared_model",
@@ -36,6 +42,11 @@ __all__ = [
     "from_declared",
     "to_declared",
 ]
+
+#: Samples per block of the declared Jacobian: its per-atom derivatives (k × width × block) come
+#: before the reduced rows, so half the hand-written model's block keeps a fit's peak memory below
+#: :func:`numeric.fitting.memory.estimate_bytes`.
+BLOCK = CHUNK // 2
 
 #: The shipped declaration of each hand-written model.
 DECLARATIONS = {"mha": "mha", "gated1": "setting1", "gated2": "setting2"}
@@ -47,6 +58,42 @@ def declared_model(kind: str, phi: str | None = None) -> DeclaredModel:
         raise NumericError(param="model", value=kind, reason=f"unknown; choose one of {', '.join(DECLARATIONS)}")
     functions = {"phi": phi} if phi is not None and kind != "mha" else None
     return compile_model(read_example(DECLARATIONS[kind], functions))
+
+
+def declaration_for(kind: str, truth) -> Declaration:
+    """The shipped declaration of ``kind`` with ``truth``'s parameters, φ and noise (a
+    :class:`~numeric.model.attention_truth.Truth` without named constants in φ)."""
+    if kind not in DECLARATIONS:
+        raise NumericError(param="model", value=kind, reason=f"unknown; choose one of {', '.join(DECLARATIONS)}")
+    if truth.phi_params:
+        raise NumericError(param="phi_params", value=truth.phi_params, reason="a declared φ has no named constants")
+    data = tomllib.loads(example_path(DECLARATIONS[kind]).read_text(encoding="utf-8"))
+    P = truth.params
+    data["inputs"]["dim"] = P.dim
+    data["noise"]["sigma"] = float(truth.noise_std)
+    if "functions" in data:
+        data["functions"]["phi"] = truth.phi
+    part = data["parts"]["channels"]
+    part["inner"]["components"] = P.N
+    per_head = max(P.K, part["fitted"] // part["groups"]["fitted"])  # the shipped fit's channels per head, or K*
+    part["fitted"] = P.H * per_head
+    part["groups"]["fitted"] = P.H
+    part["groups"]["truth"] = [{"M": P.M[h].tolist()} for h in range(P.H)]
+    part["truth"] = [
+        {"group": h + 1, "omega": float(P.omega[h, k]), "a": P.a[h, :, k].tolist()}
+        for h in range(P.H)
+        for k in range(P.K)
+    ]
+    return parse_declaration(data)
+
+
+def attention_code(kind: str, truth):
+    """What a fit of ``kind`` to ``truth`` computes with: the declaration's array code
+    (:class:`DeclaredAttention` of :func:`declaration_for`), or the hand-written model when φ has
+    named constants, which a declaration does not express."""
+    if truth.phi_params:
+        return truth.model(kind)
+    return DeclaredAttention(kind, truth.phi, compile_model(declaration_for(kind, truth)))
 
 
 def declared_layout(model: DeclaredModel, H: int, K: int) -> Layout:
@@ -125,9 +172,9 @@ class DeclaredAttention:
     """Hand-written model ``kind`` computed by its shipped declaration's array code, φ = ``phi``
     (module docstring); θ in the hand-written layout, permuted to the declared one and back."""
 
-    def __init__(self, kind: str, phi: str = "sigmoid(z)"):
+    def __init__(self, kind: str, phi: str = "sigmoid(z)", model: DeclaredModel | None = None):
         self.kind, self.phi = kind, phi
-        self.model = declared_model(kind, phi)
+        self.model = model if model is not None else declared_model(kind, phi)
         self._layouts: dict = {}
 
     def __repr__(self) -> str:
@@ -152,8 +199,8 @@ class DeclaredAttention:
             out[start : start + chunk] = regression_function(layout, atoms, X[start : start + chunk])
         return out
 
-    def normal_equations(self, params: HMoEParams, X: np.ndarray, Y: np.ndarray, chunk: int = CHUNK):
-        """r = f(X) − Y, JᵀJ and Jᵀr in the hand-written layout."""
+    def normal_equations(self, params: HMoEParams, X: np.ndarray, Y: np.ndarray, chunk: int = BLOCK):
+        """r = f(X) − Y, JᵀJ and Jᵀr in the hand-written layout, in blocks of ``chunk`` samples."""
         layout, order, theta = self._declared(params)
         r, JtJ, Jtr = normal_equations(layout, theta, np.asarray(X, dtype=float), Y, chunk)
         back = np.argsort(order)
@@ -166,15 +213,16 @@ class DeclaredAttention:
         return value, Jt[np.argsort(order)].T
 
     def value_and_vjp(self, params: HMoEParams, X: np.ndarray):
-        """f(X) and w ↦ Σ_j w_j ∂f(X_j)/∂θ; the Jacobian is formed on the first call."""
+        """f(X) and w ↦ Σ_j w_j ∂f(X_j)/∂θ, the Jacobian formed block by block at each call."""
         layout, order, theta = self._declared(params)
         X = np.asarray(X, dtype=float)
-        value = regression_function(layout, layout.unpack(theta), X)
-        cache: list = []
+        value = self.value(params, X)
+        back = np.argsort(order)
 
         def vjp(w: np.ndarray) -> np.ndarray:
-            if not cache:
-                cache.append(jacobian(layout, theta, X)[1])
-            return (cache[0] @ w)[np.argsort(order)]
+            total = np.zeros(layout.size)
+            for start in range(0, X.shape[0], BLOCK):
+                total += jacobian(layout, theta, X[start : start + BLOCK])[1] @ w[start : start + BLOCK]
+            return total[back]
 
         return value, vjp

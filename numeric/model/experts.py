@@ -37,12 +37,25 @@ from typing import Any
 
 import numpy as np
 import sympy as sp
+from scipy.special import expit
 
 __all__ = ["ExpertCode", "OuterExpertCode", "compile_expert", "compile_outer"]
 
 _RELU = sp.Function("relu_")
 _STEP = sp.Function("step_")
+
+
+class sigmoid_(sp.Function):  # noqa: N801 - the generated code calls it by this name
+    """σ(s) = 1/(1 + e^{−s}) as one function: scipy's ``expit`` (no overflow), σ' = σ(1 − σ)
+    (not e^{−s}/(1 + e^{−s})²)."""
+
+    def fdiff(self, argindex=1):
+        value = sigmoid_(self.args[0])
+        return value * (1 - value)
+
+
 _NUMPY_EXTRAS = {
+    "sigmoid_": expit,
     "relu_": lambda s: np.maximum(s, 0.0),
     "step_": lambda s: np.greater(s, 0.0),  # a boolean array: products with it are floats
 }
@@ -124,6 +137,7 @@ def compile_outer(expert: sp.Expr, x: tuple, params: tuple, inner: sp.Symbol) ->
     names = tuple(p.name for p in params)
     if expert == inner:
         return OuterExpertCode(names, True, len(x), None, None)
+    expert = _sigmoids(expert)
     outputs = [_array_form(e) for e in [expert, *(sp.diff(expert, p) for p in [*params, inner])]]
     arguments = [*x, *params, inner]
     function = sp.lambdify(arguments, outputs, modules=[_NUMPY_EXTRAS, "scipy", "numpy"], cse=True)
@@ -138,12 +152,28 @@ def _full(value, k: int, n: int) -> np.ndarray:
 
 def compile_expert(expert: sp.Expr, x: tuple, params: tuple) -> ExpertCode:
     """The array code of ``expert`` in inputs ``x`` and parameters ``params`` (sympy symbols)."""
+    expert = _sigmoids(expert)
     gradient = [sp.diff(expert, p) for p in params]
     linear = all(sp.diff(g, q) == 0 for g in gradient for q in params) and expert.subs({p: 0 for p in params}) == 0
     outputs = [_array_form(e) for e in [expert, *gradient]]
     function = sp.lambdify([*x, *params], outputs, modules=[_NUMPY_EXTRAS, "scipy", "numpy"], cse=True)
     value = sp.lambdify([*x, *params], outputs[0], modules=[_NUMPY_EXTRAS, "scipy", "numpy"], cse=True)
     return ExpertCode(tuple(p.name for p in params), bool(linear), len(x), function, value)
+
+
+def _sigmoids(expression: sp.Expr) -> sp.Expr:
+    """Every 1/(1 + e^{u}) as sigmoid_(−u), before differentiation (so that σ' is written from σ)."""
+
+    def is_sigmoid(e) -> bool:
+        if not (isinstance(e, sp.Pow) and e.exp == -1 and isinstance(e.base, sp.Add) and len(e.base.args) == 2):
+            return False
+        return sp.S.One in e.base.args and any(isinstance(a, sp.exp) for a in e.base.args)
+
+    def as_sigmoid(e):
+        power = next(a for a in e.base.args if isinstance(a, sp.exp))
+        return sigmoid_(-power.args[0])
+
+    return expression.replace(is_sigmoid, as_sigmoid)
 
 
 def _array_form(expression: sp.Expr) -> sp.Expr:

@@ -83,7 +83,7 @@ class GateCode:
                 log_w = np.broadcast_to(np.log(omega / total)[:, None], (k, n))  # k logs, not k·n
             return GateValues(w, log_w, self.normalised, constant=1.0 / total)
         features = self.features(X)
-        score, per_atom = self._score(X, G)
+        score, per_atom = self._score(X, G, features)
         if self.log_linear or self.kind == "laplace":
             log_g, m = score, None
         else:
@@ -111,11 +111,11 @@ class GateCode:
             return np.stack([(1.0 if a == b else 2.0) * X[:, a] * X[:, b] for a, b in pairs])
         return np.concatenate([X.T, np.ones((1, n))])
 
-    def _score(self, X: np.ndarray, G: np.ndarray):
+    def _score(self, X: np.ndarray, G: np.ndarray, features: np.ndarray | None = None):
         """(score (k, n), per-atom ∂score/∂θ (k, P_g, n), or None when it is the shared features)."""
         d = self.dim
         if self.kind == "quadratic-softmax":
-            return G @ self.features(X), None
+            return G @ (self.features(X) if features is None else features), None
         if self.kind == "laplace":
             diff = X.T[None, :, :] - G[:, :d, None]  # x − W_i, (k, d, n)
             norm = np.sqrt((diff**2).sum(axis=1))

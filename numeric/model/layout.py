@@ -103,17 +103,24 @@ class PartLayout:
         first = np.array([self.group_of.index(g) for g in range(self.groups)])
         return np.concatenate([rows[:, free].ravel(), rows[np.ix_(first, tied)].ravel()])
 
-    def reduce(self, block: np.ndarray) -> np.ndarray:
+    def reduce(self, block: np.ndarray, grouped: np.ndarray | None = None) -> np.ndarray:
         """Per-atom derivatives (k, width, n) as the rows of θ_p's (size, n): a tied column summed
-        over its group's atoms (the chain rule through Θ_p's copies of it)."""
+        over its group's atoms (the chain rule through Θ_p's copies of it), or ``grouped``
+        (groups, tied, n) when the sums are given."""
         free, tied = self.free_columns, self.tied_columns
         n = block.shape[-1]
         if not len(tied):
             return block.reshape(self.size, n)
-        member = np.zeros((self.groups, self.k))
-        member[list(self.group_of), np.arange(self.k)] = 1.0
-        summed = np.einsum("gk,ktn->gtn", member, block[:, tied])
-        return np.concatenate([block[:, free].reshape(-1, n), summed.reshape(-1, n)])
+        out = np.empty((self.size, n))
+        out[: self.k * len(free)].reshape(self.k, len(free), n)[...] = block[:, free]
+        summed = out[self.k * len(free) :].reshape(self.groups, len(tied), n)
+        if grouped is not None:
+            summed[...] = grouped
+            return out
+        summed[...] = 0.0
+        for atom, group in enumerate(self.group_of):
+            summed[group] += block[atom, tied]
+        return out
 
     def indices(self, column: int) -> np.ndarray:
         """Where column ``column`` of each atom sits in θ (a tied column: its group's entry)."""

@@ -64,25 +64,48 @@ class NestedCode:
         h = self.expert.value(X, rows[:, self.expert_index].reshape(k * N, -1)).reshape(k, N, -1)
         return self.outer.value(X, eta, np.einsum("kin,kin->kn", w, h))
 
-    def derivatives(self, X: np.ndarray, rows: np.ndarray, eta: np.ndarray, expert_columns: slice):
-        """(h (k, n), ∂h/∂Θ_p (k, width, n)): the outer expert's columns, the inner gates' and
-        experts'; zero in the outer gate's and the variance's (module docstring)."""
+    def derivatives(self, X: np.ndarray, rows: np.ndarray, eta: np.ndarray, expert_columns: slice, weight, part=None):
+        """(h (k, n), weight · ∂h/∂Θ_p (k, width, n), tied sums or None) with the outer gate's
+        ``weight`` (k, n): the outer expert's columns, the inner gates' and experts' (module
+        docstring); the outer gate's columns are left for the caller (uninitialised). When the tied
+        columns of ``part`` (a :class:`~numeric.model.layout.PartLayout`) are the inner gate's, their
+        group sums (groups, tied, n) are formed from the per-group coefficients, not per atom."""
         k, width, n, N = rows.shape[0], rows.shape[1], X.shape[0], self.components
         gates = self._gates(X, rows)
         w = np.stack([gate.w for gate in gates])
         h, dh = self.expert.value_and_gradient(X, rows[:, self.expert_index].reshape(k * N, -1))
         h, dh = h.reshape(k, N, n), dh.reshape(k, N, -1, n)
-        value, d_eta, c = self.outer.value_and_gradient(X, eta, np.einsum("kin,kin->kn", w, h))
-        out = np.zeros((k, width, n))
-        out[:, expert_columns] = d_eta
-        wc = w if c is None else w * c[:, None, :]
-        out[:, self.expert_index.ravel()] = (wc[:, :, None, :] * dh).reshape(k, -1, n)
+        u = np.einsum("kin,kin->kn", w, h)
+        value, d_eta, c = self.outer.value_and_gradient(X, eta, u)
+        scale = weight if c is None else weight * c  # ∂g/∂u per atom
+        out = np.empty((k, width, n))
+        out[:, expert_columns] = weight[:, None, :] * d_eta
+        ws = w * scale[:, None, :]
+        out[:, self.expert_index.ravel()] = (ws[:, :, None, :] * dh).reshape(k, -1, n)
         pinned = self.gate_index.ravel() < 0
         columns = self.gate_index.ravel()[~pinned]
-        for atom, gate in enumerate(gates):
-            rows_of = per_row(h[atom], gate).reshape(-1, n)[~pinned]  # (N·P_g minus pinned, n)
-            out[atom, columns] = rows_of if c is None else rows_of * c[atom]
-        return value, out
+        first = gates[0]
+        if not (first.normalised and first.m is None and first.features is not None and first.constant is None):
+            for atom, gate in enumerate(gates):
+                out[atom, columns] = per_row(h[atom], gate).reshape(-1, n)[~pinned] * scale[atom]
+            return value, out, None
+        # a log-linear gate, its features shared by all atoms: (h_l − u) w_l · scale · features
+        kept = np.flatnonzero((self.gate_index >= 0).any(axis=1))  # components with parameters
+        a = ((h - u[:, None, :]) * ws)[:, kept]
+        features = first.features[None, None]
+        tied = part.tied_columns if part is not None else ()
+        if len(tied) and sorted(columns) == list(tied) and (self.gate_index[kept] >= 0).all():
+            sums = np.zeros((part.groups, len(kept), n))
+            for atom, group in enumerate(part.group_of):
+                sums[group] += a[atom]
+            position = np.searchsorted(tied, self.gate_index[kept].ravel())
+            grouped = np.empty((part.groups, len(tied), n))
+            grouped[:, position] = (sums[:, :, None, :] * features).reshape(part.groups, -1, n)
+            return value, out, grouped
+        full = np.zeros((k, N, first.features.shape[0], n))
+        full[:, kept] = a[:, :, None, :] * features
+        out[:, columns] = full.reshape(k, -1, n)[:, ~pinned]
+        return value, out, None
 
 
 def compile_nested(declaration, part, n_gate: int, n_expert: int) -> NestedCode:
@@ -113,4 +136,6 @@ def compile_nested(declaration, part, n_gate: int, n_expert: int) -> NestedCode:
     expert = compile_expert(functions.inner_experts[0], functions.x, tuple(params[c] for c in expert_index[0]))
     outer_params = tuple(params[n_gate : n_gate + n_expert])
     outer = compile_outer(part.expert.parsed.h, functions.x, outer_params, sp.Symbol("inner", real=True))
+    covered = set(range(n_gate, n_gate + n_expert)) | set(expert_index.ravel()) | set(gate_index[gate_index >= 0])
+    assert covered == set(range(n_gate, len(params))), "every inner column has a derivative"
     return NestedCode(N, gate, expert, outer, gate_index, expert_index)

@@ -50,15 +50,15 @@ def jacobian(layout: Layout, theta: np.ndarray, X: np.ndarray):
         G, eta, _ = part_values(layout, params, index)
         gate = part.gate.evaluate(X, G)
         if part.nested is not None:
-            h, block = part.nested.derivatives(X, params.atoms[index], eta, part.expert_columns)
-            block *= gate.w[:, None, :]
+            h, block, grouped = part.nested.derivatives(X, params.atoms[index], eta, part.expert_columns, gate.w, part)
         else:
+            grouped = None
             h, dh = part.expert.value_and_gradient(X, eta)
             block = np.zeros((part.k, part.width, n))
             block[:, part.expert_columns] = gate.w[:, None, :] * dh
         value += (gate.w * h).sum(axis=0)
         block[:, part.gate_columns] = per_row(h, gate)
-        rows.append(part.reduce(block))
+        rows.append(part.reduce(block, grouped))
     return value, np.concatenate(rows)
 
 

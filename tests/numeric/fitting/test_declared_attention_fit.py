@@ -14,9 +14,10 @@ fixed parameters (switched-off channels and three gates included) and to 1e-6 af
 import numpy as np
 import pytest
 
+from identcheck.declaration import digest, read_example
 from numeric.experiments.data import sample
 from numeric.fitting.attention_box import Box
-from numeric.fitting.attention_fit import initial_params
+from numeric.fitting.attention_fit import fit, initial_params
 from numeric.fitting.least_squares import least_squares
 from numeric.fitting.optimizers import optimise
 from numeric.losses import voronoi_loss as declared_loss
@@ -27,6 +28,8 @@ from numeric.model.attention import Model
 from numeric.model.attention_declared import (
     DECLARATIONS,
     DeclaredAttention,
+    attention_code,
+    declaration_for,
     declared_layout,
     declared_model,
     declared_order,
@@ -114,3 +117,45 @@ def test_the_declared_losses_are_the_hand_written_ones(kind):
         declared = _declared_losses(kind, model, layout.unpack(to_declared(model, layout, params)))
         for value, expected in zip(declared, _hand_losses(kind, params)):
             assert expected > 0 and abs(value - expected) <= 1e-12 * expected
+
+
+@pytest.mark.parametrize("kind", DECLARATIONS)
+def test_numeric_fit_computes_with_the_declaration_and_matches_the_hand_written_fit(kind):
+    """fit() (what ``numeric fit --model`` runs) on the shipped declaration against code="hand-written"."""
+    declared = fit(kind, K, N_SAMPLES, seed=4)
+    hand = fit(kind, K, N_SAMPLES, seed=4, code="hand-written")
+    assert abs(declared.mse - hand.mse) <= 1e-9 * hand.mse
+    assert abs(declared.truth_mse - hand.truth_mse) <= 1e-9 * hand.truth_mse
+    for name in ("voronoi_loss", "start_voronoi_loss", "regression_l2"):
+        assert abs(getattr(declared, name) - getattr(hand, name)) <= 1e-6 * getattr(hand, name)
+    assert (declared.iterations, declared.converged, declared.active_bounds) == (
+        hand.iterations,
+        hand.converged,
+        hand.active_bounds,
+    )
+    assert isinstance(attention_code(kind, load_truth()), DeclaredAttention)
+
+
+def test_the_fit_s_declaration_is_the_shipped_one_for_the_default_truth():
+    truth = load_truth()
+    for kind, name in DECLARATIONS.items():
+        assert digest(declaration_for(kind, truth)) == digest(read_example(name))
+    tanh = truth.with_phi("tanh(z)")
+    assert digest(declaration_for("gated1", tanh)) == digest(read_example("setting1", {"phi": "tanh(z)"}))
+    constants = truth.with_phi("sigmoid(z + b)", {"b": "1"})
+    assert isinstance(attention_code("gated1", constants), Model)  # a declared φ has no named constants
+
+
+def test_the_vector_jacobian_product_is_the_hand_written_one():
+    truth = load_truth()
+    params = HMoEParams.from_vector(
+        initial_params(truth.params, K, 100, 0, Box.around(truth.params, 2, 2, K)), 2, 2, K, 2
+    )
+    X = np.random.default_rng(9).uniform(-1.0, 1.0, size=(70_000, 2))  # more than one block
+    w = np.random.default_rng(10).normal(size=len(X))
+    for kind in DECLARATIONS:
+        value, vjp = DeclaredAttention(kind).value_and_vjp(params, X)
+        hand_value, hand_vjp = Model(kind).value_and_vjp(params, X)
+        np.testing.assert_allclose(value, hand_value, rtol=1e-12, atol=1e-12 * np.abs(hand_value).max())
+        expected = hand_vjp(w)
+        assert np.max(np.abs(vjp(w) - expected)) <= 1e-10 * np.max(np.abs(expected))
