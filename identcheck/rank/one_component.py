@@ -29,19 +29,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
 
+import flint
 import numpy as np
 import sympy as sp
 
-from ..terms.compile import CompiledTerms
-from ..terms.type1 import _PhiDerivative, phi_placeholder
+from ..terms.compile import arb_precision, phi_functions
+from ..terms.type1 import _PhiDerivative
 from .interval import certify_full_column_rank
 
 __all__ = ["FamilyProof", "OneComponent", "prove_one_component", "shapes"]
 
 POINTS_PER_TERM = 4
-_X, _A = sp.Symbol("x1", real=True), sp.Symbol("a1", real=True)
 
 
 def shapes(term_set) -> tuple[tuple[int, tuple], ...] | None:
@@ -122,20 +121,28 @@ class OneComponent:
         }
 
 
-@lru_cache(maxsize=None)
-def _compiled(family: tuple) -> CompiledTerms:
-    return CompiledTerms([_X**i * phi_placeholder(m)(_A * _X) for i, m in family], (_X,), (_A,))
+def _float64(family: tuple, activation, z: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        return np.column_stack([z**i * activation.numpy_derivative(m)(z) for i, m in family])
+
+
+def _arb(family: tuple, activation, z: np.ndarray, digits: int):
+    """The rows at ``z`` as balls containing z^i φ^(m)(z) (z float64: exact; φ's arb derivatives, rigorous)."""
+    phi = phi_functions(tuple(activation.derivatives))
+    with arb_precision(digits):
+        rows = []
+        for value in z:
+            x = flint.arb(float(value))
+            rows.append([x**i * phi[m]([[x]])[0][0] for i, m in family])
+        return flint.arb_mat(rows)
 
 
 def _certify(family: tuple, activation, rho: float) -> tuple[bool, float, int]:
-    compiled = _compiled(family)
-    points = np.linspace(-rho, rho, POINTS_PER_TERM * len(family))[:, None]
-    values = compiled.float64(points, [[1]], activation)
+    z = np.linspace(-rho, rho, POINTS_PER_TERM * len(family))
+    values = _float64(family, activation, z)
     if not np.all(np.isfinite(values)):
         return False, 0.0, 0
-    cert = certify_full_column_rank(
-        values, lambda rows, digits: compiled.arb(points[list(rows)], [[1]], activation, digits, keep=False)
-    )
+    cert = certify_full_column_rank(values, lambda rows, digits: _arb(family, activation, z[list(rows)], digits))
     return cert.proved, cert.sigma_min_lower_bound, cert.digits
 
 
