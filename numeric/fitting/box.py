@@ -45,8 +45,8 @@ def declared_box(model: DeclaredModel, layout: Layout, factor: float = 2.0) -> B
                 bounds = (-factor * max(largest, 1.0), factor * max(largest, 1.0))
             part_lo[columns], part_hi[columns] = bounds
             text.append(f"{part.name}.{name} in [{bounds[0]:g}, {bounds[1]:g}]")
-        lo.append(np.tile(part_lo, part.k))
-        hi.append(np.tile(part_hi, part.k))
+        lo.append(part.flat(np.tile(part_lo, (part.k, 1))))
+        hi.append(part.flat(np.tile(part_hi, (part.k, 1))))
     if layout.free_shares:
         lo.append(np.zeros(len(layout.parts)))
         hi.append(np.ones(len(layout.parts)))
@@ -59,6 +59,6 @@ def fix_parameters(model: DeclaredModel, layout: Layout, box: Box, theta: np.nda
     lo, hi = box.lo.copy(), box.hi.copy()
     for part, declared in zip(layout.parts, model.declaration.parts):
         if declared.gate.kind == "constant" and declared.gate.weights == "fixed":
-            index = part.offset + np.arange(part.k) * part.width  # ω is the gate's only column
+            index = part.indices(0)  # ω is the gate's only column
             lo[index] = hi[index] = theta[index]
     return Box(lo, hi, box.description)

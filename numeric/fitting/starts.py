@@ -1,8 +1,9 @@
 r"""Where a declared fit starts: the papers' start near the truth, or a broad start in the box.
 
 **The papers' start** (``"paper"``; the over-fitted MoE papers' simulations, e.g. arXiv 2505.10860
-App. G): fitted atom i of a part starts at true atom j(i) = i mod k*, so every true atom is taken
-at least once and the m_j fitted atoms of true atom j split its weight equally —
+App. G): fitted atom i of a part starts at true atom j(i) = i mod k* (with groups: atom p of
+group g at true atom p mod k*_g of true group g mod G*), so every true atom is taken at least once
+and the m_j fitted atoms of true atom j split its weight equally —
 
     constant:                     ω ← ω*_j / m_j
     softmax, top-K of softmax:    β0 ← β0*_j − log m_j          (e^{β0} split)
@@ -48,7 +49,7 @@ def paper_start(model: DeclaredModel, layout: Layout, box: Box, n: int, rng, c: 
     for index, (part, declared) in enumerate(zip(layout.parts, model.declaration.parts)):
         true = truth.atoms[index]
         k_true = true.shape[0]
-        owner = np.arange(part.k) % k_true
+        owner = _owners(part, declared) if part.group_of else np.arange(part.k) % k_true
         copies = np.bincount(owner, minlength=k_true)[owner]
         theta = true[owner].copy()
         weight = _INTERCEPT.get(declared.gate.kind)
@@ -70,6 +71,20 @@ def paper_start(model: DeclaredModel, layout: Layout, box: Box, n: int, rng, c: 
                 theta[:, column] += noise[:, j]
         atoms.append(theta)
     return box.clip(layout.pack(ModelParams(tuple(atoms), truth.shares)))
+
+
+def _owners(part, declared) -> np.ndarray:
+    """The true atom each fitted atom starts at, for a part with groups: fitted atom p of group g
+    starts at true atom p mod k*_g of true group g mod G* (so a group's tied values are one group's)."""
+    true_groups = np.asarray(declared.groups.of)
+    members = [np.flatnonzero(true_groups == g) for g in range(declared.groups.count)]
+    owner, seen = [], {}
+    for group in part.group_of:
+        position = seen.get(group, 0)
+        seen[group] = position + 1
+        atoms = members[group % len(members)]
+        owner.append(atoms[position % len(atoms)])
+    return np.array(owner, dtype=int)
 
 
 def broad_start(model: DeclaredModel, layout: Layout, box: Box, rng) -> np.ndarray:

@@ -18,12 +18,16 @@ from identcheck.declaration import digest, read_example
 from numeric.experiments.data import sample
 from numeric.fitting.attention_box import Box
 from numeric.fitting.attention_fit import fit, initial_params
+from numeric.fitting.box import declared_box
+from numeric.fitting.fit import fit_declared
 from numeric.fitting.least_squares import least_squares
 from numeric.fitting.optimizers import optimise
+from numeric.fitting.starts import paper_start
 from numeric.losses import voronoi_loss as declared_loss
 from numeric.losses.attention_cells import function_assignment
 from numeric.losses.attention_voronoi import voronoi_loss
 from numeric.losses.measure import measure_loss
+from numeric.model import compile_model
 from numeric.model.attention import Model
 from numeric.model.attention_declared import (
     DECLARATIONS,
@@ -159,3 +163,20 @@ def test_the_vector_jacobian_product_is_the_hand_written_one():
         np.testing.assert_allclose(value, hand_value, rtol=1e-12, atol=1e-12 * np.abs(hand_value).max())
         expected = hand_vjp(w)
         assert np.max(np.abs(vjp(w) - expected)) <= 1e-10 * np.max(np.abs(expected))
+
+
+def test_a_declared_fit_of_the_shipped_file_runs_on_its_tied_layout():
+    """``numeric fit --model-file setting1.toml``: the box and the papers' start in the tied layout (one
+    M per head, each head starting at a true head's M), a fit at least as good as the truth."""
+    model = compile_model(read_example("setting1"))
+    layout = model.layout(True)
+    box = declared_box(model, layout)
+    assert box.lo.shape == box.hi.shape == (layout.size,) == (2 * 3 * 5 + 2 * 3,)
+    start = layout.unpack(paper_start(model, layout, box, 10**12, np.random.default_rng(0), c=0.0))
+    truth = model.truth().atoms[0]
+    tied = layout.parts[0].tied_columns
+    np.testing.assert_array_equal(start.atoms[0][:3, tied], truth[[0, 0, 0]][:, tied])  # head 1 at true head 1
+    np.testing.assert_array_equal(start.atoms[0][3:, tied], truth[[2, 2, 2]][:, tied])
+    np.testing.assert_allclose(start.atoms[0][:, 0], [1.0, 3.0, 1.0, 2.0, 2.4, 2.0])  # ω split over copies
+    result = fit_declared(model, 1000, seed=1)
+    assert result.converged and not result.worse_than_truth
