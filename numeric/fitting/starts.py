@@ -78,7 +78,8 @@ def _owners(part, declared) -> np.ndarray:
     starts at true atom p mod k*_g of true group g mod G* (so a group's tied values are one group's)."""
     true_groups = np.asarray(declared.groups.of)
     members = [np.flatnonzero(true_groups == g) for g in range(declared.groups.count)]
-    owner, seen = [], {}
+    owner: list = []
+    seen: dict[int, int] = {}
     for group in part.group_of:
         position = seen.get(group, 0)
         seen[group] = position + 1
