@@ -40,6 +40,8 @@ EXAMPLES = (
     "deepseek-d2",
     "deepseek-d3",
     "deepseek-d4",
+    "deepseek-d1-gate",
+    "deepseek-topk",
     "least-squares",
     "mha",
     "setting1",

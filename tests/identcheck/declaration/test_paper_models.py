@@ -193,3 +193,22 @@ def test_the_losses_are_numeric_s():
 
 def _mapping(name):
     return tomllib.loads(example_path(name).read_text(encoding="utf-8"))
+
+
+def test_d1s_printed_gate_is_noted_constant_and_the_variant_gate_varies_in_x():
+    from identcheck.declaration import read_example
+
+    printed, varying = read_example("deepseek-d1"), read_example("deepseek-d1-gate")
+    texts = " ".join(note.text for note in printed.notes)
+    assert "normalised to the reference atom 2" in texts and "do not vary with x" in texts
+    assert varying.notes == ()
+    betas = [float(atom["beta1"][0]) for atom in varying.part("routed").truth]
+    assert betas == [5.0, 0.0]  # normalised already: the last atom at zero, the first's β1 ≠ 0
+
+
+def test_the_top_k_example_activates_more_fitted_atoms_than_true_ones():
+    from identcheck.declaration import read_example
+
+    gate = read_example("deepseek-topk").part("routed").gate
+    assert (gate.kind, gate.of, gate.top_k, gate.fitted_top_k) == ("top-k", "softmax", 2, 3)
+    assert read_example("deepseek-topk").loss.part("routed").top_k_subsets
