@@ -316,12 +316,12 @@ def _prove(d: Derivatives, kappa, combination, labels) -> ModelRelation:
     exact = all(isinstance(c, sp.Rational) for _, c in combination)
     if not exact:
         return ModelRelation(kappa, combination, AT_ATOM, False, family, labels)
-    general = d.ratio(kappa) - sp.Add(*(c * d.ratio(b) for b, c in combination))
+    general = d.difference(kappa, combination, at_truth=False)
     symbols = sorted(general.free_symbols, key=str)
     outcome = prove_relation(general, symbols)
     if outcome:
         return ModelRelation(kappa, combination, EVERY_THETA, True, family, labels)
-    at_atom = d.ratio_at_truth(kappa) - sp.Add(*(c * d.ratio_at_truth(b) for b, c in combination))
+    at_atom = d.difference(kappa, combination, at_truth=True)
     outcome = prove_relation(at_atom, sorted(at_atom.free_symbols, key=str))
     return ModelRelation(kappa, combination, AT_ATOM, bool(outcome), family, labels, outcome.timed_out)
 

@@ -18,6 +18,14 @@ with log F split over F's factors (exp(u) contributes u): for the Gaussian famil
 polynomials in (x, y) and 1/ν, where plain differentiation of exp(…) would swell. Each G_κ is
 built once, symbolically in θ (for proofs of relations that hold for every θ) and at θ*; the
 columns ∂^κ F(θ*) = F(θ*)·G_κ(θ*) are compiled once to numpy and to arb ball arithmetic.
+
+When a log-derivative L_j divides by an exponential (F a sum of quotients of exponentials: a
+nested softmax, φ = exp or sigmoid inside an inner mixture), the G_κ are rational functions of
+exponentials whose ``expand`` costs more than everything else (tens of seconds per column at
+order 2 for multi-head attention), and it buys nothing for the columns: such a column is
+**direct**, ∂^κ F = ∂_j ∂^{κ−e_j} F differentiated as it stands, substituted at θ* and compiled.
+A relation of a direct atom is proved on the derivatives themselves
+(:meth:`Derivatives.difference`).
 """
 
 from __future__ import annotations
@@ -80,6 +88,11 @@ def _log_terms(expr: sp.Expr) -> sp.Expr:
     return total
 
 
+def _exp_quotient(expr: sp.Expr) -> bool:
+    """Whether ``expr`` divides by something holding an exponential (a quotient of exponentials)."""
+    return any(isinstance(e, sp.Pow) and e.exp.is_negative and e.base.has(sp.exp) for e in sp.preorder_traversal(expr))
+
+
 class Derivatives:
     """The ratios G_κ and columns ∂^κ F(θ*) of one atom, built on demand and cached (working
     state, not a result)."""
@@ -94,6 +107,9 @@ class Derivatives:
         self._numeric: dict = {}
         self._arb: dict = {}
         self.value_at_truth = atom.expr.xreplace(atom.at_truth)
+        self.direct = any(_exp_quotient(L) for L in self._log_derivatives)  # module docstring
+        self._derivatives: dict = {(0,) * len(atom.params): atom.expr}  # ∂^κ F(θ), as differentiated
+        self._columns: dict = {}
 
     def ratio(self, kappa: tuple) -> sp.Expr:
         """G_κ(v; θ) = ∂^κ F / F, symbolic in θ."""
@@ -114,9 +130,33 @@ class Derivatives:
             self._at_truth[kappa] = sp.expand(self.ratio(kappa).xreplace(self.atom.at_truth))
         return self._at_truth[kappa]
 
+    def derivative(self, kappa: tuple) -> sp.Expr:
+        """∂^κ F(v; θ), differentiated as it stands (no expansion)."""
+        kappa = tuple(kappa)
+        if kappa not in self._derivatives:
+            j = next(i for i, k in enumerate(kappa) if k)
+            parent = kappa[:j] + (kappa[j] - 1,) + kappa[j + 1 :]
+            self._derivatives[kappa] = sp.diff(self.derivative(parent), self.atom.params[j])
+        return self._derivatives[kappa]
+
+    def difference(self, kappa: tuple, combination, at_truth: bool) -> sp.Expr:
+        """What a relation ∂^κ F = Σ c_β ∂^β F proves zero: G_κ − Σ c_β G_β (symbolic in θ, or at θ*
+        with ``at_truth``); for a direct atom the same with the derivatives themselves (×F, no
+        expansion: a derivative that sympy differentiates to 0 is proved 0 at once)."""
+        if self.direct:
+            term = self.column if at_truth else self.derivative
+        else:
+            term = self.ratio_at_truth if at_truth else self.ratio
+        return term(kappa) - sp.Add(*(c * term(b) for b, c in combination))
+
     def column(self, kappa: tuple) -> sp.Expr:
         """∂^κ F(v; θ*) as an expression in the variables."""
-        return self.value_at_truth * self.ratio_at_truth(kappa)
+        kappa = tuple(kappa)
+        if not self.direct:
+            return self.value_at_truth * self.ratio_at_truth(kappa)
+        if kappa not in self._columns:
+            self._columns[kappa] = self.derivative(kappa).xreplace(self.atom.at_truth)
+        return self._columns[kappa]
 
     def evaluate(self, kappas, points: np.ndarray) -> np.ndarray:
         """The columns at ``points`` (n × len(variables)), float64: shape (n, len(kappas))."""

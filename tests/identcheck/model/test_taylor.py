@@ -44,3 +44,20 @@ def test_expansion_monomial():
     a, b = sp.symbols("a b")
     assert expansion_monomial((a, b), (2, 1)) == a**2 * b / 2
     assert expansion_monomial((a, b), (0, 0)) == 1
+
+
+def test_a_quotient_of_exponentials_is_differentiated_directly_and_agrees_with_the_ratios():
+    """F = a·x·e^{Mx²}/(e^{Mx²} + 1): L_M divides by e^{Mx²} + 1, so the columns are direct; each equals
+    F(θ*)·G_κ(θ*) of the ratio recurrence (sympy, exactly), and ∂²F/∂a² is 0 as differentiated."""
+    from identcheck.model.atom import atom_function, gaussian_density
+
+    x, m, a, y, mu = sp.symbols("x M a y mu", real=True)
+    gate = sp.exp(m * x**2) / (sp.exp(m * x**2) + 1)
+    d = Derivatives(atom_function(a * x * gate, [x], [m, a], {"M": sp.Rational(1, 2), "a": sp.Rational(3, 4)}))
+    assert d.direct
+    for kappa in multi_indices(2, 2, lowest=1):
+        assert sp.simplify(d.column(kappa) - d.value_at_truth * d.ratio_at_truth(kappa)) == 0, kappa
+    assert d.derivative((0, 2)) == 0 and d.difference((0, 2), (), at_truth=False) == 0
+    nu = sp.Symbol("nu", positive=True)
+    gaussian = atom_function(gaussian_density(y, mu, nu), [y], [mu, nu], {"mu": 0, "nu": 1})
+    assert not Derivatives(gaussian).direct  # its ratios are polynomials: the recurrence stays
