@@ -71,6 +71,8 @@ def declared_reproduce(args, defaults, sizes, shard) -> int:
             f"{counts['skipped']} already done, {counts['total']} in the grid; "
             f"store: {args.out}/{DECLARED_FILE} (digest {counts['digest'][:12]}, settings {counts['settings']})"
         )
+        for line in warning_lines([{"key": n.key, "text": n.text} for n in declaration.notes]):
+            print(line)
     return 0
 
 
@@ -124,4 +126,11 @@ def declared_rates_command(args) -> int:
         print(json.dumps(rows, indent=2))
     else:
         print(declared_rates_text(rates))
+        for line in warning_lines(store.declaration.get("notes", ())):
+            print(line)
     return 0
+
+
+def warning_lines(notes) -> list[str]:
+    """One ``warning:`` line per note of the declaration (a truth normalised, a gate constant in x)."""
+    return [f"warning: {note['key']}: {note['text']}" for note in notes]

@@ -50,3 +50,16 @@ def test_plot_of_an_unknown_quantity_is_one_line_and_writes_nothing(tmp_path, ca
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--quantity 'experts.eta'" in err and "experts.nu" in err
     assert not list(tmp_path.glob("*.png"))
+
+
+def test_a_normalised_truth_is_a_warning_line_of_reproduce_and_rates(tmp_path, capsys):
+    argv = ["reproduce", "--model-file", str(example_path("deepseek-d1")), "--sizes", "100", "200", "--reps", "1"]
+    assert main(argv + ["--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "warning: parts.routed.truth: normalised to the reference atom 2" in out
+    assert main(["rates", str(tmp_path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    warnings = [line for line in lines if line.startswith("warning: ")]
+    assert len(warnings) == 2 and "do not vary with x" in warnings[1]
+    fit = read_declared(tmp_path)[1][0].fit()
+    assert any("do not vary with x" in note for note in fit["notes"])  # and the record says so
