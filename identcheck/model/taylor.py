@@ -40,6 +40,7 @@ import sympy as sp
 
 from ..parse.grammar import lambdify_modules
 from ..terms.compile import arb_closure
+from ..util.budget import run
 from .atom import AtomFunction
 
 __all__ = ["Derivatives", "OutOfTime", "expansion_monomial", "multi_indices", "term_key"]
@@ -165,12 +166,23 @@ class Derivatives:
         for c, kappa in enumerate(kappas):
             kappa = tuple(kappa)
             if kappa not in self._numeric:
-                if self.deadline is not None and time.monotonic() > self.deadline:
-                    raise OutOfTime(kappa)
-                expr = self.column(kappa)
+                expr = self._column_in_time(kappa)
                 self._numeric[kappa] = sp.lambdify(self.atom.variables, expr, modules=lambdify_modules(expr))
             out[:, c] = np.broadcast_to(self._numeric[kappa](*args), (points.shape[0],))
         return out
+
+    def _column_in_time(self, kappa: tuple) -> sp.Expr:
+        """:meth:`column`, stopped at the deadline (:func:`~identcheck.util.budget.run`: one column's
+        symbolic work can outlast a whole budget) with :class:`OutOfTime`."""
+        if self.deadline is None:
+            return self.column(kappa)
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise OutOfTime(kappa)
+        expr, timed_out = run(self.column, kappa, seconds=left, default=None)
+        if timed_out:
+            raise OutOfTime(kappa)
+        return expr
 
     def evaluate_arb(self, kappas, points: np.ndarray) -> list:
         """The columns at ``points`` in arb balls (at the precision in force): a list of rows."""

@@ -61,3 +61,29 @@ def test_a_quotient_of_exponentials_is_differentiated_directly_and_agrees_with_t
     nu = sp.Symbol("nu", positive=True)
     gaussian = atom_function(gaussian_density(y, mu, nu), [y], [mu, nu], {"mu": 0, "nu": 1})
     assert not Derivatives(gaussian).direct  # its ratios are polynomials: the recurrence stays
+
+
+def test_a_column_that_outlasts_the_deadline_is_stopped():
+    """The ratio recurrence on MHA's held atom costs seconds per order-2 column; with half a second
+    left the column is given up (OutOfTime) instead of finishing past the deadline."""
+    import time
+
+    import numpy as np
+
+    from identcheck.declaration import read_example
+    from identcheck.model.declared import declared_atoms
+    from identcheck.model.taylor import OutOfTime
+    from identcheck.model.tied import held_atom
+
+    nested = declared_atoms(read_example("mha"), "channels")[0]
+    atom = held_atom(nested, tuple(p for p in nested.params if p.name.startswith("M_")))  # F linear in a
+    d = Derivatives(atom, deadline=time.monotonic() + 0.5)
+    d.direct = False  # the slow path, on purpose
+    start = time.monotonic()
+    try:
+        d.evaluate([(2,) + (0,) * (len(atom.params) - 1)], np.zeros((3, len(atom.variables))))
+    except OutOfTime:
+        pass
+    else:
+        raise AssertionError("the column finished: no deadline was reached")
+    assert time.monotonic() - start < 4.0
