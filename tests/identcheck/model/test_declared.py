@@ -9,7 +9,7 @@ from identcheck.model.declared import REFUSED, DeclaredCheck, check_declaration,
 from identcheck.model.examples import mha_linear_expert
 from identcheck.model.recombination import recombinations
 from identcheck.model.tied import check_tied, held_atom
-from identcheck.model.verdict import Outcome
+from identcheck.model.verdict import Outcome, check_atom
 
 
 def _declared_exponents(declaration, part, size):
@@ -160,3 +160,34 @@ def test_a_tied_atom_carries_the_held_systems_order_too_low_and_no_relaxed_witne
     high = check_tied(atom, (t,), max_order=4, max_cell=2, seconds=60)
     assert high.verdict == Verdict.INCONCLUSIVE, high.summary  # held r̄(2) = 4; relaxed: t and μ are one move
     assert "own copy of t: not identifiable" in high.summary and "held at the truth: identifiable" in high.summary
+
+
+def _setting2_held_atom():
+    declaration = read_example("setting2")
+    (part,) = declaration.parts
+    atom = declared_atoms(declaration, part.name)[0]
+    tied = tuple(p for p in atom.params if p.name.startswith("M_"))
+    return atom, tied
+
+
+def test_setting2s_atom_with_its_gates_held_is_strongly_identifiable():
+    """Setting II, F = φ(Σ_c w_c(x; M*)·a_cᵀx), φ = sigmoid, M held: every second derivative in the
+    basis, so the order-2 equations are ½ Σ p_i ‖Δa_i‖² = 0 — r̄(2) = 2 by the sum of squares alone."""
+    atom, tied = _setting2_held_atom()
+    assert [p.name for p in tied] == ["M_c1_11", "M_c1_12", "M_c1_22"]
+    verdict = check_atom(held_atom(atom, tied), max_order=2, max_cell=2, seconds=60)
+    assert verdict.verdict == Verdict.IDENTIFIABLE and verdict.exact_fitted.identifiable, verdict.summary
+    cell = verdict.cell(2)
+    assert cell.rbar == 2 and cell.proved and cell.decisions[-1].method == "sum of squares"
+
+
+@pytest.mark.slow
+def test_setting2_is_identifiable_at_second_order():
+    """The shipped Setting II (arXiv 2602.01468, model (12)): every atom identifiable at order 2 with
+    each atom its own copy of M (a relaxation, sound for absence), exponents 2, no recombination
+    (φ(inner) is not additive over the components); about 2 minutes on a loaded 2-core machine."""
+    result = check_declaration(read_example("setting2"), max_order=2, max_cell=2)
+    assert result.verdict == Verdict.IDENTIFIABLE and result.joint is True, result.summary
+    assert result.recombinations == () and len(result.results) == 4
+    for _, verdict in result.results:
+        assert verdict.cell(2).rbar == 2 and set(verdict.cell(2).exponents.values()) == {2}
