@@ -7,7 +7,7 @@ declared with ``target = "kl-projection"``, the target is
         = argmax_{G_p ∈ Θ^{k_p}} E_{X ~ μ} ∫ f_{G*}(y | X) log f_{G*_{−p}, G_p}(y | X) dy,
 
 k_p the part's fitted atom count, the other parts at the truth, Θ the fit's box
-(:func:`numeric.fitting.declared_box` with its default factor 2): the limit of the maximum-likelihood
+(the rule of :func:`numeric.fitting.declared_box` at its default factor 2): the limit of the maximum-likelihood
 fit when the truth is not a k_p-atom measure of the part (arXiv 2505.10860, Appendix A.2: the
 normalised sigmoid's dense regime, where no 3-atom measure reproduces a 2-atom truth whose β1 ≠ 0;
 the paper writes the divergence as KL(g_{G*_1, G_2} ‖ g_{G*}), we take the order the fit
@@ -30,9 +30,11 @@ The result is computed once per declaration digest and process (cached).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import permutations
 
 import numpy as np
 from scipy.optimize import minimize
+from scipy.special import expit, logit
 
 from identcheck.declaration import digest
 
@@ -180,34 +182,65 @@ def projection_objective(model: DeclaredModel, index: int, rows: np.ndarray, ord
     return value, grad, problem.kl(flat)
 
 
-def _box_object(model: DeclaredModel):
-    from ..fitting import declared_box  # the fit's Θ; imported here: fitting imports the losses
-
-    return declared_box(model, model.layout(True))
-
-
-def _box(model: DeclaredModel, index: int):
-    box = _box_object(model)
+def _box(model: DeclaredModel, index: int, factor: float = 2.0):
+    """(lo, hi, text) of part ``index``'s flat slice: the fit's box (numeric.fitting.box's rule —
+    ±F·max(max |θ*|, 1), a variance in [floor, F·max ν*], ω in [0, 1] — at its default F = 2)."""
     part = model.layout(True).parts[index]
-    span = slice(part.offset, part.offset + part.size)
-    return box.lo[span], box.hi[span], box.description
+    true = model.truth().atoms[index]
+    lo, hi, text = np.empty(part.width), np.empty(part.width), []
+    for name in dict.fromkeys(part.names):
+        columns = [c for c, owner in enumerate(part.names) if owner == name]
+        largest = float(np.abs(true[:, columns]).max())
+        if part.variance and columns == [part.width - 1]:
+            bounds = (model.declaration.noise.variance_floor, factor * largest)
+        elif name == "omega":
+            bounds = (0.0, 1.0)
+        else:
+            bounds = (-factor * max(largest, 1.0), factor * max(largest, 1.0))
+        lo[columns], hi[columns] = bounds
+        text.append(f"{part.name}.{name} in [{bounds[0]:g}, {bounds[1]:g}]")
+    return part.flat(np.tile(lo, (part.k, 1))), part.flat(np.tile(hi, (part.k, 1))), "; ".join(text)
+
+
+def _split(model: DeclaredModel, index: int, owner: np.ndarray) -> np.ndarray:
+    """Fitted atom i at true atom owner[i], the weight of a true atom split equally over its copies
+    (ω/m, β0 − log m, logit(σ(β0)/m)), as the papers' start splits it."""
+    declared = model.declaration.parts[index]
+    names = model.names[index]
+    true = model.truth().atoms[index]
+    copies = np.bincount(owner, minlength=true.shape[0])[owner]
+    rows = true[owner].copy()
+    kind = declared.gate.of if declared.gate.kind == "top-k" else declared.gate.kind
+    for column, name in enumerate(names):
+        if kind == "constant" and name == "omega":
+            rows[:, column] /= copies
+        elif name == "beta0" and kind in ("softmax",):
+            rows[:, column] -= np.log(copies)
+        elif name == "beta0" and kind in ("sigmoid", "normalized-sigmoid"):
+            rows[:, column] = logit(expit(rows[:, column]) / copies)
+        elif name == "beta" and kind == "laplace":
+            rows[:, column] -= np.log(copies)
+    return rows
 
 
 def _starts(model: DeclaredModel, index: int, lo, hi, count: int):
-    from ..fitting import paper_start
-
-    layout = model.layout(True)
-    part = layout.parts[index]
-    span = slice(part.offset, part.offset + part.size)
-    box = _box_object(model)
-    yield paper_start(model, layout, box, 1, np.random.default_rng(0), c=0.0)[span]
-    truth = model.truth().atoms[index]
-    for j in range(truth.shape[0]):  # the spare atoms copy true atom j, weights as the truth's
-        rows = np.vstack([truth, np.repeat(truth[j : j + 1], part.k - truth.shape[0], axis=0)])
-        yield np.clip(part.flat(rows), lo, hi)
+    part = model.layout(True).parts[index]
+    k_true = model.truth().atoms[index].shape[0]
+    split = _split(model, index, np.arange(part.k) % k_true)
+    yield np.clip(part.flat(split), lo, hi)
+    for j in range(k_true):  # the spare atoms copy true atom j
+        owner = np.concatenate([np.arange(k_true), np.full(part.k - k_true, j)])
+        yield np.clip(part.flat(_split(model, index, owner)), lo, hi)
+    weights = {"omega", "beta0", "beta"}
+    moved = np.array([name not in weights for name in model.names[index]])
     for seed in range(count):
-        start = paper_start(model, layout, box, 1, np.random.default_rng(seed + 1), c=0.3)[span]
-        yield start
+        rng = np.random.default_rng(seed + 1)
+        rows = split.copy()
+        noise = rng.normal(0.0, 0.3, size=rows.shape) * moved
+        if part.variance:
+            rows[:, -1] *= np.exp(noise[:, -1])
+            noise[:, -1] = 0.0
+        yield np.clip(part.flat(rows + noise), lo, hi)
 
 
 def _solve(problem: _Problem, start, lo, hi):
@@ -271,7 +304,5 @@ def kl_projection(model: DeclaredModel, index: int, order=DEFAULT_ORDER, starts:
 
 def _matched(rows: np.ndarray, other: np.ndarray) -> np.ndarray:
     """``other``'s atoms reordered to the nearest of ``rows`` (the atoms are unlabelled)."""
-    from itertools import permutations
-
     best = min(permutations(range(len(rows))), key=lambda p: float(np.abs(other[list(p)] - rows).sum()))
     return other[list(best)]

@@ -106,3 +106,16 @@ def test_deepseek_d4s_projection_is_a_stationary_point_below_the_split_truth():
     split[[0, 2], 1] = logit(expit(truth[0, 1]) / 2)  # the papers' start: σ(β0) halved over the two copies
     _, _, kl_split = projection_objective(model, index, split)
     assert 0 < projection.kl < kl_split
+
+
+def test_the_projections_box_is_the_fits_box():
+    from numeric.fitting import declared_box
+    from numeric.losses.projection import _box
+
+    for model in (_model(fitted=3), compile_model(read_example("deepseek-d4"))):
+        layout = model.layout(True)
+        box = declared_box(model, layout)
+        for index, part in enumerate(layout.parts):
+            lo, hi, _ = _box(model, index)
+            span = slice(part.offset, part.offset + part.size)
+            assert lo.tolist() == box.lo[span].tolist() and hi.tolist() == box.hi[span].tolist()
