@@ -357,7 +357,7 @@ def _conclude(results, ladder, certify=False) -> tuple[Verdict, Evidence, str, s
     if certify and len(certified) == len(counted):
         summary = (
             f"independent on all {len(counted)} probes, each proved in interval arithmetic at its parameter "
-            "values — parameter values not probed are not covered"
+            "values" + _beyond_the_probes(counted)
         )
         return Verdict.IDENTIFIABLE, Evidence.PROOF, summary, None
     summary = f"independent on all {len(counted)} probes" + _proved_full_rank(counted)
@@ -377,7 +377,7 @@ def _proved_full_rank(counted) -> str:
     if proved == 0:
         return " — numerical evidence at these parameter values, not a proof for all parameters"
     if proved == len(counted):
-        return ", all of them proved full rank at their parameter values — parameter values not probed are not covered"
+        return ", all of them proved full rank at their parameter values" + _beyond_the_probes(counted)
     return (
         f", {proved} of them proved full rank at their parameter values, the other {len(counted) - proved} "
         "numerical evidence — not a proof for all parameters"
@@ -388,3 +388,11 @@ def _dependence_proved(probe) -> bool:
     if probe.relation is not None and probe.relation.proved:
         return True
     return probe.certificate is not None and probe.certificate.kind is CertificateKind.PROOF
+
+
+def _beyond_the_probes(counted) -> str:
+    """What the summary says of the parameter values no probe took: the almost-everywhere claims
+    (:mod:`identcheck.rank.almost_everywhere`) when every counted probe has one, else nothing."""
+    if counted and all(p.almost_everywhere for p in counted):
+        return " — other parameter values: almost every one of each probe's stratum (below), not every one"
+    return " — parameter values not probed are not covered"
