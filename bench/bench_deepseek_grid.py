@@ -17,14 +17,12 @@ the four experiments D1–D4 within 45 minutes of wall time with ``--jobs 2`` on
 Measured 2026-12-02, ``--jobs 1`` per experiment with up to five grids and other engineers' jobs
 at once on 2 cores (1-minute load 3.7–13): 320 fits each, wall / CPU —
 deepseek-d1 2819 s / 376 s (load 3.7 → 8.5), deepseek-d2 1465 s / 237 s (8.5 → 4.8);
-deepseek-d4 stopped after 275 fits at 3899 s / 566 s and deepseek-d3 after 297 fits at
-3946 s / 591 s (both resumed as two shards; docs/conditions/deepseekmoe.md, "Simulations", gives
-the final counts);
+deepseek-d3 about 4200 s / 836 s and deepseek-d4 about 4500 s / 1435 s (each stopped after
+about 290 fits and finished as two ``--shard`` processes; CPU summed, from ``/usr/bin/time``);
 deepseek-d1-gate (20 repetitions, 160 fits) 1586 s / 146 s, deepseek-topk (50 fits up to
 n = 8000) 497 s / 34 s. CPU / wall was 0.07–0.16: the wall times measure the machine's load,
-not the code. The CPU times put D1 + D2 at about 10 minutes of one core; D3 and D4 cost more per
-fit (at n = 37276, 55–110 s of wall each here against 15 s for D1's), so the 45-minute
-goal with ``--jobs 2`` on a quiet machine is plausible but was not measured: no quiet machine.
+not the code. The four grids' CPU, 2884 s, is 24 minutes per core with ``--jobs 2``: within the 45-minute
+goal on a quiet machine if the CPU times hold there, which was not measured (no quiet machine).
 """
 
 import argparse
