@@ -126,6 +126,7 @@ def test_silu_and_gelu_with_bias_fail_weak_only_on_the_sign_pair_through_f_minus
         assert vanishes(total, None if holds else GENERIC) is holds
 
 
+@pytest.mark.slow  # 10–26 s; `python3 -m pytest -m slow` runs it
 def test_two_unit_tanh_mlp_weak_fails_on_the_sign_pair_only_and_shared_through_cross_products_of_its_units():
     c1, c2, a1, a2, b1, v1, v2, b2 = sp.symbols("c1 c2 a1 a2 b1 v1 v2 b2", real=True)
     theta = (c1, a1, a2, b1, c2, v1, v2, b2)
@@ -155,6 +156,7 @@ def test_two_unit_tanh_mlp_weak_fails_on_the_sign_pair_only_and_shared_through_c
     assert same_span(first.relations, expected) and all(r.reach == REACH_TEMPLATE for r in first.relations)
 
 
+@pytest.mark.slow  # 10–26 s; `python3 -m pytest -m slow` runs it
 def test_quadratic_expert_linear_in_its_parameters():
     q1, q2, q3, w1, w2, b = sp.symbols("q1 q2 q3 w1 w2 b", real=True)
     theta = {"q1": q1, "q2": q2, "q3": q3, "w_1": w1, "w_2": w2, "b": b}
@@ -220,6 +222,7 @@ def test_exponential_with_bias_ties_atoms_sharing_e1_by_an_irrational_ratio_nume
         assert abs(-terms[one] / terms[two] - ratio) < 1e-9
 
 
+@pytest.mark.slow  # 10–26 s; `python3 -m pytest -m slow` runs it
 def test_sigmoid_gated_linear_unit():
     g1, g2, g0, w1, w2, b = sp.symbols("g1 g2 g0 w1 w2 b", real=True)
     u = sp.Symbol("u", real=True)

@@ -144,6 +144,7 @@ def test_the_polynomial_family_is_a_terminating_taylor_expansion():
     assert any(type1_residual(lambda z: z**3, 2, pair, parts) != 0 for _, _, parts in added)
 
 
+@pytest.mark.slow  # 10–26 s; `python3 -m pytest -m slow` runs it
 def test_a_relations_reach_agrees_with_its_template_evaluated_by_hand():
     """reach.py refutes a relation for the template from its columns' values at two points (each column
     once per probe): every relation it calls shared by the template vanishes for c·F1(−s·F2(x1 − m1))

@@ -23,6 +23,7 @@ def _declared_exponents(declaration, part, size):
     return {s.name: by_name[n] for s, n in zip(functions.params, functions.names) if n in by_name}
 
 
+@pytest.mark.slow  # 10–26 s; `python3 -m pytest -m slow` runs it
 def test_deepseek_d2_exponents_from_the_declaration():
     """D2 (arXiv 2505.10860, Theorem 2): r̄ for β1, η0, κ0; r̄/2 for η1, ν, τ; κ1 squared; r̄(2) = 4."""
     declaration = read_example("deepseek-d2")
