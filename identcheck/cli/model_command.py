@@ -3,9 +3,10 @@
 MODEL is a declaration file (``*.toml``, docs/declaration.md) or the name of a shipped example
 (``deepseek-d2``; :data:`~identcheck.declaration.EXAMPLES`). The command is a thin shell over
 :func:`~identcheck.model.check_declaration`: ``--order`` (r ≤ 8), ``--cells`` (m ≤ 4) and
-``--seconds`` (each atom's budget) are its parameters, ``--function NAME=TEXT`` replaces a declared
-function (``--function 'phi=exp(z)'``). Output: the text report, ``--markdown`` (a row per atom)
-or ``--json``: :meth:`~identcheck.model.DeclaredCheck.to_dict` with ``"schema": "identcheck.model/2"``.
+``--seconds`` (the whole check's budget, shared among the atoms) are its parameters,
+``--function NAME=TEXT`` replaces a declared function (``--function 'phi=exp(z)'``). Output: the
+text report, ``--markdown`` (a row per atom) or ``--json``:
+:meth:`~identcheck.model.DeclaredCheck.to_dict` with ``"schema": "identcheck.model/2"``.
 
 Bad input — a declaration that does not parse, r or m out of range, a gate or expert the check
 refuses (with its one-line reason) — is one line on stderr, exit 2, nothing on stdout: every
@@ -27,7 +28,7 @@ __all__ = ["ORDER", "CELLS", "SECONDS", "add_model_parser", "run_model"]
 
 ORDER = 4
 CELLS = 2
-SECONDS = 60.0
+SECONDS = 240.0
 SHOWN = 80  # characters, at most, of a value an error message echoes
 ARGUMENT_NAMES = ("model_file", "model")  # the library's names for the MODEL argument
 QUOTED = re.compile(r"'[^'\n]{%d,}'" % (SHOWN + 1))  # a quoted value too long to echo whole
@@ -61,7 +62,10 @@ def add_model_parser(sub) -> argparse.ArgumentParser:
         "--seconds",
         type=_number(float, "--seconds"),
         default=SECONDS,
-        help=f"each atom's time budget in seconds (default {SECONDS:g}); what does not finish is inconclusive",
+        help=(
+            f"the whole model check's time budget in seconds, shared among its atoms (default {SECONDS:g});"
+            " what does not finish is inconclusive"
+        ),
     )
     parser.add_argument(
         "--function",

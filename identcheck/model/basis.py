@@ -129,7 +129,8 @@ def build_basis(
 
     With a ``deadline`` (a ``time.monotonic()`` value) the orders are built while time is left: an
     order not finished by then is dropped, and the basis's ``order`` is the last complete one
-    (``requested`` keeps what was asked)."""
+    (``requested`` keeps what was asked). The first order is built whatever the deadline: without it
+    nothing can be said, and what has no time left after it is inconclusive."""
     start = time.perf_counter()
     d = derivatives or Derivatives(atom, deadline)
     q = len(atom.params)
@@ -145,10 +146,13 @@ def build_basis(
     for k in range(1, order + 1):
         terms = multi_indices(q, k, lowest=k)
         candidates = [kappa for kappa in terms if not _has_identity_parent(kappa, identity)]
+        held, d.deadline = d.deadline, (None if k == 1 else d.deadline)  # the first order is always built
         try:
             decision, found = _test(d, basis, candidates, rng) if candidates else (None, [])
         except OutOfTime:
             break
+        finally:
+            d.deadline = held
         built = k
         if decision is not None:
             decisions.append((k, decision))

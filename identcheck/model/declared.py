@@ -53,7 +53,7 @@ from .denominator import DenominatorTerms, denominator_terms
 from .joint import joint_independence
 from .recombination import recombinations
 from .tied import check_tied
-from .verdict import CHECK_SECONDS, ModelVerdict, check_atom
+from .verdict import ModelVerdict, check_atom
 
 __all__ = ["REFUSED", "DeclaredCheck", "check_declaration", "declared_atoms"]
 
@@ -78,6 +78,7 @@ SOFTMAX_REGRESSION = (
 )
 NORMAL_BOX = 3
 FIRST_ORDER = 2  # every atom is checked to this order first
+MODEL_SECONDS = 240.0  # the whole model check's default budget: four atoms of one check_atom default each
 SPREAD = 6
 
 
@@ -217,10 +218,11 @@ class DeclaredCheck:
 
 
 def check_declaration(
-    declaration: Declaration, max_order: int = 4, max_cell: int = 2, seconds: float = CHECK_SECONDS
+    declaration: Declaration, max_order: int = 4, max_cell: int = 2, seconds: float = MODEL_SECONDS
 ) -> DeclaredCheck:
-    """:func:`~identcheck.model.verdict.check_atom` on each true atom of each part, ``seconds`` each,
-    and the joint independence of their bases.
+    """:func:`~identcheck.model.verdict.check_atom` on each true atom of each part, and the joint
+    independence of their bases, within ``seconds`` for the whole model: each atom gets an equal
+    share of the time still left (an atom finishing early leaves its rest to the next ones).
 
     Each atom is checked to order 2 first (:data:`FIRST_ORDER`): an atom identifiable there with
     every r̄(m) proved keeps that verdict at every higher order (r̄(m) is the smallest order with only
@@ -237,9 +239,10 @@ def check_declaration(
                 return check_tied(atom, tied, max_order=order, max_cell=max_cell, seconds=budget)
             return check_atom(atom, max_order=order, max_cell=max_cell, seconds=budget)
 
+        share = max(seconds - (time.monotonic() - start), 0.0) / (len(atoms) - len(results))
         begun = time.monotonic()
-        verdict = run(min(FIRST_ORDER, max_order), seconds)
-        left = seconds - (time.monotonic() - begun)
+        verdict = run(min(FIRST_ORDER, max_order), share)
+        left = share - (time.monotonic() - begun)
         if max_order > FIRST_ORDER and not _settled(verdict) and left > 1:
             verdict = run(max_order, left)
         results.append((part.name, verdict))

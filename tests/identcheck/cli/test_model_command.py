@@ -47,6 +47,8 @@ def test_a_file_reads_as_its_example_and_text_and_markdown_say_the_verdict(capsy
         (["deepseek-d2", "--cells", "5"], "--cells 5: must be from 1 to 4"),
         (["deepseek-d2", "--order", "x"], "--order 'x': not an integer"),
         (["deepseek-d2", "--seconds", "0"], "--seconds 0: must be positive"),
+        (["deepseek-d2", "--seconds", "-3"], "--seconds -3: must be positive"),
+        (["deepseek-d2", "--seconds", "soon"], "--seconds 'soon'"),
         (["deepseek-d2", "--function", "phi"], "--function 'phi': expects NAME=TEXT"),
         (["deepseek-d1"], "parts.routed.expert='eta2*relu(dot(eta1, x))': relu is not differentiable at 0"),
         (["deepseek-d4"], "relu is not differentiable at 0"),
@@ -100,3 +102,14 @@ def test_a_long_expert_is_cut_with_an_ellipsis_on_one_line(capsys, tmp_path):
     echoed = err.split("parts.routed.expert=", 1)[1].split(": relu is not differentiable at 0", 1)[0]
     assert echoed.startswith("'eta2*relu(") and echoed.endswith("…'") and len(echoed) == 80, echoed
     assert "numeric simulates relu with its almost-everywhere derivative" in err
+
+
+def test_a_tiny_whole_model_budget_is_inconclusive_never_a_verdict(capsys):
+    """--seconds bounds the whole check: 0.01 s shared among Setting II's atoms decides nothing."""
+    assert main(["model", "setting2", "--seconds", "0.01", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["seconds"] < 30, data["seconds"]
+    verdicts = [atom["verdict"] for atom in data["atoms"]]
+    assert verdicts and all(v == "inconclusive" for v in verdicts), verdicts
+    assert all("no time left" in atom["summary"] for atom in data["atoms"]), data["atoms"][0]["summary"]
+    assert data["verdict"] == "inconclusive"
