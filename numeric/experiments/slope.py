@@ -99,8 +99,9 @@ class SlopeEstimate:
             return f"slope not estimated ({self.reason})"
         if self.low is None or self.high is None:
             return f"slope {self.slope:.2f}, no interval ({self.reason})"
-        kind = "bootstrap" if self.interval == "bootstrap" else "from the fit's s.e."
-        return f"slope {self.slope:.2f} [{self.low:.2f}, {self.high:.2f}] ({kind})"
+        kind = "bootstrap" if self.interval == "bootstrap" else "regression s.e."
+        reps = _plural(self.repetitions, "repetition")
+        return f"slope {self.slope:.2f} [{self.low:.2f}, {self.high:.2f}] ({kind}, {reps})"
 
     def to_dict(self) -> dict:
         return {
