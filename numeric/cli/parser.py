@@ -185,7 +185,7 @@ def build_parser() -> argparse.ArgumentParser:
     mg.add_argument("--json", action="store_true")
     rt = sub.add_parser(
         "rates",
-        help="slopes of log(mean loss) vs log(n) with bootstrap CIs",
+        help="slopes of log(mean loss) vs log(n), with an interval where the data carry one",
         description="Slopes per experiment (settings, model, K); records of different settings are never pooled.",
     )
     rt.add_argument("folder")
