@@ -113,3 +113,35 @@ def test_a_tiny_whole_model_budget_is_inconclusive_never_a_verdict(capsys):
     assert verdicts and all(v == "inconclusive" for v in verdicts), verdicts
     assert all("no time left" in atom["summary"] for atom in data["atoms"]), data["atoms"][0]["summary"]
     assert data["verdict"] == "inconclusive"
+
+
+def test_the_budget_is_shared_among_the_atoms_not_given_to_each(monkeypatch):
+    """Each atom's budget is its share of the time left, so the shares never add up past --seconds."""
+    import identcheck.model.declared as declared
+
+    budgets: list[float] = []
+    real_atom, real_tied = declared.check_atom, declared.check_tied
+
+    def atom(*args, seconds, **kwargs):
+        budgets.append(seconds)
+        return real_atom(*args, seconds=seconds, **kwargs)
+
+    def tied(*args, seconds, **kwargs):
+        budgets.append(seconds)
+        return real_tied(*args, seconds=seconds, **kwargs)
+
+    monkeypatch.setattr(declared, "check_atom", atom)
+    monkeypatch.setattr(declared, "check_tied", tied)
+    total = 0.01
+    result = check_declaration(read_example("setting2"), seconds=total)
+    atoms = len(result.results)
+    assert atoms >= 2 and len(budgets) >= atoms, (atoms, budgets)
+    assert sum(budgets) <= total + 1e-9, budgets
+    assert max(budgets) <= total / atoms + 1e-9, budgets
+
+
+def test_the_library_and_the_command_share_one_default_budget():
+    from identcheck.cli.model_command import SECONDS
+    from identcheck.model.declared import MODEL_SECONDS
+
+    assert SECONDS == MODEL_SECONDS
