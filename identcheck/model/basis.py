@@ -33,14 +33,13 @@ import numpy as np
 import sympy as sp
 
 from ..families.echelon import echelon_basis
-from ..parse.grammar import lambdify_modules
 from ..rank.interval import certify_full_column_rank
 from ..rank.rule import RankDecision, decide_rank
 from ..terms.compile import arb_precision
 from ..util.budget import run
 from .atom import AtomFunction
 from .relation import AT_ATOM, EVERY_THETA, ModelRelation, derivative_label, name_relation, prove_relation, rational
-from .taylor import Derivatives, OutOfTime, multi_indices
+from .taylor import Derivatives, OutOfTime, derivatives_of, multi_indices, numpy_function
 
 __all__ = ["POINTS_EXTRA", "POINTS_FACTOR", "SEED", "TINY_ROW", "SpanBasis", "build_basis", "sample_points"]
 
@@ -132,7 +131,7 @@ def build_basis(
     (``requested`` keeps what was asked). The first order is built whatever the deadline: without it
     nothing can be said, and what has no time left after it is inconclusive."""
     start = time.perf_counter()
-    d = derivatives or Derivatives(atom, deadline)
+    d = derivatives or derivatives_of(atom, deadline)
     q = len(atom.params)
     zero = (0,) * q
     basis = [zero]
@@ -221,7 +220,7 @@ def sample_points(atom: AtomFunction, count: int, rng) -> np.ndarray:
     if atom.tube is not None:
         index, centre, width = atom.tube
         others = [i for i in range(len(atom.variables)) if i != index]
-        f = sp.lambdify([atom.variables[i] for i in others], centre, modules=lambdify_modules(centre))
+        f = numpy_function(tuple(atom.variables[i] for i in others), centre)
         values = np.broadcast_to(np.asarray(f(*[points[:, i] for i in others]), dtype=float), (count,))
         points[:, index] = values + float(width) * rng.uniform(-1, 1, count)
     return points

@@ -24,7 +24,7 @@ import numpy as np
 from ..rank.rule import RankDecision, decide_rank
 from ..terms.compile import arb_precision
 from .basis import POINTS_EXTRA, POINTS_FACTOR, SEED, TINY_ROW, SpanBasis, certified, exact_rows, sample_points
-from .taylor import Derivatives
+from .taylor import derivatives_of
 
 __all__ = ["joint_independence"]
 
@@ -38,7 +38,7 @@ def joint_independence(bases: tuple[SpanBasis, ...], extra: tuple = ()) -> RankD
     for atom in [b.atom for b in bases] + [a for a, _ in extra]:
         if [v.name for v in atom.variables] != names:
             raise ValueError("the atoms must share their variables")
-    columns = [(Derivatives(b.atom), b.basis) for b in bases] + [(Derivatives(a), tuple(k)) for a, k in extra]
+    columns = [(derivatives_of(b.atom), b.basis) for b in bases] + [(derivatives_of(a), tuple(k)) for a, k in extra]
     count = sum(len(kappas) for _, kappas in columns)
     rng = np.random.default_rng(SEED + 1)
     share = (POINTS_FACTOR * count + POINTS_EXTRA) // len(bases) + 1

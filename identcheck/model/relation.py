@@ -6,7 +6,7 @@ A relation writes one derivative through earlier ones (term order, :mod:`.taylor
 
 It is found numerically (:mod:`.basis`), its coefficients read as exact rationals, and then
 **proved** by sympy: G_κ − Σ_β c_β G_β ≡ 0 (G = ∂F/F, the ratios of :mod:`.taylor`), by
-``expand``, then ``cancel``, then ``simplify`` within :data:`~identcheck.util.budget.PROOF_SECONDS`.
+``cancel`` (at most QUICK_SECONDS), ``expand``, ``cancel``, then ``simplify`` within :data:`~identcheck.util.budget.PROOF_SECONDS`.
 Two strengths:
 
 - **every θ** (``holds="every θ"``): the same constant coefficients make it an identity in θ —
@@ -46,6 +46,8 @@ ZERO = "zero derivative"
 RATIONAL_DENOMINATOR = 4096
 RATIONAL_TOL = 1e-9
 REFUTE_TOL = 1e-8  # a float value of the identity above this (relative) refutes it before sympy is asked
+REFUTE_DIGITS = 50  # the float screen's precision (a screened refutation is confirmed by evalf to 30 digits)
+QUICK_SECONDS = 1.0  # CPU seconds, at most, for the first cancel of a proof
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,12 +100,35 @@ def rational(value: float) -> sp.Rational | None:
     return sp.Rational(fraction.numerator, fraction.denominator)
 
 
+def _cancels(expr: sp.Expr) -> bool:
+    return sp.cancel(sp.together(expr)) == 0
+
+
 def _is_zero(expr: sp.Expr) -> bool:
+    """``cancel`` first, within QUICK_SECONDS (on a difference of unexpanded derivatives it is often
+    far cheaper than ``expand``), then ``expand``, then ``cancel`` without that limit, then ``simplify``."""
+    quick, timed_out = run(_cancels, expr, seconds=QUICK_SECONDS, default=False)
+    if quick:
+        return True
     if sp.expand(expr) == 0:
         return True
-    if sp.cancel(sp.together(expr)) == 0:
+    if timed_out and _cancels(expr):
         return True
     return sp.simplify(expr) == 0
+
+
+def _exceeds(difference: sp.Expr, point: dict, floats: bool) -> bool:
+    """Whether ``difference`` at ``point`` is above REFUTE_TOL: with ``floats`` the point substituted
+    as REFUTE_DIGITS-digit Floats (evaluated as the expression is rebuilt: a fast screen), else
+    exactly and evaluated by ``evalf`` to 30 digits (what a refutation rests on)."""
+    try:
+        if floats:
+            value = complex(difference.xreplace({s: sp.Float(v, REFUTE_DIGITS) for s, v in point.items()}))
+        else:
+            value = complex(difference.xreplace(point).evalf(30))
+    except (TypeError, ZeroDivisionError):
+        return False
+    return abs(value) > REFUTE_TOL
 
 
 def prove_relation(difference: sp.Expr, symbols, seconds: float = PROOF_SECONDS) -> Outcome:
@@ -113,11 +138,7 @@ def prove_relation(difference: sp.Expr, symbols, seconds: float = PROOF_SECONDS)
     for _ in range(3):
         point = {s: sp.Rational(rng.randint(-40, 40), rng.randint(11, 53)) for s in symbols}
         point = {s: (abs(v) + sp.Rational(1, 3) if s.is_positive else v) for s, v in point.items()}
-        try:
-            value = complex(difference.xreplace(point).evalf(30))
-        except (TypeError, ZeroDivisionError):
-            continue
-        if abs(value) > REFUTE_TOL:
+        if _exceeds(difference, point, floats=True) and _exceeds(difference, point, floats=False):
             return Outcome(False)
     proved, timed_out = run(_is_zero, difference, seconds=seconds, default=False)
     return Outcome(bool(proved), timed_out)

@@ -37,13 +37,32 @@ from itertools import product
 import flint
 import numpy as np
 import sympy as sp
+from sympy.printing.numpy import NumPyPrinter, SciPyPrinter
 
 from ..parse.grammar import lambdify_modules
 from ..terms.compile import arb_closure
 from ..util.budget import run
 from .atom import AtomFunction
 
-__all__ = ["Derivatives", "OutOfTime", "expansion_monomial", "multi_indices", "term_key"]
+__all__ = [
+    "Derivatives",
+    "OutOfTime",
+    "arb_function",
+    "derivatives_of",
+    "expansion_monomial",
+    "multi_indices",
+    "numpy_function",
+    "term_key",
+]
+
+#: lambdify's own printer settings, with the terms printed in the expression's stored order (sorting
+#: the terms of every sum for printing costs more than the rest of the compilation)
+PRINTER_SETTINGS = {"fully_qualified_modules": False, "inline": True, "allow_unknown_functions": True, "order": "none"}
+CACHED = 4096  # compiled columns kept before the cache is emptied
+CACHED_ATOMS = 64  # atoms' Derivatives kept before that cache is emptied
+_compiled: dict = {}  # (variables, expression) → numpy function
+_compiled_arb: dict = {}  # (variables, expression) → arb closure
+_derivatives: dict = {}  # AtomFunction → Derivatives
 
 
 class OutOfTime(Exception):
@@ -71,6 +90,48 @@ def expansion_monomial(deltas, kappa: tuple) -> sp.Expr:
     for d, k in zip(deltas, kappa):
         value *= d**k / sp.Integer(math.factorial(k))
     return value
+
+
+def numpy_function(variables: tuple, expr: sp.Expr):
+    """``expr`` compiled to a numpy function of ``variables``, once per distinct (variables, expression)
+    — the same column recurs across an atom's checks (order 2, then the full order; a tied atom's
+    held and relaxed systems) and across the joint test. The docstring lambdify would print the
+    expression into is left out (printing it cost as much as the compilation)."""
+    key = (tuple(variables), expr)
+    function = _compiled.get(key)
+    if function is None:
+        modules = lambdify_modules(expr)
+        printer = (SciPyPrinter if "scipy" in modules else NumPyPrinter)(dict(PRINTER_SETTINGS, user_functions={}))
+        function = sp.lambdify(variables, expr, modules=modules, printer=printer, docstring_limit=0)
+        if len(_compiled) >= CACHED:
+            _compiled.clear()
+        _compiled[key] = function
+    return function
+
+
+def arb_function(variables: tuple, expr: sp.Expr):
+    """``expr`` compiled to arb ball arithmetic (:func:`~identcheck.terms.compile.arb_closure`), once per
+    distinct (variables, expression), as :func:`numpy_function`."""
+    key = (tuple(variables), expr)
+    function = _compiled_arb.get(key)
+    if function is None:
+        function = arb_closure([expr], list(variables))
+        if len(_compiled_arb) >= CACHED:
+            _compiled_arb.clear()
+        _compiled_arb[key] = function
+    return function
+
+
+def derivatives_of(atom: AtomFunction, deadline: float | None = None) -> "Derivatives":
+    """The :class:`Derivatives` of ``atom``, shared by every check of that atom (its columns built and
+    compiled once), with ``deadline`` set for the caller."""
+    d = _derivatives.get(atom)
+    if d is None:
+        if len(_derivatives) >= CACHED_ATOMS:
+            _derivatives.clear()
+        d = _derivatives[atom] = Derivatives(atom)
+    d.deadline = deadline
+    return d
 
 
 def _log_terms(expr: sp.Expr) -> sp.Expr:
@@ -166,8 +227,7 @@ class Derivatives:
         for c, kappa in enumerate(kappas):
             kappa = tuple(kappa)
             if kappa not in self._numeric:
-                expr = self._column_in_time(kappa)
-                self._numeric[kappa] = sp.lambdify(self.atom.variables, expr, modules=lambdify_modules(expr))
+                self._numeric[kappa] = numpy_function(self.atom.variables, self._column_in_time(kappa))
             out[:, c] = np.broadcast_to(self._numeric[kappa](*args), (points.shape[0],))
         return out
 
@@ -189,7 +249,7 @@ class Derivatives:
         kappas = [tuple(k) for k in kappas]
         missing = [k for k in kappas if k not in self._arb]
         for kappa in missing:
-            self._arb[kappa] = arb_closure([self.column(kappa)], list(self.atom.variables))
+            self._arb[kappa] = arb_function(self.atom.variables, self.column(kappa))
         rows = [[flint.arb(float(v)) for v in point] for point in points]
         columns = [[out[0] for out in self._arb[k](rows)] for k in kappas]
         return [[columns[c][r] for c in range(len(kappas))] for r in range(len(rows))]
