@@ -48,6 +48,7 @@ from ..declaration import Declaration, atom_functions
 from ..errors import IdentcheckError
 from ..evidence import Evidence, Verdict
 from ..parse.grammar import lambdify_modules
+from ..util.budget import run
 from .atom import MAX_CELL, MAX_ORDER, AtomFunction, atom_function
 from .denominator import DenominatorTerms, denominator_terms
 from .joint import joint_independence
@@ -80,6 +81,15 @@ NORMAL_BOX = 3
 FIRST_ORDER = 2  # every atom is checked to this order first
 MODEL_SECONDS = 240.0  # the whole model check's default budget: four atoms of one check_atom default each
 SPREAD = 6
+UNFINISHED_JOINT = (
+    "the joint independence of the true atoms' bases (with any softmax denominator's terms) did not finish within "
+    "the model's {seconds:g} s after the atoms' checks: the cells of different true atoms may couple, so no "
+    "per-atom verdict is the model's (ask for more --seconds)"
+)
+UNFINISHED_RECOMBINATION = (
+    "the search for atoms re-pairing across inner components did not finish within the model's {seconds:g} s "
+    "(ask for more --seconds)"
+)
 
 
 def declared_atoms(declaration: Declaration, part: str) -> tuple[AtomFunction, ...]:
@@ -136,8 +146,10 @@ class DeclaredCheck:
 
     The model's ``verdict``: *not identifiable* when an atom is; *inconclusive* when an atom is, or
     the bases are not proved jointly independent (cells of different true atoms would couple);
-    *identifiable* otherwise. Its ``evidence`` is proof only when every atom's is and, with more
-    than one atom, ``joint_proved``: the joint independence carries an interval proof."""
+    *identifiable* otherwise; *inconclusive* too when a model-wide step (the joint independence, the
+    recombination search) did not finish within the model's seconds (``unfinished`` says which),
+    unless an atom is not identifiable. Its ``evidence`` is proof only when every atom's is and, with
+    more than one atom, ``joint_proved``: the joint independence carries an interval proof."""
 
     name: str
     results: tuple
@@ -148,12 +160,15 @@ class DeclaredCheck:
     recombinations: tuple = ()
     joint_proved: bool = False
     denominators: tuple = ()
+    unfinished: tuple = ()  # the model-wide steps the budget cut (UNFINISHED_*): never a verdict
 
     @property
     def verdict(self):  # a Verdict, or an atom's other outcome
         verdicts = [v.verdict for _, v in self.results]
         if any(r.local for r in self.recombinations):
             return Verdict.NOT_IDENTIFIABLE
+        if self.unfinished and Verdict.NOT_IDENTIFIABLE not in verdicts:  # an atom's proved failure stands
+            return Verdict.INCONCLUSIVE
         if self.coupled:  # the per-cell systems are not the model's: neither their witnesses nor their absences carry
             return Verdict.INCONCLUSIVE
         if Verdict.NOT_IDENTIFIABLE in verdicts:
@@ -181,6 +196,8 @@ class DeclaredCheck:
 
     @property
     def summary(self) -> str:
+        if self.unfinished and self.verdict == Verdict.INCONCLUSIVE:
+            return "; ".join(self.unfinished)
         local = [r.text() for r in self.recombinations if r.local]
         if local and all(v.verdict != Verdict.NOT_IDENTIFIABLE for _, v in self.results):
             return local[0]
@@ -246,15 +263,17 @@ def check_declaration(
         if max_order > FIRST_ORDER and not _settled(verdict) and left > 1:
             verdict = run(max_order, left)
         results.append((part.name, verdict))
-    denominators = _denominators(declaration, results)
-    extra = tuple(c for d in denominators for c in d.columns)
-    bases = tuple(v.basis for _, v in results)
-    union = joint_independence(bases, extra) if len(results) > 1 or extra else None
-    joint = True if union is None else union.independent
-    joint_proved = union is None or (union.independent is True and union.proof is not None)
-    if any(d.single for d in denominators):  # its denominator terms are its own x^α F: dependent, exactly
-        joint, joint_proved = False, False
-    found = recombinations(declaration)
+    unfinished: list[str] = []
+    joint, joint_proved, denominators = None, False, ()
+    step, timed_out = _in_time(_joint, declaration, results, deadline=start + seconds)
+    if timed_out:
+        unfinished.append(UNFINISHED_JOINT.format(seconds=seconds))
+    else:
+        joint, joint_proved, denominators = step
+    found, timed_out = _in_time(recombinations, declaration, deadline=start + seconds)
+    if timed_out:
+        found = ()
+        unfinished.append(UNFINISHED_RECOMBINATION.format(seconds=seconds))
     seconds_taken = time.monotonic() - start
     return DeclaredCheck(
         declaration.name,
@@ -266,7 +285,32 @@ def check_declaration(
         found,
         joint_proved=joint_proved,
         denominators=denominators,
+        unfinished=tuple(unfinished),
     )
+
+
+def _in_time(step, *args, deadline: float):
+    """(``step(*args)``, False), or (None, True) when the model's ``deadline`` (a ``time.monotonic()``
+    value) has passed or passes while it runs (:func:`~identcheck.util.budget.run`: CPU time with its
+    wall-clock backstop, the same clock as the atoms' decisions)."""
+    left = deadline - time.monotonic()
+    if left <= 0:
+        return None, True
+    return run(step, *args, seconds=left, default=None)
+
+
+def _joint(declaration: Declaration, results) -> tuple:
+    """(joint, joint_proved, denominators): the softmax denominators' terms (:mod:`.denominator`) and
+    the independence of every true atom's basis with them (:mod:`.joint`)."""
+    denominators = _denominators(declaration, results)
+    extra = tuple(c for d in denominators for c in d.columns)
+    bases = tuple(v.basis for _, v in results)
+    union = joint_independence(bases, extra) if len(results) > 1 or extra else None
+    joint = True if union is None else union.independent
+    joint_proved = union is None or (union.independent is True and union.proof is not None)
+    if any(d.single for d in denominators):  # its denominator terms are its own x^α F: dependent, exactly
+        joint, joint_proved = False, False
+    return joint, joint_proved, denominators
 
 
 def _denominators(declaration: Declaration, results) -> tuple[DenominatorTerms, ...]:

@@ -6,7 +6,8 @@ A relation writes one derivative through earlier ones (term order, :mod:`.taylor
 
 It is found numerically (:mod:`.basis`), its coefficients read as exact rationals, and then
 **proved** by sympy: G_κ − Σ_β c_β G_β ≡ 0 (G = ∂F/F, the ratios of :mod:`.taylor`), by
-``cancel`` (at most QUICK_SECONDS), ``expand``, ``cancel``, then ``simplify`` within :data:`~identcheck.util.budget.PROOF_SECONDS`.
+``cancel`` (at most QUICK_SECONDS), ``expand``, ``cancel``, then ``simplify`` within
+:data:`~identcheck.util.budget.PROOF_SECONDS`.
 Two strengths:
 
 - **every θ** (``holds="every θ"``): the same constant coefficients make it an identity in θ —

@@ -1,5 +1,7 @@
 """Declarations feed the check: DeepSeekMoE's D2 exponents come out as the declaration's own loss states them."""
 
+import time
+
 import pytest
 
 from identcheck.declaration import atom_functions, example_path, parse_declaration, read_example
@@ -192,3 +194,36 @@ def test_setting2_is_identifiable_at_second_order():
     assert result.recombinations == () and len(result.results) == 4
     for _, verdict in result.results:
         assert verdict.cell(2).rbar == 2 and set(verdict.cell(2).exponents.values()) == {2}
+
+
+def _spinning(real, seconds=30.0):
+    """``real`` after ``seconds`` of CPU work: a model-wide step that outlasts a small budget."""
+
+    def step(*args, **kwargs):
+        end = time.process_time() + seconds
+        while time.process_time() < end:
+            pass
+        return real(*args, **kwargs)
+
+    return step
+
+
+@pytest.mark.parametrize("step", ["joint_independence", "recombinations"])
+def test_a_model_wide_step_out_of_time_is_inconclusive_never_a_verdict(monkeypatch, step):
+    """The joint independence (with the softmax denominator's terms) and the recombination search count
+    against the model's seconds: cut by the deadline, the model is inconclusive and says which step."""
+    import identcheck.model.declared as declared
+
+    declaration = read_example("softmax-gaussian-moe")
+    honest = check_declaration(declaration, max_order=1, max_cell=1, seconds=30)
+    assert honest.verdict == Verdict.IDENTIFIABLE and honest.joint is True  # what the full steps decide
+    monkeypatch.setattr(declared, step, _spinning(getattr(declared, step)))
+    start = time.monotonic()
+    result = check_declaration(declaration, max_order=1, max_cell=1, seconds=3)
+    assert time.monotonic() - start < 20  # not the 30 s the step would take
+    assert result.verdict == Verdict.INCONCLUSIVE and result.evidence == Evidence.NUMERIC
+    assert all(v.verdict == Verdict.IDENTIFIABLE for _, v in result.results)  # the atoms finished
+    words = "joint independence" if step == "joint_independence" else "re-pairing"
+    assert words in result.summary and "did not finish within the model's 3 s" in result.summary, result.summary
+    if step == "joint_independence":
+        assert result.joint is None and result.to_dict()["joint_independent"] is None
