@@ -181,8 +181,19 @@ class DeclaredCheck:
     @property
     def coupled(self) -> bool:
         """A softmax part whose denominator's terms are not shown independent of the atoms' bases
-        (:mod:`.denominator`): the cells may couple, and no per-cell outcome is the model's."""
-        return bool(self.denominators) and self.joint is not True
+        (:mod:`.denominator`), whose every cell may be over-fitted (no normalised reference cell), or
+        beside other parts (:attr:`mixed`): the cells may couple, and no per-cell outcome is the model's."""
+        if not self.denominators:
+            return False
+        return self.joint is not True or self.mixed or any(d.every_cell_overfitted for d in self.denominators)
+
+    @property
+    def mixed(self) -> bool:
+        """A softmax part beside other parts: clearing its denominator S_G multiplies their differences
+        too — their first-order terms become S_{G*}(x)·∂^κF, which the joint test does not take, and
+        products of moves of different parts' cells enter at orders ≥ 2 — not expressed by the check."""
+        softmax = {d.part for d in self.denominators}
+        return bool(softmax) and any(part not in softmax for part, _ in self.results)
 
     @property
     def evidence(self) -> Evidence:
@@ -202,9 +213,17 @@ class DeclaredCheck:
         if local and all(v.verdict != Verdict.NOT_IDENTIFIABLE for _, v in self.results):
             return local[0]
         if self.coupled and not local:
-            single = [d.text() for d in self.denominators if d.single]
+            single = [d.text() for d in self.denominators if d.single or d.every_cell_overfitted]
             if single:
                 return f"{single[0]}; the atoms' per-cell verdicts are not the model's"
+            if self.mixed and self.joint is True:
+                parts = ", ".join(f"parts.{d.part}" for d in self.denominators)
+                return (
+                    f"clearing the softmax denominator of {parts} multiplies the other parts' differences by it: "
+                    "their terms become S*(x)·∂^κF at first order and products of moves of different parts' cells "
+                    "enter at orders ≥ 2, which the per-cell systems and the joint test do not express; the atoms' "
+                    "per-cell verdicts are not the model's"
+                )
             known = "dependent" if self.joint is False else "not shown independent"
             return (
                 f"the atoms' bases with the softmax denominator's terms x^α exp(β1*ᵀx)·f* are {known}: the cells "
@@ -326,7 +345,8 @@ def _denominators(declaration: Declaration, results) -> tuple[DenominatorTerms, 
         weights = tuple(sp.exp(functions.values(atom)[intercept]) for atom in spec.truth)
         verdicts = [v for part, v in results if part == spec.name]
         order = max(v.basis.order for v in verdicts)
-        out.append(denominator_terms(spec.name, tuple(v.atom for v in verdicts), weights, slopes, functions.x, order))
+        atoms = tuple(v.atom for v in verdicts)
+        out.append(denominator_terms(spec.name, atoms, weights, slopes, functions.x, order, spec.fitted))
     return tuple(out)
 
 

@@ -26,8 +26,20 @@ D_j(v; b) = exp(bᵀx)·f_{G*}(v) (∂^α_b D_j = x^α exp(bᵀx) f_{G*}), an
 :class:`~identcheck.model.atom.AtomFunction` sampled on atom j's region: :mod:`.joint` takes
 them as columns beside the bases.
 
+The reference is free: the relation writes any one atom's terms through the others', so the
+union is independent with one reference exactly when it is with any other. The per-cell systems
+also need the reference's own denominator coefficients to vanish, which a normalisation gives
+(the softmax's translation β1_i → β1_i + t and scaling p_i → c·p_i, applied to every fitted atom,
+leave f_G unchanged and set one fitted atom to (p*_R, β1*_R)) only when that atom is alone in its
+cell: otherwise its cell's moments Σ_{i∈V_R} p_i Δβ1_i^α/α!, |α| ≥ 2, are not removed and enter
+every cell's equations, λ_α·p*_j. With K fitted atoms around K* true ones some cell is
+exact-fitted whenever K ≤ 2K* − 1; for K ≥ 2K* every cell may be over-fitted, and the check does
+not claim the per-cell systems are the model's (:attr:`DenominatorTerms.every_cell_overfitted`).
+
 Not expressed here: in a model with other parts (DeepSeekMoE's shared experts) S_G multiplies
-their differences too, adding products of moves of different parts' cells (orders ≥ 2).
+their differences too — at first order their terms become S_{G*}(x)·∂^κF, not the ∂^κF the
+atoms' bases hold, and products of moves of different parts' cells enter at orders ≥ 2 — so
+such a model's verdict is inconclusive (:class:`~identcheck.model.declared.DeclaredCheck`).
 """
 
 from __future__ import annotations
@@ -53,6 +65,14 @@ class DenominatorTerms:
     order: int
     reference: str
     single: bool = False
+    fitted: int = 0  # the part's fitted atoms K (0: not given)
+
+    @property
+    def every_cell_overfitted(self) -> bool:
+        """K ≥ 2K* at order ≥ 2: every true atom's cell may hold two fitted atoms or more, so no
+        exact-fitted cell serves as the normalised reference (module docstring; at order 1 the
+        translation and scaling remove the reference cell's moments of order ≤ 1 whatever its size)."""
+        return self.fitted >= 2 * (len(self.atoms) + 1) and self.order >= 2 and not self.single
 
     @property
     def columns(self) -> tuple:
@@ -64,6 +84,12 @@ class DenominatorTerms:
         return sum(len(kappas) for _, kappas in self.columns)
 
     def text(self) -> str:
+        if self.every_cell_overfitted:
+            return (
+                f"parts.{self.part} fits {self.fitted} atoms around {len(self.atoms) + 1} true ones: every true atom's "
+                "cell may be over-fitted, so no fitted atom alone in its cell normalises the softmax's translation, "
+                "and the reference cell's moments Σ p_i Δβ1_i^α/α! (|α| ≥ 2) enter every cell's equations"
+            )
         if self.single:
             return (
                 f"parts.{self.part} has one true atom under a softmax gate: its denominator's terms "
@@ -84,12 +110,13 @@ class DenominatorTerms:
         }
 
 
-def denominator_terms(part: str, atoms: tuple, weights: tuple, slopes: tuple, x: tuple, order: int):
+def denominator_terms(part: str, atoms: tuple, weights: tuple, slopes: tuple, x: tuple, order: int, fitted: int = 0):
     """The :class:`DenominatorTerms` of a softmax part whose true atoms are ``atoms`` (their
     F = exp(β1ᵀx)·N, weight factored out), ``weights`` their exact p*_j = exp(β0*_j) (sympy
-    numbers), ``slopes`` the β1 symbols (in each atom's params) and ``x`` the input symbols."""
+    numbers), ``slopes`` the β1 symbols (in each atom's params), ``x`` the input symbols and
+    ``fitted`` the part's fitted atom count."""
     if len(atoms) == 1:
-        return DenominatorTerms(part, (), order, atoms[0].name, single=True)
+        return DenominatorTerms(part, (), order, atoms[0].name, single=True, fitted=fitted)
     values = [atom.expr.xreplace(atom.at_truth) for atom in atoms]
     gates = [sp.exp(sp.Add(*(atom.at_truth[s] * xi for s, xi in zip(slopes, x)))) for atom in atoms]
     fstar = sp.Add(*(p * f for p, f in zip(weights, values))) / sp.Add(*(p * g for p, g in zip(weights, gates)))
@@ -102,4 +129,4 @@ def denominator_terms(part: str, atoms: tuple, weights: tuple, slopes: tuple, x:
         expr = sp.exp(sp.Add(*(s * xi for s, xi in zip(b, x)))) * fstar
         name = f"denominator of {atom.name}"
         out.append(atom_function(expr, atom.variables, b, truth, box, name, tube))
-    return DenominatorTerms(part, tuple(out), order, atoms[-1].name)
+    return DenominatorTerms(part, tuple(out), order, atoms[-1].name, fitted=fitted)

@@ -136,11 +136,13 @@ def test_smooth_deepseek_experts_take_squares(name):
     """The shipped smooth experts (k2·φ(k1 x + k0) shared, η2·φ(η1 x) routed): strongly identifiable at
     the model level — every exponent 2, as D1 writes it — however steep the expert (a tube sampler),
     once the true gate varies with x; with the printed β1* = (5, 5) the cells couple through the softmax
-    denominator and the model is inconclusive."""
+    denominator and the model is inconclusive. With the varying gate the model stays inconclusive: the
+    routed denominator multiplies the shared part's differences, which the check does not express."""
     printed = check_declaration(read_example(name), max_order=2, max_cell=2)
     assert printed.joint is False and printed.verdict == Verdict.INCONCLUSIVE, printed.summary
     result = check_declaration(_varying_gate(name), max_order=2, max_cell=2)
-    assert result.joint is True and result.verdict == Verdict.IDENTIFIABLE
+    assert result.joint is True and result.mixed and result.verdict == Verdict.INCONCLUSIVE
+    assert "multiplies the other parts' differences" in result.summary, result.summary
     for part, verdict in result.results:
         assert verdict.verdict == Verdict.IDENTIFIABLE and verdict.cell(2).rbar == 2, (part, verdict.summary)
         assert set(verdict.cell(2).exponents.values()) == {2}
@@ -227,3 +229,20 @@ def test_a_model_wide_step_out_of_time_is_inconclusive_never_a_verdict(monkeypat
     assert words in result.summary and "did not finish within the model's 3 s" in result.summary, result.summary
     if step == "joint_independence":
         assert result.joint is None and result.to_dict()["joint_independent"] is None
+
+
+def test_a_softmax_part_with_every_cell_possibly_over_fitted_is_inconclusive_from_order_2():
+    """K = 2K* fitted atoms: every cell may hold two, so no fitted atom alone in its cell normalises the
+    softmax translation and the reference cell's second moments couple the cells (docs/model.md). The
+    shipped K = 3 around K* = 2 always leaves one exact-fitted cell; at order 1 the translation and the
+    scaling remove the reference cell's moments whatever its size."""
+    text = example_path("softmax-gaussian-moe").read_text(encoding="utf-8")
+    assert text.count("fitted = 3") == 1
+    four = parse_declaration(text.replace("fitted = 3", "fitted = 4"))
+    wide = check_declaration(four, max_order=2, max_cell=2)
+    assert wide.joint is True and wide.coupled and wide.verdict == Verdict.INCONCLUSIVE
+    assert "fits 4 atoms around 2 true ones" in wide.summary, wide.summary
+    shipped = check_declaration(read_example("softmax-gaussian-moe"), max_order=2, max_cell=2)
+    assert not shipped.coupled and shipped.verdict == Outcome.ORDER_TOO_LOW  # r̄(2) = 4 > 2
+    first = check_declaration(four, max_order=1, max_cell=1)
+    assert not first.coupled and first.verdict == Verdict.IDENTIFIABLE, first.summary

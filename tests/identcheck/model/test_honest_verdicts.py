@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import sympy as sp
 
-from identcheck.declaration import example_path, parse_declaration
+from identcheck.declaration import read_example
 from identcheck.evidence import Evidence, Verdict
 from identcheck.model import check_atom
 from identcheck.model.atom import atom_function, gaussian_density
@@ -100,9 +100,7 @@ def test_an_independence_without_proof_makes_the_verdict_numeric():
 
 
 def test_the_joint_independence_is_proved_or_the_model_is_numeric():
-    text = example_path("deepseek-tanh").read_text(encoding="utf-8")
-    text = text.replace("beta1 = 5.0, beta0 = 0.5", "beta1 = -1.0, beta0 = 0.5")
-    check = check_declaration(parse_declaration(text), max_order=2, max_cell=2)  # a true gate varying with x
+    check = check_declaration(read_example("softmax-gaussian-moe"), max_order=1, max_cell=1)
     assert check.verdict == Verdict.IDENTIFIABLE and check.joint_proved, check.summary
     assert check.evidence == Evidence.PROOF and check.to_dict()["joint_proved"] is True
     unproved = dataclasses.replace(check, joint_proved=False)
