@@ -58,9 +58,11 @@ class Search:
 
 
 def _compile(equations, unknowns):
-    f = sp.lambdify(unknowns, list(equations), modules="numpy")
+    """The equations and their Jacobian as numpy functions (no docstring: lambdify would print the
+    expressions into it, as costly as the compilation)."""
+    f = sp.lambdify(unknowns, list(equations), modules="numpy", docstring_limit=0)
     jac = sp.Matrix(list(equations)).jacobian(list(unknowns))
-    j = sp.lambdify(unknowns, jac, modules="numpy")
+    j = sp.lambdify(unknowns, jac, modules="numpy", docstring_limit=0)
     return f, j
 
 

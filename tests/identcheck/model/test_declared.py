@@ -190,7 +190,7 @@ def test_setting2s_atom_with_its_gates_held_is_strongly_identifiable():
 def test_setting2_is_identifiable_at_second_order():
     """The shipped Setting II (arXiv 2602.01468, model (12)): every atom identifiable at order 2 with
     each atom its own copy of M (a relaxation, sound for absence), exponents 2, no recombination
-    (φ(inner) is not additive over the components); about 2 minutes on a loaded 2-core machine."""
+    (φ(inner) is not additive over the components); about 10 s at load 1."""
     result = check_declaration(read_example("setting2"), max_order=2, max_cell=2)
     assert result.verdict == Verdict.IDENTIFIABLE and result.joint is True, result.summary
     assert result.recombinations == () and len(result.results) == 4
