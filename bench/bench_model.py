@@ -19,21 +19,26 @@ import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parents[1]
+#: Setting I with K = K* + 2 fitted atoms per head (8 channels in 2 heads): the recombination's local path
+WIDE = str(Path(tempfile.gettempdir()) / "bench_model_setting1_k8.toml")
 
 #: name → the command's arguments (d ≤ 2, the issue's "Done when" list)
 CHECKS = {
     "gaussian-moe": ["softmax-gaussian-moe"],
     "gaussian-moe-m3": ["softmax-gaussian-moe", "--order", "6", "--cells", "3"],
     "deepseek-d2": ["deepseek-d2"],
-    "deepseek-gelu": ["deepseek-gelu", "--order", "2", "--cells", "3"],
-    "deepseek-tanh": ["deepseek-tanh", "--order", "2", "--cells", "3"],
-    "deepseek-sigmoid": ["deepseek-sigmoid", "--order", "2", "--cells", "3"],
+    "deepseek-gelu": ["deepseek-gelu", "--order", "2", "--cells", "4"],
+    "deepseek-tanh": ["deepseek-tanh", "--order", "2", "--cells", "4"],
+    "deepseek-sigmoid": ["deepseek-sigmoid", "--order", "2", "--cells", "4"],
     "mha": ["mha"],
+    "mha-r8": ["mha", "--order", "8", "--cells", "4"],
     "setting1-exp": ["setting1", "--function", "phi=exp(z)", "--order", "2"],
+    "setting1-exp-wide": [WIDE, "--function", "phi=exp(z)", "--order", "2"],
     "setting1": ["setting1"],
     "setting2": ["setting2"],
 }
@@ -75,6 +80,8 @@ def main() -> None:
     parser.add_argument("--against", type=Path, help="another checkout to compare with (alternating runs)")
     args = parser.parse_args()
     names = args.checks or list(CHECKS)
+    setting1 = (HERE / "identcheck/declaration/examples/setting1.toml").read_text(encoding="utf-8")
+    Path(WIDE).write_text(setting1.replace("fitted = 6", "fitted = 8"), encoding="utf-8")
     unknown = [n for n in names if n not in CHECKS]
     if unknown:
         parser.error(f"unknown checks {unknown}")
