@@ -90,7 +90,8 @@ def _kept(args) -> str:
             if args.command in ("fit", "ratio", "rates")
             else ""
         )
-    folder = args.out or confirm_cli._default_out(args.phi, args.condition)  # confirm's default, if not given
+    subject = args.phi or getattr(args, "expert", None)  # confirm's PHI, or an expert condition's --expert
+    folder = args.out or confirm_cli._default_out(subject, args.condition)  # confirm's default, if not given
     declared = getattr(args, "model_file", None) is not None
     stores, fits = count_declared(folder) if declared else kept_fits(folder)
     where = (

@@ -18,6 +18,9 @@ from identcheck.util.outputs import check_output_path
 from ..cli.flags import add_param_flag, non_negative_int, positive_float, positive_int
 from ..errors import NumericError
 
+#: The conditions on experts whose model has a declaration (numeric.confirm.expert_model.PART_FOR).
+EXPERT_CONDITIONS = ("deepseek-routed", "deepseek-shared", "deepseek-weak")
+
 __all__ = ["add_parser", "run"]
 
 
@@ -29,12 +32,27 @@ def add_parser(subparsers):
         description="Check PHI symbolically, then measure ||g_t - g*|| / L2 along witness, probe and random "
         "parameter paths, and convergence rates at the witness configuration and a generic truth.",
     )
-    p.add_argument("phi", help="gate activation in z, e.g. 'sigmoid(z + 1)'")
+    p.add_argument("phi", nargs="?", default=None, help="gate activation in z, e.g. 'sigmoid(z + 1)' (phi conditions)")
     p.add_argument(
         "--condition",
-        choices=("type1", "type2"),
+        choices=("type1", "type2", *EXPERT_CONDITIONS),
         default="type1",
-        help="type1: Setting I (model gated1, default); type2: Setting II (model gated2)",
+        help="type1: Setting I (model gated1, default); type2: Setting II (model gated2); "
+        "deepseek-routed / deepseek-weak / deepseek-shared: an expert condition, checked in the DeepSeekMoE "
+        "declaration with --expert in its routed or shared part",
+    )
+    p.add_argument(
+        "--expert",
+        default=None,
+        metavar="EXPR",
+        help="the expert h(x; theta) of an expert condition, e.g. 'eta2*tanh(dot(eta1, x) + eta0)'",
+    )
+    p.add_argument(
+        "--model-seconds",
+        type=positive_float("--model-seconds"),
+        default=None,
+        metavar="SECONDS",
+        help="expert conditions: the model-level check's time budget (default 60 with --quick, 180 without)",
     )
     p.add_argument(
         "--quick", action="store_true", help="20k Monte Carlo points, rates on 4 sizes x 3 repetitions (about a minute)"
@@ -74,8 +92,8 @@ def add_parser(subparsers):
     return p
 
 
-def _default_out(phi: str, condition: str) -> str:
-    slug = "".join(ch if ch.isalnum() else "_" for ch in phi).strip("_") or "phi"
+def _default_out(phi: str | None, condition: str) -> str:
+    slug = "".join(ch if ch.isalnum() else "_" for ch in phi or "").strip("_") or "phi"
     return f"confirm-out/{slug[:40]}-{condition}"
 
 
@@ -87,7 +105,18 @@ def run(args) -> int:
 
     from .run import confirm
 
+    expert_condition = args.condition in EXPERT_CONDITIONS
     try:
+        if expert_condition and args.expert is None:
+            raise NumericError(f"--condition {args.condition}: needs --expert EXPR, e.g. 'eta2*tanh(dot(eta1, x))'")
+        if expert_condition and args.phi is not None:
+            raise NumericError(f"--condition {args.condition}: takes --expert, not PHI ({args.phi!r})")
+        if not expert_condition and args.expert is not None:
+            raise NumericError(f"--expert: only with an expert condition ({', '.join(EXPERT_CONDITIONS)})")
+        if not expert_condition and args.phi is None:
+            raise NumericError(f"--condition {args.condition}: needs PHI, e.g. 'sigmoid(z + 1)'")
+        if expert_condition:
+            return _run_expert(args)
         # the policy every output path follows (identcheck.util.outputs); the default is created
         if args.out is not None:
             check_output_path(args.out, "--out", folder=True, error=NumericError)
@@ -117,6 +146,73 @@ def run(args) -> int:
         return 0
     print(format_result(result))
     return 0
+
+
+def _run_expert(args) -> int:
+    """An expert condition (:func:`numeric.confirm.expert_run.confirm_expert`); errors go to :func:`run`."""
+    from .expert_run import confirm_expert
+
+    if args.out is not None:
+        check_output_path(args.out, "--out", folder=True, error=NumericError)
+    result = confirm_expert(
+        args.expert,
+        condition=args.condition,
+        quick=args.quick,
+        seed=args.seed,
+        out=args.out or _default_out(args.expert, args.condition),
+        model_seconds=args.model_seconds,
+        rates=not args.no_rates,
+        jobs=args.jobs,
+        progress="always" if args.progress else not args.json,
+        budget=args.budget,
+    )
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=1))
+    else:
+        print(format_expert_result(result))
+    return 0
+
+
+def format_expert_result(result) -> str:
+    """The text report of an expert confirmation."""
+    from .expert_run import RATES_NOTE
+
+    s = result.symbolic
+    lines = [
+        f"expert = {result.expert}  ({result.condition}, part '{result.part}' of the declaration {result.model})",
+        f"identcheck: {s.verdict} ({s.evidence}); {s.summary}",
+    ]
+    if s.witness_path_relation:
+        lines.append(f"witness path from probe '{s.witness_path_probe}': {s.witness_path_relation}")
+    if result.sequences:
+        q0 = result.sequences[0]
+        window = q0.t[: q0.window or len(q0.t)]
+        lines.append(
+            f"ratio ||f_t - f*|| / D for t = {window[0]:g} ... {window[-1]:g} (L2 over x and y, quadrature), "
+            "smaller t where a path needs them to reach its plateau:"
+        )
+    for q in result.sequences:
+        shape = (
+            "exact invariance (ratio 0)"
+            if q.exact_invariance
+            else ("slope   —  " if q.slope is None else f"slope {q.slope:5.2f}")
+        )
+        limit = "" if q.limit is None or q.exact_invariance else f" (t->0: {q.limit:.1e})"
+        lines.append(
+            f"  {q.kind:8s} {shape:28s} ratio {q.ratio[0]:.2e} -> {q.ratio[-1]:.2e} at t = {q.t[-1]:<8.2g}"
+            f"{limit:18s} {q.status:12s} {q.name}"
+        )
+    lines.append(f"  {RATES_NOTE}")
+    for name, why in result.skipped:
+        lines.append(f"  skipped probe '{name}': {why}")
+    if result.model_check is not None:
+        m = result.model_check
+        for atom, verdict, summary in m.atoms:
+            lines.append(f"  model-level {atom}: {verdict}: {summary}")
+    lines.append(result.verdict)
+    lines.append(result.comparison)
+    lines.append(f"({result.seconds:.1f} s, sequences {result.sequence_seconds:.1f} s; output in {result.out})")
+    return "\n".join(lines)
 
 
 def format_result(result) -> str:

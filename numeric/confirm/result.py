@@ -44,8 +44,9 @@ __all__ = [
 ]
 
 #: The JSON's schema (docs/changelog.md). 1 was the unversioned JSON with ``consistent``; 2 had no
-#: ``interval`` on a rate row (every interval a bootstrap, zero-width with one repetition).
-SCHEMA = "numeric.confirm/3"
+#: ``interval`` on a rate row (every interval a bootstrap, zero-width with one repetition); 3 had no
+#: ``expert``, ``part``, ``model_check`` and ``model_comparison`` (null for a φ condition).
+SCHEMA = "numeric.confirm/4"
 
 #: ``ConfirmResult.outcome``: value → what it means (the verdict line starts with the value).
 OUTCOMES = {
@@ -324,6 +325,10 @@ class ConfirmResult:
         return {
             "schema": SCHEMA,
             "phi": self.phi,
+            "expert": None,
+            "part": None,
+            "model_check": None,
+            "model_comparison": None,
             "condition": self.condition,
             "model": self.model,
             "symbolic": self.symbolic.to_dict(),
