@@ -78,19 +78,32 @@ class ExpertCode:
     dim: int
     function: Any = field(repr=False)
     value_function: Any = field(repr=False)
+    scores: tuple = ()  # per score argument: (its parameters' indices, its inputs' indices)
+
+    def _arguments(self, X: np.ndarray, eta: np.ndarray) -> list:
+        """The generated code's arguments: x's components (n,), η's (k, 1), each score Σ_j η_j x_j (k, n)."""
+        everything = tuple(range(self.dim))
+        scores = [eta[:, list(p)] @ (X.T if j == everything else X[:, list(j)].T) for p, j in self.scores]
+        return [*(X[:, j] for j in range(self.dim)), *(eta[:, e, None] for e in range(eta.shape[1])), *scores]
 
     def value_and_gradient(self, X: np.ndarray, eta: np.ndarray):
         """h of shape (k, n) and ∂h/∂η of shape (k, E, n), for inputs X (n, d) and parameters eta (k, E)."""
         k, n, E = eta.shape[0], X.shape[0], eta.shape[1]
-        out = self.function(*(X[:, j] for j in range(self.dim)), *(eta[:, e, None] for e in range(E)))
+        out = self.function(*self._arguments(X, eta))
         grad = np.empty((k, E, n))
         for e, g in enumerate(out[1:]):
             grad[:, e, :] = g
         return _full(out[0], k, n), grad
 
+    def value_and_gradients(self, X: np.ndarray, eta: np.ndarray):
+        """h of shape (k, n) and the E derivatives ∂h/∂η_e as the generated code returns them, each
+        broadcastable to (k, n) (a derivative free of x or of η keeps its smaller shape)."""
+        out = self.function(*self._arguments(X, eta))
+        return _full(out[0], eta.shape[0], X.shape[0]), out[1:]
+
     def value(self, X: np.ndarray, eta: np.ndarray) -> np.ndarray:
         """h of shape (k, n)."""
-        out = self.value_function(*(X[:, j] for j in range(self.dim)), *(eta[:, e, None] for e in range(eta.shape[1])))
+        out = self.value_function(*self._arguments(X, eta))
         return _full(out, eta.shape[0], X.shape[0])
 
     def features(self, X: np.ndarray) -> np.ndarray:
@@ -155,10 +168,45 @@ def compile_expert(expert: sp.Expr, x: tuple, params: tuple) -> ExpertCode:
     expert = _sigmoids(expert)
     gradient = [sp.diff(expert, p) for p in params]
     linear = all(sp.diff(g, q) == 0 for g in gradient for q in params) and expert.subs({p: 0 for p in params}) == 0
-    outputs = [_array_form(e) for e in [expert, *gradient]]
-    function = sp.lambdify([*x, *params], outputs, modules=[_NUMPY_EXTRAS, "scipy", "numpy"], cse=True)
-    value = sp.lambdify([*x, *params], outputs[0], modules=[_NUMPY_EXTRAS, "scipy", "numpy"], cse=True)
-    return ExpertCode(tuple(p.name for p in params), bool(linear), len(x), function, value)
+    sums = _linear_scores(expert, x, params)
+    symbols = [sp.Symbol(f"score_{m}_", real=True) for m in range(len(sums))]
+    outputs = [_array_form(e).subs(dict(zip(sums, symbols))) for e in [expert, *gradient]]
+    arguments = [*x, *params, *symbols]
+    function = sp.lambdify(arguments, outputs, modules=[_NUMPY_EXTRAS, "scipy", "numpy"], cse=True)
+    value = sp.lambdify(arguments, outputs[0], modules=[_NUMPY_EXTRAS, "scipy", "numpy"], cse=True)
+    scores = tuple(
+        (tuple(params.index(p) for p, _ in terms), tuple(x.index(xj) for _, xj in terms))
+        for terms in (_terms(s, x, params) for s in sums)
+    )
+    return ExpertCode(tuple(p.name for p in params), bool(linear), len(x), function, value, scores)
+
+
+def _terms(expression: sp.Expr, x: tuple, params: tuple):
+    """The (η_j, x_j) pairs of a sum Σ_j η_j x_j, or None when ``expression`` is not one."""
+    if not isinstance(expression, sp.Add):
+        return None
+    pairs = []
+    for term in expression.args:
+        factors: tuple = term.args if isinstance(term, sp.Mul) else ()
+        if len(factors) != 2:
+            return None
+        p, xj = factors if factors[0] in params else (factors[1], factors[0])
+        if p not in params or xj not in x:
+            return None
+        pairs.append((p, xj))
+    return pairs
+
+
+def _linear_scores(expression: sp.Expr, x: tuple, params: tuple) -> list:
+    """The distinct sums Σ_j η_j x_j of two or more products of one parameter and one input in
+    ``expression`` (``dot(a, x)`` for d ≥ 2): the generated code takes each as an argument, computed
+    by one matrix product for all atoms (a broadcast sum of d products costs d + (d − 1) passes and
+    as many temporaries over the (k, n) array)."""
+    found: list = []
+    for e in sp.preorder_traversal(expression):
+        if e not in found and _terms(e, x, params) is not None:
+            found.append(e)
+    return found
 
 
 def _sigmoids(expression: sp.Expr) -> sp.Expr:

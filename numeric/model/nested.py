@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import sympy as sp
+from scipy.special import expit
 
 from identcheck.declaration import GATES, atom_functions
 
@@ -57,10 +58,42 @@ class NestedCode:
         evaluated = [self.gate.evaluate(X, row.reshape(self.components, -1)) for row in unique]
         return [evaluated[j] for j in np.ravel(inverse)]
 
+    def _weights(self, X: np.ndarray, rows: np.ndarray):
+        """(each atom's inner gate weights (k, N, n), the gate's shared features (P_g, n)) of a
+        log-linear inner gate without top-K (:attr:`direct`): the scores of every distinct gate row
+        from one matrix product with the features computed once, and for N = 2 the weights
+        σ(±(s_1 − s_2)) (one expit each, no exponentials and sums)."""
+        k, N = rows.shape[0], self.components
+        padded = np.concatenate([rows, np.zeros((k, 1))], axis=1)
+        G = padded[:, self.gate_index].reshape(k, -1)  # index −1: the zero column
+        unique, inverse = np.unique(G, axis=0, return_inverse=True)
+        features = self.gate.features(X)
+        score = (unique.reshape(-1, features.shape[0]) @ features).reshape(len(unique), N, -1)
+        if N == 2:
+            w = np.empty_like(score)
+            difference = np.subtract(score[:, 0], score[:, 1])
+            expit(difference, out=w[:, 0])
+            expit(np.negative(difference, out=difference), out=w[:, 1])
+        else:
+            e = np.exp(score - score.max(axis=1, keepdims=True))
+            w = e / e.sum(axis=1, keepdims=True)
+        return w[np.ravel(inverse)], features
+
+    @property
+    def direct(self) -> bool:
+        """The inner gate is a normalised log-linear gate without top-K (softmax, quadratic-softmax),
+        each component's gate parameters all free or all pinned: :meth:`value` and
+        :meth:`reduced_derivatives` take the shared-features path."""
+        full = (self.gate_index >= 0).all(axis=1) | (self.gate_index < 0).all(axis=1)
+        return self.gate.kind in ("softmax", "quadratic-softmax") and self.gate.normalised and bool(full.all())
+
     def value(self, X: np.ndarray, rows: np.ndarray, eta: np.ndarray) -> np.ndarray:
         """h of shape (k, n) for the part's rows Θ_p (k, width) and outer parameters eta (k, E_o)."""
         k, N = rows.shape[0], self.components
-        w = np.stack([gate.w for gate in self._gates(X, rows)])  # (k, N, n)
+        if self.direct:
+            w = self._weights(X, rows)[0]
+        else:
+            w = np.stack([gate.w for gate in self._gates(X, rows)])  # (k, N, n)
         h = self.expert.value(X, rows[:, self.expert_index].reshape(k * N, -1)).reshape(k, N, -1)
         return self.outer.value(X, eta, np.einsum("kin,kin->kn", w, h))
 
@@ -106,6 +139,57 @@ class NestedCode:
         full[:, kept] = a[:, :, None, :] * features
         out[:, columns] = full.reshape(k, -1, n)[:, ~pinned]
         return value, out, None
+
+    def reduces(self, part) -> bool:
+        """:meth:`reduced_derivatives` applies to ``part``: :attr:`direct`, and its tied columns (if
+        any) exactly the inner gate's."""
+        if not self.direct:
+            return False
+        columns = sorted(self.gate_index[self.gate_index >= 0].ravel())
+        tied = list(part.tied_columns)
+        return not tied or tied == columns
+
+    def reduced_derivatives(self, X: np.ndarray, rows: np.ndarray, eta: np.ndarray, gate, part, out: np.ndarray):
+        """h (k, n), with ∂g/∂θ_p written into ``out`` (part.size, n), θ_p's rows as
+        :meth:`~numeric.model.layout.PartLayout.reduce` orders them, for ``part`` (a
+        :class:`~numeric.model.layout.PartLayout` that :meth:`reduces`) and its outer gate's values
+        ``gate``. The same columns as :meth:`derivatives` and :func:`~numeric.model.gates.per_row`
+        of the outer gate, each product written once into its row of ``out``: no per-atom block of
+        the tied columns, no copies into it."""
+        k, n, N = rows.shape[0], X.shape[0], self.components
+        free = part.free_columns
+        position = np.full(part.width, -1)
+        position[free] = np.arange(len(free))
+        per_atom = out[: k * len(free)].reshape(k, len(free), n)
+        w, features = self._weights(X, rows)
+        h, gradients = self.expert.value_and_gradients(X, rows[:, self.expert_index].reshape(k * N, -1))
+        h = h.reshape(k, N, n)
+        u = np.einsum("kin,kin->kn", w, h)
+        value, d_eta, c = self.outer.value_and_gradient(X, eta, u)
+        weight = gate.w
+        scale = weight if c is None else weight * c  # ∂g/∂u per atom
+        for e, column in enumerate(range(part.n_gate, part.n_gate + part.n_expert)):
+            np.multiply(weight, d_eta[:, e], out=per_atom[:, position[column]])
+        ws = w * scale[:, None, :]
+        for e, g in enumerate(gradients):
+            g = np.asarray(g, dtype=float)
+            g = g.reshape(k, N, -1) if g.ndim == 2 else g  # per row (k·N, n or 1), or shared: (n,) or ()
+            for i in range(N):
+                np.multiply(ws[:, i], g[:, i] if g.ndim == 3 else g, out=per_atom[:, position[self.expert_index[i, e]]])
+        kept = np.flatnonzero((self.gate_index >= 0).all(axis=1))  # components with gate parameters
+        a = (h[:, kept] - u[:, None, :]) * ws[:, kept]  # (h_l − u) w_l · scale, (k, kept, n)
+        if len(part.tied_columns):
+            sums = np.zeros((part.groups, len(kept), n))
+            for atom, group in enumerate(part.group_of):
+                sums[group] += a[atom]
+            tied = out[k * len(free) :].reshape(part.groups, len(part.tied_columns), n)
+            at = np.searchsorted(part.tied_columns, self.gate_index[kept].ravel())
+            tied[:, at] = (sums[:, :, None, :] * features[None, None]).reshape(part.groups, -1, n)
+        else:
+            at = position[self.gate_index[kept].ravel()]
+            per_atom[:, at] = (a[:, :, None, :] * features[None, None]).reshape(k, -1, n)
+        per_atom[:, position[: part.n_gate]] = per_row(value, gate)
+        return value
 
 
 def compile_nested(declaration, part, n_gate: int, n_expert: int) -> NestedCode:

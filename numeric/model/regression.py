@@ -13,7 +13,8 @@ inner gates and experts) come from :mod:`numeric.model.nested`: ∂g/∂Θ_l = w
 tied column's derivative is the sum over its group's atoms (:meth:`~numeric.model.layout.PartLayout.reduce`).
 
 JᵀJ and Jᵀr are accumulated over blocks of :data:`~numeric.model.density.CHUNK` samples, so the
-n × P Jacobian is never held whole.
+n × P Jacobian is never held whole; every block is written into the same memory (a fresh block's
+pages cost more than its arithmetic on a machine whose page faults are dear).
 """
 
 from __future__ import annotations
@@ -40,15 +41,23 @@ def regression_function(layout: Layout, params: ModelParams, X: np.ndarray) -> n
     return total
 
 
-def jacobian(layout: Layout, theta: np.ndarray, X: np.ndarray):
-    """(g(X) of shape (n,), ∂g/∂θ transposed, of shape (P, n)) at the flat θ (a regression has no shares)."""
+def jacobian(layout: Layout, theta: np.ndarray, X: np.ndarray, out: np.ndarray | None = None):
+    """(g(X) of shape (n,), ∂g/∂θ transposed, of shape (P, n)) at the flat θ (a regression has no
+    shares), the latter written into ``out`` (a C-contiguous (P, n) array) when given."""
     params = layout.unpack(theta)
     n = X.shape[0]
     value = np.zeros(n)
-    rows = []
+    size = sum(part.size for part in layout.parts)
+    Jt = np.empty((size, n)) if out is None else out
+    assert Jt.shape == (size, n) and Jt.flags.c_contiguous
     for index, part in enumerate(layout.parts):
         G, eta, _ = part_values(layout, params, index)
         gate = part.gate.evaluate(X, G)
+        out = Jt[part.offset : part.offset + part.size]
+        if part.nested is not None and part.nested.reduces(part):
+            h = part.nested.reduced_derivatives(X, params.atoms[index], eta, gate, part, out)
+            value += np.einsum("kn,kn->n", gate.w, h)
+            continue
         if part.nested is not None:
             h, block, grouped = part.nested.derivatives(X, params.atoms[index], eta, part.expert_columns, gate.w, part)
         else:
@@ -56,10 +65,10 @@ def jacobian(layout: Layout, theta: np.ndarray, X: np.ndarray):
             h, dh = part.expert.value_and_gradient(X, eta)
             block = np.zeros((part.k, part.width, n))
             block[:, part.expert_columns] = gate.w[:, None, :] * dh
-        value += (gate.w * h).sum(axis=0)
+        value += np.einsum("kn,kn->n", gate.w, h)
         block[:, part.gate_columns] = per_row(h, gate)
-        rows.append(part.reduce(block, grouped))
-    return value, np.concatenate(rows)
+        out[...] = part.reduce(block, grouped)
+    return value, Jt
 
 
 def normal_equations(layout: Layout, theta: np.ndarray, X: np.ndarray, Y: np.ndarray, chunk: int = CHUNK):
@@ -67,9 +76,11 @@ def normal_equations(layout: Layout, theta: np.ndarray, X: np.ndarray, Y: np.nda
     n, P = len(Y), layout.size
     r = np.empty(n)
     JtJ, Jtr = np.zeros((P, P)), np.zeros(P)
+    buffer = np.empty(P * min(chunk, n))  # one Jacobian block's memory, written anew for each block
     for start in range(0, n, chunk):
         block = slice(start, min(start + chunk, n))
-        value, Jt = jacobian(layout, theta, X[block])
+        m = block.stop - block.start
+        value, Jt = jacobian(layout, theta, X[block], buffer[: P * m].reshape(P, m))
         r[block] = value - Y[block]
         JtJ += Jt @ Jt.T
         Jtr += Jt @ r[block]
