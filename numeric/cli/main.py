@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from pathlib import Path
 
 from threadpoolctl import threadpool_limits
 
@@ -94,6 +95,9 @@ def _kept(args) -> str:
     folder = args.out or confirm_cli._default_out(subject, args.condition)  # confirm's default, if not given
     declared = getattr(args, "model_file", None) is not None
     stores, fits = count_declared(folder) if declared else kept_fits(folder)
+    if args.command == "confirm" and getattr(args, "expert", None) is not None:  # one declared store per truth
+        counts = [count_declared(p.parent) for p in Path(folder).rglob("declared.sqlite")]
+        stores, fits = len(counts), sum(c[1] for c in counts)
     where = (
         os.path.join(folder, "declared.sqlite" if declared else "fits.sqlite")
         if args.command == "reproduce"

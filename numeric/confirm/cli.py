@@ -202,6 +202,11 @@ def format_expert_result(result) -> str:
             f"  {q.kind:8s} {shape:28s} ratio {q.ratio[0]:.2e} -> {q.ratio[-1]:.2e} at t = {q.t[-1]:<8.2g}"
             f"{limit:18s} {q.status:12s} {q.name}"
         )
+    for r in result.rates:
+        lines.append(
+            f"  rate {r.truth}: slope {r.estimate.text(signed=True)} in n, n = {r.sizes[0]}..{r.sizes[-1]} x "
+            f"{r.repetitions} ({r.converged}/{r.fits} converged)"
+        )
     lines.append(f"  {RATES_NOTE}")
     for name, why in result.skipped:
         lines.append(f"  skipped probe '{name}': {why}")

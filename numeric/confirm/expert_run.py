@@ -16,7 +16,8 @@ identcheck's expert condition, the model-level check, and their consequence in t
    is the verdict of the expert part's atoms there, compared with the paths at that truth. The
    result says whether the prediction differs from the literal condition's verdict, and whether
    the measured paths agree with the prediction.
-6. No rate grid yet (:data:`RATES_NOTE`): the outcome is the paths'.
+6. With ``rates`` and ``out``: a small fixed grid of fits at the compared truth and the generic
+   truth (:mod:`numeric.confirm.expert_rates`); it does not enter the outcome (:data:`RATES_NOTE`).
 """
 
 from __future__ import annotations
@@ -49,8 +50,11 @@ __all__ = ["EXPERT_CONDITIONS", "ExpertConfirmResult", "ModelPrediction", "confi
 
 EXPERT_CONDITIONS = tuple(PART_FOR)
 MAX_TRIED = 12
-#: What the expert confirmation says of the rate grid (it does not fit yet).
-RATES_NOTE = "no rate grid for expert conditions yet: the outcome is the paths' (numeric reproduce fits declarations)"
+#: What the expert confirmation says of its rate grid.
+RATES_NOTE = (
+    "rates: a small fixed grid of EM fits (numeric.confirm.expert_rates), slope of the mean declared loss in n; "
+    "it does not grow and does not enter the outcome, which is the paths'"
+)
 #: Seconds of the model-level check (shared among the model's atoms): quick, default.
 QUICK_MODEL_SECONDS, MODEL_SECONDS = 60.0, 180.0
 
@@ -332,6 +336,19 @@ def confirm_expert(
         summary=check.summary,
     )
     out_path = Path(out) if out is not None else None
+    rows, rates_seconds = (), 0.0
+    if out_path is not None:
+        try:
+            out_path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise NumericError(param="out", value=str(out_path), reason=f"cannot create ({exc.strerror})") from None
+        if rates:
+            from .expert_rates import expert_rates
+
+            rates_started = time.perf_counter()
+            truths = [] if truth_name == "generic" else [(f"probe {truth_name}", settings[truth_name][1])]
+            rows = expert_rates(truths + [("generic", generic)], out_path, quick, jobs, seed, progress)
+            rates_seconds = time.perf_counter() - rates_started
     result = ExpertConfirmResult(
         expert=expert,
         condition=condition,
@@ -340,7 +357,8 @@ def confirm_expert(
         symbolic=symbolic,
         model_check=prediction,
         sequences=tuple(sequences),
-        rates=(),
+        rates=rows,
+        rates_seconds=round(rates_seconds, 2),
         outcome=outcome,
         paths_outcome=outcome,
         verdict=line,
@@ -355,9 +373,5 @@ def confirm_expert(
         environment=environment(),
     )
     if out_path is not None:
-        try:
-            out_path.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise NumericError(param="out", value=str(out_path), reason=f"cannot create ({exc.strerror})") from None
         (out_path / "confirm.json").write_text(json.dumps(result.to_dict(), indent=1), encoding="utf-8")
     return result

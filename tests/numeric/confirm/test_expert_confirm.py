@@ -211,4 +211,6 @@ def test_end_to_end_routed_json(tmp_path):
     assert data["model_check"]["truth"] == "probe 'S3: sign pair θ2 = −θ1'"
     assert data["model_check"]["prediction"] == "inconclusive"
     assert data["model_comparison"]["measured_agrees_with_model"] is None
+    assert [r["truth"] for r in data["rates"]] == ["probe S3: sign pair θ2 = −θ1", "generic"]
+    assert all(r["fits"] == 9 and len(r["sizes"]) == 3 for r in data["rates"])
     assert json.loads((out / "confirm.json").read_text())["outcome"] == data["outcome"]
