@@ -10,7 +10,14 @@ shipped declaration's array code (numeric.model.attention_declared.DeclaredAtten
 thread, so another engineer's load inflates wall time but not this), the iterations, the MSE of
 each and their relative difference; then the median of each and the median of the per-seed ratios
 declared / hand-written; the load average before and after (above about 1 on 2 cores the medians
-still move by 10–20 %).
+still move by 10–20 %). ``--repeats R`` runs R alternating pairs per seed and takes each seed's
+median seconds.
+
+Measured 2026-12-03 (x86_64, 2 cores shared with other sessions, one BLAS thread), gated1, K = 3,
+n = 10⁵, 7 seeds × 3 alternating pairs: median ratio declared / hand-written 1.18 (per seed
+1.00–1.31), the same iterations and MSE (≤ 1.7e-16 relative) on every seed; load average 1.8
+before, 3.0 after. Before the declared nested Jacobian was written in place (the same day, 7 seeds,
+one pair each, load 0.9 → 1.2): 1.38.
 """
 
 import os
@@ -47,6 +54,7 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--n", type=int, default=100_000)
     parser.add_argument("--K", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=1, help="A/B pairs per seed, alternating (per-seed median)")
     args = parser.parse_args()
     print(f"load average before: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
     truth = load_truth()
@@ -58,11 +66,16 @@ def main() -> None:
     for seed in range(args.seeds):
         X, Y = sample(truth, hand, args.n, seed)
         theta0 = initial_params(P, args.K, args.n, seed, box)
-        order = [("hand", hand), ("declared", declared)]
-        if seed % 2:
-            order.reverse()
-        out = {name: _one(model, X, Y, theta0, shape, box) for name, model in order}
-        (th, ih, mh), (td, id_, md) = out["hand"], out["declared"]
+        runs: dict = {"hand": [], "declared": []}
+        for repeat in range(args.repeats):
+            order = [("hand", hand), ("declared", declared)]
+            if (seed + repeat) % 2:
+                order.reverse()
+            for name, model in order:
+                runs[name].append(_one(model, X, Y, theta0, shape, box))
+        (_, ih, mh), (_, id_, md) = runs["hand"][0], runs["declared"][0]
+        th = statistics.median(r[0] for r in runs["hand"])
+        td = statistics.median(r[0] for r in runs["declared"])
         rows.append((th, td))
         print(
             f"seed {seed}: hand-written {th:.2f} s ({ih} it, MSE {mh:.10g}), declared {td:.2f} s ({id_} it, "
