@@ -13,7 +13,7 @@ identcheck's expert condition, the model-level check, and their consequence in t
 5. The model-level check (:func:`identcheck.model.check_declaration`) of the declaration at the
    truth that decides the paths' outcome (that of the first path whose ratio goes to 0, the
    witness first; else the witness path's; else the generic truth): its prediction for the expert
-   is the verdict of the expert part's atoms there, compared with the paths at that truth. The
+   is the per-cell verdict of the expert part's atoms there, compared with the paths at that truth. The
    result says whether the prediction differs from the literal condition's verdict, and whether
    the measured paths agree with the prediction.
 6. With ``rates`` and ``out``: a small fixed grid of fits at the compared truth and the generic
@@ -62,10 +62,10 @@ QUICK_MODEL_SECONDS, MODEL_SECONDS = 60.0, 180.0
 @dataclass(frozen=True, slots=True)
 class ModelPrediction:
     """The model-level check at the truth the paths are compared at: the model's verdict, the expert
-    part's atoms' verdicts, and the prediction for the expert: ``not identifiable`` when an atom of
-    its part is, ``identifiable`` when every atom of its part and the whole model are, else
-    ``inconclusive`` (an atom undecided, or the model's cells coupled through a softmax denominator,
-    which the per-atom verdicts do not express)."""
+    part's atoms' verdicts, and the prediction for the expert, per cell: ``not identifiable`` when
+    an atom of its part is, ``identifiable`` when every one is, else ``inconclusive``. The whole
+    model's ``verdict`` may be inconclusive where the per-cell one is not (cells coupled through a
+    softmax denominator, which the per-cell systems do not express): the comparison line says so."""
 
     truth: str
     verdict: str
@@ -172,9 +172,9 @@ def _model_prediction(setting, label: str, seconds: float) -> ModelPrediction:
     verdicts = {v for _, v, _ in atoms}
     if "not identifiable" in verdicts:
         prediction = "not identifiable"
-    elif verdicts == {"identifiable"} and str(result.verdict) == "identifiable":
+    elif verdicts == {"identifiable"}:
         prediction = "identifiable"
-    else:  # an atom undecided, or the whole model not decided (cells coupled through a denominator)
+    else:
         prediction = "inconclusive"
     return ModelPrediction(
         label,
@@ -228,8 +228,8 @@ def _compare(condition_verdict: str, sequences, prediction: ModelPrediction | No
         + (measured or "nothing decided")
         + ("" if agrees is None else (" — they agree with it" if agrees else " — they DISAGREE with it"))
     )
-    if said == "inconclusive" or (prediction.verdict != said and prediction.verdict != "identifiable"):
-        parts.append(f"(the whole model: {prediction.verdict}: {prediction.summary})")
+    if prediction.verdict != said:
+        parts.append(f"(per cell; the whole model: {prediction.verdict}: {prediction.summary})")
     return "; ".join(parts), differs, agrees
 
 
