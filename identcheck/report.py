@@ -147,6 +147,9 @@ def check_text(result: CheckResult, footnote: int | None = None) -> str:
     one = result.details.get("one_component")
     if one is not None:  # docs/method.md §4, "One component, for every parameter"
         lines.append(f"  {one.statement if hasattr(one, 'statement') else one['statement']}")
+    every = result.details.get("ratios")
+    if every is not None:  # docs/scan.md, "Every ratio of parallel experts"
+        lines.append(f"  {every.statement if hasattr(every, 'statement') else every['statement']}")
     if result.scope is not None and footnote is None:
         lines.append(f"  means: {result.scope.implies}")
     witness = result.witness_probe

@@ -117,6 +117,13 @@ def _check(args) -> int:
         raise IdentcheckError(
             param="params", key=name, shown=params[name], reason=f"no {subject or 'phi'} uses {name!r}"
         )
+    if args.ratios is not None:  # refused before any job runs: nothing printed half-way
+        from ..scan.ratio import parse_ratios
+
+        parse_ratios(args.ratios)
+        other = next((a["condition"] for _, a in jobs if a["condition"] != "type1"), None)
+        if other is not None:
+            raise IdentcheckError(param="ratios", value=args.ratios, reason=f"applies to type1 only, not {other}")
     results, shown = [], RunText(brief=args.brief)  # a verdict's meaning once per run: a footnote
     with StatusLine.for_command(asked=args.progress, json=args.json) as status:
         for i, (phi, arguments) in enumerate(jobs):
@@ -131,6 +138,7 @@ def _check(args) -> int:
                 progress=progress,
                 certify=args.certify,
                 include_inadmissible=args.include_inadmissible,
+                ratios=args.ratios,
                 **arguments,
             )
             status.clear()

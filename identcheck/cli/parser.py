@@ -111,6 +111,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="certify each probe: independence by interval arithmetic, dependence by exact relations proved with sympy",
     )
+    c.add_argument(
+        "--ratios",
+        metavar="LO:HI[:COUNT]",
+        default=None,
+        help="type1: scan every ratio c in [LO, HI] of parallel experts (shared M, a2 = c·a1); "
+        "the range must not contain 0 or ±1",
+    )
     c.add_argument("--json", action="store_true", help="print one JSON array, one object per (phi, condition)")
     c.add_argument(
         "--brief",

@@ -1,0 +1,61 @@
+"""The scan over the ratio c of parallel experts (shared M, a2 = c·a1): identcheck/scan/ratio.py."""
+
+import subprocess
+import sys
+
+import pytest
+import sympy as sp
+
+from identcheck.check import check, make_condition
+from identcheck.errors import IdentcheckError
+from identcheck.evidence import Verdict
+from identcheck.rank.parallel import decide_at, maximal_families
+from identcheck.scan.ratio import parse_ratios, scan_ratios
+
+
+def test_exp_sum_drops_rank_at_two_and_a_half():
+    """φ = e^z + e^{2z}: φ(z), φ''(z) span {e^z, e^2z}, φ(cz), φ''(cz) span {e^cz, e^2cz}; the four
+    are dependent exactly when {1, 2} ∩ {c, 2c} ≠ ∅, i.e. c ∈ {1/2, 2} in a range without 1. By hand
+    at c = 2: φ''(z) − φ(z) = 3e^{2z} = −(φ''(2z) − 4φ(2z))."""
+    setup = make_condition("exp(z) + exp(2*z)", "type1", 2)
+    every = scan_ratios(setup, sp.Rational(3, 2), sp.Integer(4), 9)
+    bad = [g.values[0] for g in every.grid if g.verdict == Verdict.NOT_IDENTIFIABLE]
+    assert bad == [sp.Integer(2)]
+    (point,) = every.exceptional
+    assert point.values == (("c", sp.Integer(2)),) and point.proved
+    assert point.relation == "−∂ū/∂M11[1] + ∂²ū/∂a1²[1] − 4·∂ū/∂M11[2] + ∂²ū/∂a1²[2] = 0"
+    low = scan_ratios(setup, sp.Rational(1, 8), sp.Rational(7, 8), 5)
+    assert [p.values[0][1] for p in low.exceptional] == [sp.Rational(1, 2)]
+    assert all(g.verdict == Verdict.IDENTIFIABLE for g in low.grid if g.values[0] != sp.Rational(1, 2))
+
+
+@pytest.mark.parametrize("phi", ["sigmoid(z)", "tanh(z)"])
+def test_sign_relations_belong_to_c_minus_one(phi):
+    """sigmoid(−z) = 1 − sigmoid(z), tanh(−z) = −tanh(z): the families drop rank at c = −1 (the sign
+    stratum), which a range may not contain; a range beside it is independent at every grid ratio."""
+    setup = make_condition(phi, "type1", 2)
+    families = maximal_families(setup.term_set)
+    assert all(decide_at(f, setup.activation, sp.Integer(-1)).independent is False for f in families)
+    with pytest.raises(IdentcheckError, match="c = -1"):
+        parse_ratios("-2:-1/2")
+    every = scan_ratios(setup, sp.Integer(-3), sp.Rational(-5, 4), 5)
+    assert every.exceptional == () and all(g.verdict == Verdict.IDENTIFIABLE for g in every.grid)
+
+
+@pytest.mark.parametrize("text", ["2:2", "3:2", "0:1/2", "1/2:3", "-2:-1/2", "x:2", "2:3:1"])
+def test_bad_ranges_are_one_line_exit_2(text):
+    out = subprocess.run(
+        [sys.executable, "-m", "identcheck", "check", "tanh(z)", f"--ratios={text}"], capture_output=True, text=True
+    )
+    assert out.returncode == 2 and out.stdout == ""
+    assert len(out.stderr.strip().splitlines()) == 1 and "--ratios" in out.stderr
+
+
+def test_a_proved_exceptional_ratio_decides_the_verdict():
+    """The nine probes find e^z + e^{2z} independent (their c is not 2); the ratio scan proves c = 2."""
+    assert check("exp(z) + exp(2*z)", dim=2).verdict == Verdict.IDENTIFIABLE
+    result = check("exp(z) + exp(2*z)", dim=2, ratios="3/2:5/2:3")
+    assert result.verdict == Verdict.NOT_IDENTIFIABLE and str(result.evidence) == "proof"
+    assert "c = 2" in result.summary and result.to_dict()["details"]["ratios"]["exceptional"][0]["proved"]
+    unchanged = check("sigmoid(z + 1)", dim=2, ratios="3/2:5/2:3")
+    assert unchanged.verdict == Verdict.IDENTIFIABLE and unchanged.details["ratios"].exceptional == ()
