@@ -138,6 +138,12 @@ def test_product_redundancy_goes_to_zero_with_slope_one():
     assert q.ratio[at] == pytest.approx(distance / loss, rel=1e-6)
 
 
+def test_public_api():
+    import numeric.confirm
+
+    assert numeric.confirm.confirm_expert is confirm_expert
+
+
 def test_generic_atoms_are_seeded_and_bounded_away_from_zero():
     from identcheck.parse.expert import parse_expert
 
