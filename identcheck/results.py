@@ -8,7 +8,7 @@ at those parameter values only, as the summary says); ``inconclusive`` otherwise
 unless it violates the paper's assumptions (A.1)–(A.5) (``admissible`` false; counted with
 ``include_inadmissible``) or it is a = 0; the others are reported apart.
 
-The JSON form (``to_dict``) is ``SCHEMA`` = identcheck.check/6 (docs/changelog.md): condition-specific
+The JSON form (``to_dict``) is ``SCHEMA`` = identcheck.check/7 (docs/changelog.md): condition-specific
 fields in one ``details`` mapping per result and per probe, every relation's structural ``keys``
 (typed tuples as JSON lists, :func:`key_from_json` reads them back), and per probe
 ``almost_everywhere`` (:mod:`identcheck.rank.almost_everywhere`). Goldens hold the JSON and the text.
@@ -36,7 +36,7 @@ __all__ = ["CheckResult", "ProbeResult", "RENDERERS", "Relation", "SCHEMA", "for
 __all__ += ["jsonable", "key_from_json", "register_renderer"]
 
 #: the version of ``CheckResult.to_dict()``'s layout (docs/changelog.md)
-SCHEMA = "identcheck.check/6"
+SCHEMA = "identcheck.check/7"
 
 #: format → function(result) → str, or a lazy entry (module, function name) imported on first use
 RENDERERS: dict[str, Callable | tuple[str, str]] = {
