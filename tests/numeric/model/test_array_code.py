@@ -193,3 +193,25 @@ def test_posteriors_are_each_atoms_share_of_the_density(kind):
     f = sum(j.sum(axis=0) for j in joint)
     for rp, j in zip(r, joint):
         np.testing.assert_allclose(rp, j / f, rtol=1e-9, atol=1e-15)
+
+
+def test_sums_of_parameters_times_inputs_are_matrix_products_with_sympys_values():
+    """An expert's sums Σ_j η_j x_j (any order of factors, a subset of the inputs) are arguments
+    of the generated code computed by a matrix product; h and ∂h/∂η equal sympy's own numbers."""
+    from numeric.model.experts import compile_expert
+
+    x1, x2, x3 = x = sp.symbols("x1 x2 x3", real=True)
+    e1, e2, e3, e4 = params = sp.symbols("e1 e2 e3 e4", real=True)
+    expression = sp.tanh(x3 * e2 + e1 * x1) * e3 + e4 * x2**2
+    code = compile_expert(expression, x, params)
+    assert code.scores == (((1, 0), (2, 0)),) or code.scores == (((0, 1), (0, 2)),)
+    rng = np.random.default_rng(5)
+    X, eta = rng.uniform(-1, 1, size=(40, 3)), rng.normal(size=(3, 4))
+    h, dh = code.value_and_gradient(X, eta)
+    np.testing.assert_allclose(code.value(X, eta), h, rtol=1e-14, atol=0)
+    numeric = sp.lambdify([*x, *params], [expression, *(sp.diff(expression, p) for p in params)], "numpy")
+    for atom in range(3):
+        expected = numeric(*X.T, *eta[atom])
+        np.testing.assert_allclose(h[atom], expected[0], rtol=1e-12, atol=1e-14)
+        for e in range(4):
+            np.testing.assert_allclose(dh[atom, e], np.broadcast_to(expected[e + 1], (40,)), rtol=1e-12, atol=1e-14)
