@@ -104,16 +104,19 @@ def catalog_conditions(conditions=None) -> tuple[str, ...]:
     return tuple(conditions)
 
 
-def _cell(phi: str, condition: str) -> dict:
-    result = check(phi, condition=condition)  # one BLAS thread: check.run holds the limit
+def _cell(phi: str, condition: str, ratios=None) -> dict:
+    every = ratios if condition == "type1" else None  # the ratio scan of parallel experts: type-1 only
+    result = check(phi, condition=condition, ratios=every)  # one BLAS thread: check.run holds the limit
     cell = {"verdict": str(result.verdict), "evidence": str(result.evidence), "witness": _witness(result)}
+    if every is not None:  # docs/scan.md, "Every ratio of parallel experts"
+        cell["ratios"] = result.details["ratios"].to_dict()
     if "literal_verdict" in result.details:  # type-2: the set as the paper states it
         cell["literal_verdict"] = str(result.details["literal_verdict"])
     return cell
 
 
 def _cell_task(task) -> dict:
-    """A worker's task: ``(phi, condition)`` → :func:`_cell`."""
+    """A worker's task: ``(phi, condition, ratios)`` → :func:`_cell`."""
     return _cell(*task)
 
 
@@ -123,7 +126,7 @@ def _row(entry, cells: dict, conditions) -> dict:
     return {"phi": phi, "note": note, **{condition: cells[condition] for condition in conditions}}
 
 
-def catalog_rows(progress=None, jobs: int = 1, entries=None, conditions=None) -> list[dict]:
+def catalog_rows(progress=None, jobs: int = 1, entries=None, conditions=None, ratios=None) -> list[dict]:
     """Check every catalog entry (or those of ``entries``, default :data:`CATALOG`) for each of
     ``conditions`` (default type-1 and type-2, :data:`CONDITIONS`), in ``jobs`` processes (order kept).
 
@@ -131,7 +134,12 @@ def catalog_rows(progress=None, jobs: int = 1, entries=None, conditions=None) ->
     φ-free parts of the arb evaluations) is shared by all the activations it checks. With
     several processes, each (φ, condition) is one task and the last condition's tasks (type-2's:
     3–5 times longer) are handed out first, so the processes finish together (longest first); ``progress`` is
-    called as rows complete, in completion order."""
+    called as rows complete, in completion order. ``ratios`` (``"LO:HI[:COUNT]"``): type-1's cells also
+    scan every ratio of parallel experts (:func:`identcheck.check`), the outcome in the cell's ``ratios``."""
+    if ratios is not None:
+        from ..scan.ratio import parse_ratios
+
+        parse_ratios(ratios)  # refused before any cell runs
     if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= MAX_JOBS:
         raise IdentcheckError(param="jobs", value=jobs, reason=f"must be an integer from 1 to {MAX_JOBS}")
     conditions = catalog_conditions(conditions)
@@ -139,7 +147,8 @@ def catalog_rows(progress=None, jobs: int = 1, entries=None, conditions=None) ->
     if jobs == 1:
         rows = []
         for i, entry in enumerate(entries):
-            rows.append(_row(entry, {condition: _cell(entry[0], condition) for condition in conditions}, conditions))
+            row_cells = {condition: _cell(entry[0], condition, ratios) for condition in conditions}
+            rows.append(_row(entry, row_cells, conditions))
             if progress is not None:
                 progress(i + 1, len(entries), entry[0])
         return rows
@@ -147,7 +156,7 @@ def catalog_rows(progress=None, jobs: int = 1, entries=None, conditions=None) ->
     tasks = [(i, condition) for condition in reversed(conditions) for i in range(len(entries))]
     with WorkerPool(jobs) as pool:  # an interrupt kills the workers at once (identcheck.util.pool)
         done = 0
-        for k, cell in pool.imap_unordered(_cell_task, [(entries[i][0], condition) for i, condition in tasks]):
+        for k, cell in pool.imap_unordered(_cell_task, [(entries[i][0], condition, ratios) for i, condition in tasks]):
             i, condition = tasks[k]
             cells[i][condition] = cell
             if len(cells[i]) == len(conditions):

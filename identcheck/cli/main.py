@@ -274,6 +274,8 @@ def _catalog(args) -> int:
 
     if args.experts and args.conditions:
         raise IdentcheckError("--condition: not with --experts (its table is the three DeepSeekMoE conditions')")
+    if args.ratios is not None and (args.models or args.experts):
+        raise IdentcheckError("--ratios: not with --experts or --models (it scans type-1's parallel experts)")
     if args.models and (args.experts or args.conditions):
         raise IdentcheckError("--models: not with --experts or --condition (its table is the shipped declarations')")
     if args.models:  # the shipped declarations' model-level verdicts (docs/model.md)
@@ -287,7 +289,9 @@ def _catalog(args) -> int:
         make_rows = expert_catalog_rows
         render = expert_catalog_markdown
     else:  # any registered condition on φ, default type-1 and type-2 (docs/catalog.md)
-        make_rows = functools.partial(catalog_rows, conditions=catalog_conditions(args.conditions))
+        make_rows = functools.partial(
+            catalog_rows, conditions=catalog_conditions(args.conditions), ratios=args.ratios
+        )
         render = to_markdown
     if args.out is not None:
         check_output_path(args.out, "--out")  # the policy every output path follows (outputs.py)

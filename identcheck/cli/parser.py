@@ -219,6 +219,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="the shipped declarations' model-level verdicts instead (identcheck model; text, --markdown, --json)",
     )
+    cat.add_argument(
+        "--ratios",
+        metavar="LO:HI[:COUNT]",
+        default=None,
+        help="type1 cells: also scan every ratio c in [LO, HI] of parallel experts (shared M, a2 = c·a1; JSON)",
+    )
     cat.add_argument("--out", help="write the output to this file instead of stdout (written only when complete)")
     cat.add_argument("--jobs", type=_int("--jobs"), default=2, help="worker processes (default 2)")
     rp = sub.add_parser(

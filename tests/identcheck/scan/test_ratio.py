@@ -59,3 +59,17 @@ def test_a_proved_exceptional_ratio_decides_the_verdict():
     assert "c = 2" in result.summary and result.to_dict()["details"]["ratios"]["exceptional"][0]["proved"]
     unchanged = check("sigmoid(z + 1)", dim=2, ratios="3/2:5/2:3")
     assert unchanged.verdict == Verdict.IDENTIFIABLE and unchanged.details["ratios"].exceptional == ()
+
+
+def test_catalog_cells_carry_the_ratio_scan():
+    from identcheck.catalog.activations import catalog_rows
+
+    entries = [("exp(z) + exp(2*z)", ""), ("sigmoid(z + 1)", "")]
+    rows = catalog_rows(entries=entries, conditions=["type1"], ratios="3/2:5/2:3", jobs=2)
+    found = rows[0]["type1"]
+    assert found["verdict"] == "not identifiable" and found["ratios"]["exceptional"][0]["c"] == "2"
+    assert rows[1]["type1"]["verdict"] == "identifiable" and rows[1]["type1"]["ratios"]["exceptional"] == []
+    out = subprocess.run(
+        [sys.executable, "-m", "identcheck", "catalog", "--ratios=1/2:2"], capture_output=True, text=True
+    )
+    assert out.returncode == 2 and out.stdout == "" and len(out.stderr.strip().splitlines()) == 1
