@@ -7,7 +7,7 @@ numeric.experiments.slope) and, where the theory gives a rate, a reference line 
 same colour) through the middle of the fitted line — so the eye compares slopes, not levels. The
 title says the grid: sizes, repetitions per size, and "quick" for the quick grids. Legends sit
 below their panels, off the data; a log axis spanning less than two decades gets labelled 1-2-5
-ticks (identcheck.util.figures.label_log_ticks), and a short n axis its measured sizes, thinned so
+ticks (identcheck.util.figures.label_log_ticks), and an n axis spanning less than a power of ten its measured sizes (three digits), thinned so
 that no two labels touch (:func:`label_sizes`). A (model, K) without fits leaves no blank slot: it
 says so, and what the lines mean.
 
@@ -125,19 +125,22 @@ def rates_figure(rates, ylabel: str = "Voronoi loss", title: str | None = None):
 
 
 def label_sizes(ax, sizes, most: int = 5) -> None:
-    """x ticks at the measured sizes on an n axis spanning under three powers of ten, at most ``most``
-    labelled (every k-th, the last kept) so that neighbours never run together ("70008000")."""
+    """x ticks at the measured sizes on an n axis spanning less than a power of ten, at most ``most``
+    labelled (every k-th, the last kept) so that neighbours never run together ("70008000"), each to
+    three significant digits (a log-spaced size such as 12915 reads 1.29×10⁴). From one power of ten
+    on, the round ticks of :func:`~identcheck.util.figures.label_log_ticks` read better than the
+    measured sizes' long mantissas, and are kept."""
     from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
     low, high = min(sizes), max(sizes)
-    if high / low >= 100:  # three powers of ten: matplotlib's own decades read well
+    if high / low >= 10:
         return
     if len(sizes) == 1:  # one size: the axis around it, not matplotlib's decade
         ax.set_xlim(low / 1.5, low * 1.5)
     step = -(-len(sizes) // most)
     shown = sorted(set(sizes[::-1][::step]))
     ax.xaxis.set_major_locator(FixedLocator(shown))
-    ax.xaxis.set_major_formatter(FuncFormatter(tick_text))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _position=None: tick_text(float(f"{value:.3g}"))))
     ax.xaxis.set_minor_locator(NullLocator())
 
 

@@ -114,6 +114,7 @@ def test_confirm_legend_is_off_the_data_and_short_ratio_ranges_are_labelled():
 # --- slopes that do not overclaim, ticks that do not collide, no blank slot, paths told apart ------------
 
 import dataclasses  # noqa: E402
+import re  # noqa: E402
 
 from numeric.confirm.result import RateRow, RateSeparation  # noqa: E402
 from numeric.experiments.slope import estimate_slope  # noqa: E402
@@ -155,6 +156,23 @@ def test_n_tick_labels_never_run_together():
     rates = [dataclasses.replace(r, sizes=sizes, means=tuple(0.3 * n**-0.5 for n in sizes)) for r in RATES]
     rates.append(dataclasses.replace(rates[1], model="gated2"))
     assert _overlapping_tick_labels(rates_figure(rates)) == []
+
+
+def test_log_spaced_sizes_over_a_decade_keep_short_labels_that_never_touch():
+    """The Figure-1 grid: 10 sizes log-spaced over 10^4 ... 10^5 (12915, 16681, ...): labels at round
+    values, a few characters each, never the measured sizes' long mantissas."""
+    import numpy as np
+
+    sizes = tuple(int(round(n)) for n in np.geomspace(1e4, 1e5, 10))
+    rates = [dataclasses.replace(r, sizes=sizes, means=tuple(0.3 * n**-0.5 for n in sizes)) for r in RATES]
+    rates.append(dataclasses.replace(rates[1], model="gated2"))
+    figure = rates_figure(rates)
+    assert _overlapping_tick_labels(figure) == []
+    for ax in figure.axes:
+        if ax.get_visible() and ax.axison:
+            low, high = ax.get_xlim()
+            texts = [t.label1.get_text() for t in ax.xaxis.get_major_ticks() if low <= t.get_loc() <= high]
+            assert all(len(re.sub(r"[^0-9.]", "", t)) <= 4 for t in texts if t), texts
 
 
 def test_a_model_without_fits_at_a_K_leaves_no_blank_slot():
