@@ -315,6 +315,9 @@ def _prove_witness(condition: Condition, probes, results: list) -> None:
             outcome = prove([(column[k], Rational(v)) for k, (_, v) in zip(r.keys, r.exact)], False, r.family)
             spent = bool(getattr(outcome, "timed_out", False))
             r = replace(r, proved=bool(outcome), timed_out=spent)
+            family = getattr(outcome, "family", None)
+            if r.family is None and family is not None:  # proved through a family's rewrite: that family's
+                r = replace(r, family=family, hypothesis=getattr(outcome, "hypothesis", None))
         relations.append(r)
     results[index] = replace(found, relations=tuple(relations))
 

@@ -33,7 +33,7 @@ from .base import Template
 from .homogeneity import apply_euler, euler_parts
 from .phi import phi_properties
 from .proofs import is_exact_zero
-from .symmetry import apply_parity
+from .symmetry import SYMMETRY, apply_parity
 
 __all__ = ["apply_euler", "apply_parity", "prover", "templates"]
 
@@ -109,6 +109,7 @@ def _mirrored_pairs(ts) -> tuple:
 
 
 UNBUDGETED = float("inf")  # inside prove's budget: the inner proofs inherit its deadline
+PARITY = "parity"  # attempt's answer when the parity rewrite proved the relation with φ abstract
 
 
 def prover(ts, activation, values, columns, full_terms):
@@ -148,7 +149,7 @@ def prover(ts, activation, values, columns, full_terms):
         if symmetry is not None and family in ("symmetry", None):
             abstract, flipped = apply_parity(total, symmetry, outputs, seen)
             if flipped and is_exact_zero(abstract, ts.x, thorough=False, derivatives=False, seconds=UNBUDGETED):
-                return True
+                return PARITY  # zero for every φ with this symmetry: the symmetry's relation
         terms = [
             substitute_phi((coeff * exprs[columns[c]]).xreplace(values), activation.derivatives)
             for c, coeff in coefficients
@@ -160,7 +161,10 @@ def prover(ts, activation, values, columns, full_terms):
     def prove(coefficients, thorough=False, family=None):
         # one budget for all routes together (the inner calls inherit its deadline)
         proved, timed_out = run(attempt, coefficients, thorough, family, seconds=PROOF_SECONDS, default=False)
-        return Outcome(proved, timed_out)
+        if proved is PARITY:
+            sign, q = symmetry
+            return Outcome(True, timed_out, SYMMETRY, f"phi(-z) = {sign}*phi(z) + ({q})")
+        return Outcome(bool(proved), timed_out)
 
     return prove
 

@@ -177,7 +177,7 @@ def certify_probe(decision, matrix, prove: Callable[[tuple], bool], relations: t
         outcomes.append((c, Outcome(False, True) if late else prove(c)))
     proved = [c for c, outcome in outcomes if outcome]
     timed_out = sum(bool(getattr(outcome, "timed_out", False)) for _, outcome in outcomes)
-    exact_relations = tuple(_relation(c, matrix) for c in proved)
+    exact_relations = tuple(_relation(c, matrix, outcome) for c, outcome in outcomes if outcome)
     recovered = sum(c is not None for c in exact)
     rest_detail, nullity_exact = None, False
     if len(proved) == decision.nullity:
@@ -209,13 +209,14 @@ def certify_probe(decision, matrix, prove: Callable[[tuple], bool], relations: t
     return Certificate(CertificateKind.PROOF if proved or already else None, detail), relations
 
 
-def _relation(coefficients, matrix) -> Relation:
+def _relation(coefficients, matrix, outcome=None) -> Relation:
+    """A recovered relation, proved; named by the family whose rewrite proved it, if one did."""
     return Relation(
         terms=tuple((matrix.labels[c], float(v)) for c, v in coefficients),
         exact=tuple((matrix.labels[c], str(v)) for c, v in coefficients),
         keys=tuple(matrix.keys[c] for c, _ in coefficients),
-        family=None,
-        hypothesis=None,
+        family=getattr(outcome, "family", None),
+        hypothesis=getattr(outcome, "hypothesis", None),
         proved=True,
         ties=tied_components(tuple(matrix.keys[c] for c, _ in coefficients)),
     )

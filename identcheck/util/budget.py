@@ -108,7 +108,9 @@ class BudgetExceeded(BaseException):
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Outcome:
-    """A proof attempt: ``proved`` (truthy exactly when proved) and whether its budget ran out.
+    """A proof attempt: ``proved`` (truthy exactly when proved) and whether its budget ran out;
+    ``family`` and ``hypothesis``: the relation family whose rewrite proved it, and the property of
+    φ that rewrite used, when the proof went through one (a raw relation so proved is that family's).
 
     Behaves as the bool ``proved`` in tests and comparisons (``outcome == True``), so callers
     that only ask "proved?" need not change.
@@ -116,6 +118,8 @@ class Outcome:
 
     proved: bool
     timed_out: bool = False
+    family: str | None = None
+    hypothesis: str | None = None
 
     def __bool__(self) -> bool:
         return self.proved

@@ -122,3 +122,19 @@ def test_a_parity_the_budget_cut_short_is_not_kept():
     with pool(0):
         assert symmetry.expert_parity(h, (c, w), (z,)) is None
     assert symmetry.expert_parity(h, (c, w), (z,)) == (1, 0)
+
+
+def test_type2_relations_a_polynomial_q_explains_are_named_symmetry_when_proved():
+    """tanh(z) + z²/2: φ(−z) = z² − φ(z), and q = z², q' = 2z, q'' = 2 never vanish on the type-2
+    terms (φ, φ', φ''), so no term-by-term template ties the mirrored head; the relations found
+    raw are proved with φ abstract after the parity rewrite, which makes them the symmetry's."""
+    phi = sp.tanh(Z) + Z**2 / 2
+    assert sp.simplify(phi.subs(Z, -Z) - (Z**2 - phi)) == 0  # by hand: tanh is odd
+    result = check("tanh(z) + 0.5*z**2", condition="type2")
+    witness = result.witness_probe
+    assert witness.name == "channel 2 = -channel 1" and witness.relations
+    assert all(r.family == symmetry.SYMMETRY and r.proved for r in witness.relations)
+    assert all(r.hypothesis is not None and "phi(-z) = -1*phi(z)" in r.hypothesis for r in witness.relations)
+    # a certified run proves the same relations through the certificate: named the same
+    certified = check("tanh(z) + 0.5*z**2", condition="type2", certify=True).witness_probe
+    assert certified.relations and all(r.family == symmetry.SYMMETRY and r.proved for r in certified.relations)
