@@ -13,7 +13,7 @@ declared / hand-written; the load average before and after (above about 1 on 2 c
 still move by 10–20 %). ``--repeats R`` runs R alternating pairs per seed and takes each seed's
 median seconds.
 
-Measured 2026-12-03 (x86_64, 2 cores shared with other sessions, one BLAS thread), gated1, K = 3,
+Measured 2026-12-03 (x86_64, a shared 2-core machine, one BLAS thread), gated1, K = 3,
 n = 10⁵, 7 seeds × 3 alternating pairs: median ratio declared / hand-written 1.18 (per seed
 1.00–1.31), the same iterations and MSE (≤ 1.7e-16 relative) on every seed; load average 1.8
 before, 3.0 after. Before the declared nested Jacobian was written in place (the same day, 7 seeds,

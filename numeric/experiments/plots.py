@@ -7,9 +7,9 @@ numeric.experiments.slope) and, where the theory gives a rate, a reference line 
 same colour) through the middle of the fitted line — so the eye compares slopes, not levels. The
 title says the grid: sizes, repetitions per size, and "quick" for the quick grids. Legends sit
 below their panels, off the data; a log axis spanning less than two decades gets labelled 1-2-5
-ticks (identcheck.util.figures.label_log_ticks), and an n axis spanning less than a power of ten its measured sizes (three digits), thinned so
-that no two labels touch (:func:`label_sizes`). A (model, K) without fits leaves no blank slot: it
-says so, and what the lines mean.
+ticks (identcheck.util.figures.label_log_ticks), and an n axis spanning less than a power of ten
+its measured sizes (three digits), thinned so that no two labels touch (:func:`label_sizes`). A
+(model, K) without fits leaves no blank slot: it says so, and what the lines mean.
 
 Drawn on a pyplot-free :class:`matplotlib.figure.Figure` (identcheck/util/figures.py): the caller's
 backend and pyplot's figures are left as they were; the figure shows inline in Jupyter.
