@@ -113,6 +113,15 @@ def run(args) -> int:
             raise NumericError(f"--condition {args.condition}: takes --expert, not PHI ({args.phi!r})")
         if not expert_condition and args.expert is not None:
             raise NumericError(f"--expert: only with an expert condition ({', '.join(EXPERT_CONDITIONS)})")
+        if expert_condition:  # flags of the φ confirmation that an expert run has no use for
+            for flag, value in (("--budget", args.budget), ("--mc", args.mc), ("--K", args.K)):
+                if value is not None:
+                    raise NumericError(
+                        f"{flag}: not used with --condition {args.condition} (its paths use quadrature and "
+                        "its rate grid is fixed; see --model-seconds and --quick)"
+                    )
+            if args.params:
+                raise NumericError(f"--param: not used with --condition {args.condition} (write the value into EXPR)")
         if not expert_condition and args.phi is None:
             raise NumericError(f"--condition {args.condition}: needs PHI, e.g. 'sigmoid(z + 1)'")
         if expert_condition:
@@ -164,7 +173,6 @@ def _run_expert(args) -> int:
         rates=not args.no_rates,
         jobs=args.jobs,
         progress="always" if args.progress else not args.json,
-        budget=args.budget,
     )
     if args.json:
         print(json.dumps(result.to_dict(), indent=1))

@@ -135,8 +135,8 @@ class ExpertConfirmResult:
             "model_check": None if self.model_check is None else self.model_check.to_dict(),
             "model_comparison": {
                 "line": self.comparison,
-                "differs_from_condition": self.differs_from_condition,
-                "measured_agrees_with_model": self.agrees_with_model,
+                "per_cell_differs_from_condition": self.differs_from_condition,
+                "measured_agrees_per_cell": self.agrees_with_model,
             },
             "sequences": [s.to_dict() for s in self.sequences],
             "rates": [r.to_dict() for r in self.rates],
@@ -244,7 +244,6 @@ def confirm_expert(
     rates: bool = False,
     jobs: int = 1,
     progress=False,
-    budget: float | None = None,
 ) -> ExpertConfirmResult:
     """Run the expert confirmation (module docstring). Bad input raises IdentcheckError / NumericError
     before anything is written."""

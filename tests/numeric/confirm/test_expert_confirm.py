@@ -177,6 +177,10 @@ def test_bad_input_is_refused(condition, expert, words, tmp_path):
         (["--condition", "nope", "--expert", BIAS], "nope"),
         (["tanh(z)", "--condition", "deepseek-routed", "--expert", BIAS], "not PHI"),
         (["--expert", BIAS], "only with an expert condition"),
+        (["--condition", "deepseek-routed", "--expert", BIAS, "--budget", "30"], "--budget: not used"),
+        (["--condition", "deepseek-routed", "--expert", BIAS, "--mc", "1000"], "--mc: not used"),
+        (["--condition", "deepseek-routed", "--expert", BIAS, "--K", "4"], "--K: not used"),
+        (["--condition", "deepseek-routed", "--expert", BIAS, "--param", "c=1"], "--param: not used"),
     ],
 )
 def test_cli_bad_input_one_line_exit_2(argv, words, tmp_path):
@@ -220,7 +224,7 @@ def test_end_to_end_routed_json(tmp_path):
     # with the per-cell prediction exactly where the cells couple (two atoms sharing an expert)
     assert data["model_check"]["prediction"] == "identifiable"
     assert data["model_check"]["verdict"] == "inconclusive"
-    assert data["model_comparison"]["measured_agrees_with_model"] is False
+    assert data["model_comparison"]["measured_agrees_per_cell"] is False
     assert [r["truth"] for r in data["rates"]] == ["probe S3: sign pair θ2 = −θ1", "generic"]
     assert all(r["fits"] == 9 and len(r["sizes"]) == 3 for r in data["rates"])
     assert json.loads((out / "confirm.json").read_text())["outcome"] == data["outcome"]
