@@ -199,17 +199,7 @@ def format_expert_result(result) -> str:
             f"ratio ||f_t - f*|| / D for t = {window[0]:g} ... {window[-1]:g} (L2 over x and y, quadrature), "
             "smaller t where a path needs them to reach its plateau:"
         )
-    for q in result.sequences:
-        shape = (
-            "exact invariance (ratio 0)"
-            if q.exact_invariance
-            else ("slope   —  " if q.slope is None else f"slope {q.slope:5.2f}")
-        )
-        limit = "" if q.limit is None or q.exact_invariance else f" (t->0: {q.limit:.1e})"
-        lines.append(
-            f"  {q.kind:8s} {shape:28s} ratio {q.ratio[0]:.2e} -> {q.ratio[-1]:.2e} at t = {q.t[-1]:<8.2g}"
-            f"{limit:18s} {q.status:12s} {q.name}"
-        )
+    lines += [_sequence_line(q) for q in result.sequences]
     for r in result.rates:
         lines.append(
             f"  rate {r.truth}: slope {r.estimate.text(signed=True)} in n, n = {r.sizes[0]}..{r.sizes[-1]} x "
@@ -226,6 +216,20 @@ def format_expert_result(result) -> str:
     lines.append(result.comparison)
     lines.append(f"({result.seconds:.1f} s, sequences {result.sequence_seconds:.1f} s; output in {result.out})")
     return "\n".join(lines)
+
+
+def _sequence_line(q) -> str:
+    """One path's line: its kind, slope (or exact invariance), ratio range, t → 0 limit, status, name."""
+    shape = (
+        "exact invariance (ratio 0)"
+        if q.exact_invariance
+        else ("slope   —  " if q.slope is None else f"slope {q.slope:5.2f}")
+    )
+    limit = "" if q.limit is None or q.exact_invariance else f" (t->0: {q.limit:.1e})"
+    return (
+        f"  {q.kind:8s} {shape:28s} ratio {q.ratio[0]:.2e} -> {q.ratio[-1]:.2e} at t = {q.t[-1]:<8.2g}{limit:18s} "
+        f"{q.status:12s} {q.name}"
+    )
 
 
 def format_result(result) -> str:
@@ -247,17 +251,7 @@ def format_result(result) -> str:
         if result.sequences
         else "no paths"
     )
-    for q in result.sequences:
-        shape = (
-            "exact invariance (ratio 0)"
-            if q.exact_invariance
-            else ("slope   —  " if q.slope is None else f"slope {q.slope:5.2f}")
-        )
-        limit = "" if q.limit is None or q.exact_invariance else f" (t->0: {q.limit:.1e})"
-        lines.append(
-            f"  {q.kind:8s} {shape:28s} ratio {q.ratio[0]:.2e} -> {q.ratio[-1]:.2e} at t = {q.t[-1]:<8.2g}{limit:18s} "
-            f"{q.status:12s} {q.name}"
-        )
+    lines += [_sequence_line(q) for q in result.sequences]
     for r in result.rates:
         measure = "" if r.measure_estimate is None else f"; measure-level loss {r.measure_estimate.text(signed=True)}"
         lines.append(
