@@ -86,6 +86,7 @@ UNFINISHED_JOINT = (
     "the model's {seconds:g} s after the atoms' checks: the cells of different true atoms may couple, so no "
     "per-atom verdict is the model's (ask for more --seconds)"
 )
+_JOINT_PREFIX = UNFINISHED_JOINT.partition("{")[0]
 UNFINISHED_RECOMBINATION = (
     "the search for atoms re-pairing across inner components did not finish within the model's {seconds:g} s "
     "(ask for more --seconds)"
@@ -148,7 +149,10 @@ class DeclaredCheck:
     the bases are not proved jointly independent (cells of different true atoms would couple);
     *identifiable* otherwise; *inconclusive* too when a model-wide step (the joint independence, the
     recombination search) did not finish within the model's seconds (``unfinished`` says which),
-    unless an atom is not identifiable. Its ``evidence`` is proof only when every atom's is and, with
+    unless an atom is not identifiable — and always when the joint step did not finish in a model
+    with a softmax part (``softmax``, read off the declaration without the step): its denominator's
+    terms, its mixing with other parts and its over-fitting are what make the cells couple, so no
+    per-atom verdict is the model's. Its ``evidence`` is proof only when every atom's is and, with
     more than one atom, ``joint_proved``: the joint independence carries an interval proof."""
 
     name: str
@@ -161,6 +165,7 @@ class DeclaredCheck:
     joint_proved: bool = False
     denominators: tuple = ()
     unfinished: tuple = ()  # the model-wide steps the budget cut (UNFINISHED_*): never a verdict
+    softmax: tuple = ()  # the softmax parts' names, from the declaration (known without the joint step)
 
     @property
     def verdict(self):  # a Verdict, or an atom's other outcome
@@ -182,7 +187,10 @@ class DeclaredCheck:
     def coupled(self) -> bool:
         """A softmax part whose denominator's terms are not shown independent of the atoms' bases
         (:mod:`.denominator`), whose every cell may be over-fitted (no normalised reference cell), or
-        beside other parts (:attr:`mixed`): the cells may couple, and no per-cell outcome is the model's."""
+        beside other parts (:attr:`mixed`), or whose joint step did not finish (:attr:`joint_unfinished`):
+        the cells may couple, and no per-cell outcome is the model's."""
+        if self.joint_unfinished and self._softmax_parts:
+            return True
         if not self.denominators:
             return False
         return self.joint is not True or self.mixed or any(d.every_cell_overfitted for d in self.denominators)
@@ -192,8 +200,17 @@ class DeclaredCheck:
         """A softmax part beside other parts: clearing its denominator S_G multiplies their differences
         too — their first-order terms become S_{G*}(x)·∂^κF, which the joint test does not take, and
         products of moves of different parts' cells enter at orders ≥ 2 — not expressed by the check."""
-        softmax = {d.part for d in self.denominators}
+        softmax = self._softmax_parts
         return bool(softmax) and any(part not in softmax for part, _ in self.results)
+
+    @property
+    def joint_unfinished(self) -> bool:
+        """The joint independence step (with the softmax denominators' terms) cut by the budget."""
+        return any(u.startswith(_JOINT_PREFIX) for u in self.unfinished)
+
+    @property
+    def _softmax_parts(self) -> set:
+        return set(self.softmax) | {d.part for d in self.denominators}
 
     @property
     def evidence(self) -> Evidence:
@@ -283,6 +300,7 @@ def check_declaration(
             verdict = run(max_order, left)
         results.append((part.name, verdict))
     unfinished: list[str] = []
+    softmax = tuple(spec.name for spec in declaration.parts if spec.gate.kind == "softmax")  # structural: no time
     joint, joint_proved, denominators = None, False, ()
     step, timed_out = _in_time(_joint, declaration, results, deadline=start + seconds)
     if timed_out:
@@ -305,6 +323,7 @@ def check_declaration(
         joint_proved=joint_proved,
         denominators=denominators,
         unfinished=tuple(unfinished),
+        softmax=softmax,
     )
 
 

@@ -246,3 +246,29 @@ def test_a_softmax_part_with_every_cell_possibly_over_fitted_is_inconclusive_fro
     assert not shipped.coupled and shipped.verdict == Outcome.ORDER_TOO_LOW  # r̄(2) = 4 > 2
     first = check_declaration(four, max_order=1, max_cell=1)
     assert not first.coupled and first.verdict == Verdict.IDENTIFIABLE, first.summary
+
+
+def test_a_cut_joint_step_leaves_no_atoms_proved_failure_as_a_mixed_softmax_models_verdict(monkeypatch):
+    """A not-identifiable atom beside a softmax part (the shared expert k2·(k1 x + k0): dF/dk1 ∝ dF/dk2,
+    DeepSeekMoE's shared + routed parts): run to the end, the mixed softmax model is inconclusive; with the
+    joint step cut by the budget it must stay inconclusive — the softmax and the mixing are known without
+    the step — never the atom's proved "not identifiable"."""
+    import identcheck.model.declared as declared
+
+    text = example_path("deepseek-tanh").read_text(encoding="utf-8")
+    assert text.count('expert = "k2*phi(dot(k1, x) + k0)"') == 1
+    linear = parse_declaration(text.replace('expert = "k2*phi(dot(k1, x) + k0)"', 'expert = "k2*(dot(k1, x) + k0)"'))
+    honest = check_declaration(linear, max_order=1, max_cell=1, seconds=60)
+    shared = [v for part, v in honest.results if part == "shared"]
+    assert [v.verdict for v in shared] == [Verdict.NOT_IDENTIFIABLE] and shared[0].evidence == Evidence.PROOF
+    assert honest.mixed and honest.coupled and honest.verdict == Verdict.INCONCLUSIVE, honest.summary
+    monkeypatch.setattr(declared, "joint_independence", _spinning(declared.joint_independence))
+    start = time.monotonic()
+    cut = check_declaration(linear, max_order=1, max_cell=1, seconds=3)
+    assert time.monotonic() - start < 20  # not the 30 s the step would take
+    assert [v.verdict for p, v in cut.results if p == "shared"] == [Verdict.NOT_IDENTIFIABLE]  # the atoms finished
+    assert cut.joint is None and cut.denominators == ()
+    assert cut.mixed and cut.coupled
+    assert cut.verdict == Verdict.INCONCLUSIVE and cut.evidence == Evidence.NUMERIC, cut.summary
+    assert "joint independence" in cut.summary and "did not finish within the model's 3 s" in cut.summary
+    assert cut.to_dict()["verdict"] == "inconclusive"
