@@ -15,6 +15,7 @@ where an isolated exceptional ratio such as c = 2 for exp(z) + exp(2z) is found.
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass
 from fractions import Fraction
@@ -36,6 +37,11 @@ __all__ = ["RatioScan", "parse_ratios", "scan_ratios", "DEFAULT_COUNT"]
 
 DEFAULT_COUNT = 17
 EXCLUDED = (sp.Integer(-1), sp.Integer(0), sp.Integer(1))
+MAX_SIZE = 10**6  # |c| and the denominator of c, at each end of a range
+MAX_TEXT = 40  # characters of one end
+_EXPONENT = re.compile(r"[eE][+-]?0*\d{3,}")  # an exponent of 100 or more: refused before Fraction expands it
+LIMIT = "each end at most 10⁶ in size, its denominator at most 10⁶"
+SHARED = "shared M, random a"
 
 
 def parse_ratios(text) -> tuple:
@@ -68,16 +74,32 @@ def parse_ratios(text) -> tuple:
 
 def _number(text, part):
     if isinstance(part, str):
+        part = part.strip()
+        if len(part) > MAX_TEXT or _EXPONENT.search(part):
+            raise IdentcheckError(param="ratios", value=text, reason=f"{part[:24]!r} is too large a number ({LIMIT})")
         try:
-            part = Fraction(part.strip())  # the grammar of fractions.Fraction, never evaluated
-        except (ValueError, ZeroDivisionError):
+            part = Fraction(part)  # the grammar of fractions.Fraction, never evaluated
+        except (ValueError, ZeroDivisionError, OverflowError):
             raise IdentcheckError(param="ratios", value=text, reason=f"{part!r} is not an exact number") from None
-    return exact("ratios", part)
+    try:
+        value = exact("ratios", part)
+        too_large = abs(value) > MAX_SIZE or value.q > MAX_SIZE
+    except (ValueError, OverflowError):
+        too_large = True
+    if too_large:
+        raise IdentcheckError(
+            param="ratios",
+            value=text,
+            reason=f"{str(part)[:24]} is too large a number ({LIMIT})",
+        )
+    return value
 
 
 def ratio_probe(condition, c) -> Probe:
     """The probe "shared M, a2 = c·a1" at ``c``, on the M and a1 of the condition's own probe."""
-    shared = next(p for p in condition.probes() if p.name.startswith("shared M, random a"))
+    shared = _shared_probe(condition)
+    if shared is None:
+        raise IdentcheckError(f"the ratio scan needs the probe {SHARED!r} of the type-1 condition")
     M, a = shared.components[0].M, shared.components[0].a
     one = sp.Integer(1)
     return Probe(
@@ -85,6 +107,10 @@ def ratio_probe(condition, c) -> Probe:
         (Component(M, a), Component(M, tuple(c * v for v in a))),
         stratum=Stratum((0, 0), ((0, one), (0, c))),
     )
+
+
+def _shared_probe(condition) -> Probe | None:
+    return next((p for p in condition.probes() if p.name.startswith(SHARED)), None)
 
 
 class RatioFamily(Family):
@@ -97,19 +123,22 @@ class RatioFamily(Family):
         self.axes, self.fixed = (Axis("c", lo, hi, count),), ()
         self.condition, self.families, self._built = condition, families, {}
         self.probes = ()
+        self.proved: dict = {}  # c → every family's independence at c proved (RankDecision.proof)
 
     def evaluate(self, values) -> GridValue:
         (c,) = values
-        margins = []
+        margins, decisions = [], []
         for family in self.families:
             decision = decide_at(family, self.condition.activation, c, self.condition.ladder)
             if decision is None:
                 return GridValue(tuple(values), None, (), "phi: not finite at c·z")
+            decisions.append(decision)
             dependent = None if decision.independent is None else not decision.independent
             margins.append(
                 ProbeMargin(family_name(family), decision.smallest_singular_value, decision.precision_digits, dependent)
             )
         outcomes = [m.dependent for m in margins]
+        self.proved[c] = all(d is not None and d.proof is not None for d in decisions)
         verdict = (
             Verdict.NOT_IDENTIFIABLE
             if any(o is True for o in outcomes)
@@ -190,11 +219,13 @@ def scan_ratios(condition, lo, hi, count=DEFAULT_COUNT, certify=False, seconds=3
     started = time.perf_counter()
     families = maximal_families(condition.term_set)
     singular = real_singularities(condition.activation.expr)
-    if families is None or not singular.empty:
+    if families is None or not singular.empty or _shared_probe(condition) is None:
         why = (
             "the term set is not of the lemma's form"
             if families is None
-            else (f"phi is not decided real-analytic on ℝ ({singular.describe()})")
+            else f"phi is not decided real-analytic on ℝ ({singular.describe()})"
+            if not singular.empty
+            else f"the scan needs the probe {SHARED!r} (its M and a1), which this condition lacks"
         )
         return RatioScan(lo, hi, count, statement=f"every ratio: not scanned ({why})", why_not=why)
     family = RatioFamily(condition, lo, hi, count, families)
@@ -219,7 +250,8 @@ def scan_ratios(condition, lo, hi, count=DEFAULT_COUNT, certify=False, seconds=3
                     cells[-1] = (cells[-1][0], h.values[0])
                 else:
                     cells.append((g.values[0], h.values[0]))
-    statement = _statement(lo, hi, grid, exceptional, cells, condition.dim)
+    proved = sum(family.proved.get(g.values[0], False) for g in grid)
+    statement = _statement(lo, hi, grid, exceptional, cells, condition.dim, proved)
     return RatioScan(
         lo,
         hi,
@@ -233,23 +265,36 @@ def scan_ratios(condition, lo, hi, count=DEFAULT_COUNT, certify=False, seconds=3
     )
 
 
-def _statement(lo, hi, grid, exceptional, cells, dim) -> str:
+def _statement(lo, hi, grid, exceptional, cells, dim, proved=0) -> str:
+    """The one-line outcome. A grid ratio's verdict is the rank rule's: numeric evidence unless its
+    independence was proved (``proved`` grid ratios); dependence at a grid ratio is numeric, and
+    proved only by an exact check (``exceptional``). Undecided grid ratios are named."""
     where = f"shared M, a2 = c·a1, c in [{number(lo)}, {number(hi)}]"
     bad = [number(g.values[0]) for g in grid if g.verdict == Verdict.NOT_IDENTIFIABLE]
-    undecided = [g for g in grid if g.verdict != Verdict.IDENTIFIABLE and g.verdict != Verdict.NOT_IDENTIFIABLE]
+    undecided = [number(g.values[0]) for g in grid if g.verdict not in (Verdict.IDENTIFIABLE, Verdict.NOT_IDENTIFIABLE)]
     named = [
         f"c = {number(p.values[0][1])} ({p.family or 'a relation'}{', proved' if p.proved else ''})"
         for p in exceptional
         if p.verdict == Verdict.NOT_IDENTIFIABLE
     ]
     dims = "every d" if dim > 1 else "d = 1"
-    parts = [f"every ratio ({where}; for every (M, a ≠ 0), {dims}):"]
+    parts = [f"every ratio ({where}; a ratio's verdict holds for every (M, a ≠ 0), {dims}):"]
     if not bad and not undecided:
-        parts.append(f"independent at all {len(grid)} grid ratios")
+        evidence = (
+            "proved at each"
+            if proved == len(grid)
+            else "numeric evidence" + (f"; proved at {proved}" if proved else "")
+        )
+        parts.append(f"independent at all {len(grid)} grid ratios ({evidence})")
     else:
         parts.append(
-            f"dependent at {len(bad)} of {len(grid)} grid ratios" + (f" ({', '.join(bad[:6])})" if bad else "")
+            f"dependent at {len(bad)} of {len(grid)} grid ratios"
+            + (f" ({', '.join(bad[:6])}{', …' if len(bad) > 6 else ''})" if bad else "")
+            + " (numeric evidence)"
         )
+        if undecided:
+            shown = ", ".join(undecided[:6]) + (", …" if len(undecided) > 6 else "")
+            parts.append(f"undecided at {len(undecided)} (c = {shown})")
     if named:
         parts.append("exceptional " + ", ".join(named))
     covered = sum((v - u for u, v in cells), sp.Integer(0))

@@ -73,3 +73,84 @@ def test_catalog_cells_carry_the_ratio_scan():
         [sys.executable, "-m", "identcheck", "catalog", "--ratios=1/2:2"], capture_output=True, text=True
     )
     assert out.returncode == 2 and out.stdout == "" and len(out.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("text", ["2:1e5000", "2:1e99999999999", "-1e7:-2", "2:12345677/1234567", "2:" + "9" * 60])
+def test_oversized_numbers_are_one_line_exit_2(text):
+    """Each end is at most 10⁶ in size, its denominator at most 10⁶: larger is refused before any work."""
+    out = subprocess.run(
+        [sys.executable, "-m", "identcheck", "check", "tanh(z)", f"--ratios={text}"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 2 and out.stdout == "", out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1 and "--ratios" in out.stderr
+    assert "internal error" not in out.stderr
+
+
+def test_the_largest_allowed_numbers_parse():
+    assert parse_ratios("2:1e6") == (sp.Integer(2), sp.Integer(10**6), 17)
+    assert parse_ratios("-1000000:-1000001/1000000:3")[0] == sp.Integer(-(10**6))
+    with pytest.raises(IdentcheckError, match="ratios"):
+        parse_ratios((2, 10**6 + 1))
+
+
+def test_grid_verdicts_are_labelled_numeric_unless_proved():
+    """tanh on [−3, −5/4]: the rank rule settles the families' independence at each grid ratio; the
+    statement says proved only when each grid ratio's decision carries a proof (RankDecision.proof)."""
+    setup = make_condition("tanh(z)", "type1", 2)
+    every = scan_ratios(setup, sp.Integer(-3), sp.Rational(-5, 4), 5)
+    families = maximal_families(setup.term_set)
+    proofs = [all(decide_at(f, setup.activation, g.values[0]).proof is not None for f in families) for g in every.grid]
+    assert all(g.verdict == Verdict.IDENTIFIABLE for g in every.grid)
+    n = len(every.grid)
+    if all(proofs):
+        assert f"independent at all {n} grid ratios (proved at each)" in every.statement
+    else:
+        also = f"; proved at {sum(proofs)}" if any(proofs) else ""
+        assert f"independent at all {n} grid ratios (numeric evidence{also})" in every.statement
+
+
+def test_atan_dependence_at_the_grid_is_numeric_evidence():
+    """atan: (1 + z²)φ'(z) = 1 ties the two experts of G_1(c) at every c; the rank rule's dependence
+    is numeric, so the statement labels it so."""
+    setup = make_condition("atan(z)", "type1", 2)
+    every = scan_ratios(setup, sp.Rational(3, 2), sp.Integer(3), 3)
+    n = len(every.grid)
+    assert all(g.verdict == Verdict.NOT_IDENTIFIABLE for g in every.grid)
+    assert f"dependent at {n} of {n} grid ratios" in every.statement and "numeric evidence" in every.statement
+
+
+def test_undecided_grid_ratios_are_reported(monkeypatch):
+    """A grid ratio whose rank the ladder leaves undecided is named, never dropped."""
+    import dataclasses
+    import importlib
+
+    ratio = importlib.import_module("identcheck.scan.ratio")
+
+    real = ratio.decide_at
+
+    def undecided_at_two(family, activation, c, ladder):
+        decision = real(family, activation, c, ladder)
+        return dataclasses.replace(decision, independent=None, proof=None) if c == 2 else decision
+
+    monkeypatch.setattr(ratio, "decide_at", undecided_at_two)
+    setup = make_condition("tanh(z)", "type1", 2)
+    every = scan_ratios(setup, sp.Rational(3, 2), sp.Integer(3), 3)  # grid 3/2, 2, 9/4, 5/2, 11/4, 3 …
+    assert [g.values[0] for g in every.grid if g.verdict == Verdict.INCONCLUSIVE] == [sp.Integer(2)]
+    assert "undecided at 1 (c = 2)" in every.statement
+    assert "independent at all" not in every.statement
+    n = len(every.grid)
+    assert f"dependent at 0 of {n} grid ratios" in every.statement
+
+
+def test_a_condition_without_the_shared_probe_is_not_scanned():
+    setup = make_condition("exp(z) + exp(2*z)", "type1", 2)
+    cls = type(setup)
+    bare = cls.__new__(cls)
+    bare.__dict__.update(setup.__dict__)
+    bare.probes = lambda: [p for p in setup.probes() if not p.name.startswith("shared M, random a")]
+    every = scan_ratios(bare, sp.Rational(3, 2), sp.Integer(4), 9)
+    assert every.why_not is not None and "needs the probe" in every.why_not
+    assert every.grid == () and every.exceptional == () and "not scanned" in every.statement
