@@ -96,11 +96,15 @@ def test_the_largest_allowed_numbers_parse():
         parse_ratios((2, 10**6 + 1))
 
 
-def test_grid_verdicts_are_labelled_numeric_unless_proved():
-    """tanh on [−3, −5/4]: the rank rule settles the families' independence at each grid ratio; the
-    statement says proved only when each grid ratio's decision carries a proof (RankDecision.proof)."""
-    setup = make_condition("tanh(z)", "type1", 2)
-    every = scan_ratios(setup, sp.Integer(-3), sp.Rational(-5, 4), 5)
+@pytest.mark.parametrize(
+    "phi, lo, hi", [("tanh(z)", sp.Integer(-3), sp.Rational(-5, 4)), ("sin(z) + exp(z)", sp.Rational(3, 2), 4)]
+)
+def test_grid_verdicts_are_labelled_numeric_unless_proved(phi, lo, hi):
+    """The rank rule settles the families' independence at each grid ratio (float64 for tanh, a ball
+    proof at some ratios for sin + exp); the statement says proved only where each grid ratio's
+    decision carries a proof (RankDecision.proof), counted here by deciding each family again."""
+    setup = make_condition(phi, "type1", 2)
+    every = scan_ratios(setup, lo, sp.Rational(hi), 5)
     families = maximal_families(setup.term_set)
     proofs = [all(decide_at(f, setup.activation, g.values[0]).proof is not None for f in families) for g in every.grid]
     assert all(g.verdict == Verdict.IDENTIFIABLE for g in every.grid)
