@@ -254,67 +254,7 @@ def _merge(args) -> int:
 
 
 def _ratio(args) -> int:
-    from ..confirm.ratio import ratio_table
-
-    if args.path == "recombination":
-        return _recombination(args)
-    rows = ratio_table(args.model, truth_from_args(args), args.ns, r=args.r, mc=args.mc)
-    if args.json:
-        print(json.dumps([row.to_dict() | {"environment": environment()} for row in rows], indent=2))
-        return 0
-    kind = "L1,r" if args.model == "mha" else "L2"
-    print(f"{args.model}: ||f_Gn - f*||_L2 / {kind}(G_n, G*), r = {args.r:g}, Monte Carlo {args.mc} points")
-    print(f"{'n':>9}  {'L2 norm':>11}  {'+/- s.e.':>9}  {'loss':>11}  {'ratio':>11}")
-    for row in rows:
-        print(f"{row.n:>9g}  {row.l2:>11.4e}  {row.l2_se:>9.1e}  {row.loss:>11.4e}  {row.ratio:>11.4e}")
-    return 0
-
-
-def _recombination(args) -> int:
-    from ..confirm.recombination import recombination_table
-
-    truth = truth_from_args(args)
-    rows, constructions = recombination_table(args.model, truth, args.K, mc=args.mc)
-    K = constructions[0].K
-    if args.json:
-        print(
-            json.dumps(
-                {
-                    "path": "recombination",
-                    "model": args.model,
-                    "K": K,
-                    "K_star": truth.params.K,
-                    "rows": [row.to_dict() for row in rows],
-                    "constructions": [c.to_dict() for c in constructions],
-                    "environment": environment(),
-                },
-                indent=2,
-            )
-        )
-        return 0
-    kind = "L1,1" if args.model == "mha" else "L2"
-    print(
-        f"{args.model}: channels 1, 2 of every head re-paired with weight eps (K = {K}, K* = {truth.params.K}); "
-        f"||g_eps - g*||_L2 / {kind}(G_eps, G*), Monte Carlo {args.mc} points"
-    )
-    print(
-        f"{'eps':>9}  {'L2 norm':>11}  {'+/- s.e.':>9}  {kind + ' (channels)':>15}  {'measure loss':>12}  {'ratio':>11}"
-    )
-    for row in rows:
-        print(
-            f"{row.epsilon:>9.3g}  {row.l2:>11.4e}  {row.l2_se:>9.1e}  {row.loss:>15.4e}  "
-            f"{row.measure_loss:>12.1e}  {row.ratio:>11.4e}"
-        )
-    for c in constructions:
-        if not c.applies:
-            print(f"  {c.construction}: not built ({c.reason})")
-            continue
-        moved = "exact: g unchanged" if c.exact else "not exact"
-        print(
-            f"  {c.construction}: ||g' - g*||/||g*|| = {c.relative_change:.1e} ({moved}); L2 = {c.channel_loss:.4g}, "
-            f"measure loss = {c.measure_loss:.1e}; {c.reason}"
-        )
-    return 0
+    return confirm_cli.ratio(args, truth_from_args(args))
 
 
 def _rates(args) -> int:

@@ -1,5 +1,6 @@
 """``numeric confirm PHI``: the command-line shell over :func:`numeric.confirm.confirm`.
 
+Also ``numeric ratio``'s tables (:func:`ratio`, given the truth the shared flags name).
 Wired into ``numeric/cli/main.py`` with ``confirm_cli.add_parser(sub).set_defaults(func=confirm_cli.run)``.
 Exit codes: 0 ran (whatever the verdict), 2 bad input (identcheck's or numeric's one-line message on
 stderr, nothing written), 1 internal error.
@@ -13,6 +14,7 @@ import sys
 
 from identcheck import IdentcheckError
 from identcheck.cli.common import render_error
+from identcheck.util.environment import environment
 from identcheck.util.outputs import check_output_path
 
 from ..cli.flags import add_param_flag, non_negative_int, positive_float, positive_int
@@ -274,3 +276,67 @@ def format_result(result) -> str:
     lines.append(result.verdict)
     lines.append(f"({result.seconds:.1f} s, sequences {result.sequence_seconds:.1f} s; output in {result.out})")
     return "\n".join(lines)
+
+
+def ratio(args, truth) -> int:
+    """``numeric ratio`` at ``truth``: the ratio table along a path (``--path recombination``: the re-pairing)."""
+    from .ratio import ratio_table
+
+    if args.path == "recombination":
+        return _recombination(args, truth)
+    rows = ratio_table(args.model, truth, args.ns, r=args.r, mc=args.mc)
+    if args.json:
+        print(json.dumps([row.to_dict() | {"environment": environment()} for row in rows], indent=2))
+        return 0
+    kind = "L1,r" if args.model == "mha" else "L2"
+    print(f"{args.model}: ||f_Gn - f*||_L2 / {kind}(G_n, G*), r = {args.r:g}, Monte Carlo {args.mc} points")
+    print(f"{'n':>9}  {'L2 norm':>11}  {'+/- s.e.':>9}  {'loss':>11}  {'ratio':>11}")
+    for row in rows:
+        print(f"{row.n:>9g}  {row.l2:>11.4e}  {row.l2_se:>9.1e}  {row.loss:>11.4e}  {row.ratio:>11.4e}")
+    return 0
+
+
+def _recombination(args, truth) -> int:
+    from .recombination import recombination_table
+
+    rows, constructions = recombination_table(args.model, truth, args.K, mc=args.mc)
+    K = constructions[0].K
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "path": "recombination",
+                    "model": args.model,
+                    "K": K,
+                    "K_star": truth.params.K,
+                    "rows": [row.to_dict() for row in rows],
+                    "constructions": [c.to_dict() for c in constructions],
+                    "environment": environment(),
+                },
+                indent=2,
+            )
+        )
+        return 0
+    kind = "L1,1" if args.model == "mha" else "L2"
+    print(
+        f"{args.model}: channels 1, 2 of every head re-paired with weight eps (K = {K}, K* = {truth.params.K}); "
+        f"||g_eps - g*||_L2 / {kind}(G_eps, G*), Monte Carlo {args.mc} points"
+    )
+    print(
+        f"{'eps':>9}  {'L2 norm':>11}  {'+/- s.e.':>9}  {kind + ' (channels)':>15}  {'measure loss':>12}  {'ratio':>11}"
+    )
+    for row in rows:
+        print(
+            f"{row.epsilon:>9.3g}  {row.l2:>11.4e}  {row.l2_se:>9.1e}  {row.loss:>15.4e}  "
+            f"{row.measure_loss:>12.1e}  {row.ratio:>11.4e}"
+        )
+    for c in constructions:
+        if not c.applies:
+            print(f"  {c.construction}: not built ({c.reason})")
+            continue
+        moved = "exact: g unchanged" if c.exact else "not exact"
+        print(
+            f"  {c.construction}: ||g' - g*||/||g*|| = {c.relative_change:.1e} ({moved}); L2 = {c.channel_loss:.4g}, "
+            f"measure loss = {c.measure_loss:.1e}; {c.reason}"
+        )
+    return 0

@@ -30,10 +30,13 @@ from pathlib import Path
 from typing import Any
 
 import identcheck
+from identcheck.model import check_declaration
+from identcheck.parse.expert import parse_expert
 from identcheck.util.environment import environment
 
 from ..errors import NumericError
-from .expert_model import PART_FOR, expert_setting, generic_atoms
+from .curves import DISTANCE_FLOOR, EXACT_TOL, PLATEAU_FACTOR, T_MIN
+from .expert_model import BASE, PART_FOR, expert_setting, generic_atoms
 from .expert_paths import (
     EXPERT_CONSTRUCTIONS,
     expert_construction,
@@ -42,9 +45,12 @@ from .expert_paths import (
     relation_path,
     smallest_direction,
 )
+from .expert_rates import expert_rates
 from .outcome import paths_outcome
+from .paths import NULL_TOL
 from .result import OUTCOMES, SCHEMA, SymbolicSummary
 from .run import T_VALUES
+from .splits import RESIDUAL_TOL
 
 __all__ = ["EXPERT_CONDITIONS", "ExpertConfirmResult", "ModelPrediction", "confirm_expert", "MAX_TRIED"]
 
@@ -120,10 +126,6 @@ class ExpertConfirmResult:
         return OUTCOMES.get(self.outcome, "")
 
     def to_dict(self) -> dict:
-        from .curves import DISTANCE_FLOOR, EXACT_TOL, PLATEAU_FACTOR, T_MIN
-        from .paths import NULL_TOL
-        from .splits import RESIDUAL_TOL
-
         return {
             "schema": SCHEMA,
             "phi": None,
@@ -164,8 +166,6 @@ class ExpertConfirmResult:
 
 
 def _model_prediction(setting, label: str, seconds: float) -> ModelPrediction:
-    from identcheck.model import check_declaration
-
     started = time.perf_counter()
     result = check_declaration(setting.declaration, max_order=4, max_cell=2, seconds=seconds)
     atoms = tuple((v.atom.name, str(v.verdict), v.summary) for p, v in result.results if p == setting.part)
@@ -259,10 +259,6 @@ def confirm_expert(
     model_seconds = (QUICK_MODEL_SECONDS if quick else MODEL_SECONDS) if model_seconds is None else model_seconds
     if not 0 < model_seconds <= 3600:
         raise NumericError(param="model_seconds", value=model_seconds, reason="must be from 0 (excluded) to 3600")
-    from identcheck.parse.expert import parse_expert
-
-    from .expert_model import BASE
-
     dim = 1  # the DeepSeekMoE declarations' input dimension
     parsed = parse_expert(expert, dim)  # the condition's own refusal comes first, from identcheck.check
     check = identcheck.check(expert, condition=condition, dim=dim, seed=seed)
@@ -342,8 +338,6 @@ def confirm_expert(
         except OSError as exc:
             raise NumericError(param="out", value=str(out_path), reason=f"cannot create ({exc.strerror})") from None
         if rates:
-            from .expert_rates import expert_rates
-
             rates_started = time.perf_counter()
             truths = [] if truth_name == "generic" else [(f"probe {truth_name}", settings[truth_name][1])]
             rows = expert_rates(truths + [("generic", generic)], out_path, quick, jobs, seed, progress)
