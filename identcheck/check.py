@@ -31,7 +31,7 @@ from .families.relations import NULL_SPACE_TOLERANCE
 from .rank.certificates import certify_probe
 from .rank.rule import DEFAULT_LADDER, decide_rank, rule_tolerances
 from .results import CheckResult, ProbeResult
-from .util.budget import CERTIFY_POOL_SECONDS, POOL_SECONDS, budget_available, pool, pool_remaining
+from .util.budget import CERTIFY_POOL_SECONDS, POOL_SECONDS, Outcome, budget_available, pool, pool_remaining
 from .util.environment import environment
 
 __all__ = ["check", "conclude", "make_condition", "run", "CONDITIONS"]
@@ -49,7 +49,6 @@ def check(
     points_per_term: int = 4,
     ladder: tuple = DEFAULT_LADDER,
     progress=None,
-    ratios=None,
     **options,
 ) -> CheckResult:
     """Check whether ``phi`` satisfies a strong-identifiability condition.
@@ -82,10 +81,6 @@ def check(
         Also count the probes that violate one of the paper's assumptions (A.1)–(A.5)
         (:mod:`probes`; e.g. type-2's uniform gating violates (A.4)). By default they are run
         and reported, but do not count for the verdict.
-    ratios : str or (lo, hi[, count]), optional
-        type1: scan every ratio c in [lo, hi] of parallel experts, shared M and a2 = c·a1
-        (:mod:`identcheck.scan.ratio`); ``details["ratios"]`` holds the outcome. A range that is
-        empty or contains 0 or ±1 is refused.
     **options
         The condition's own options (its class attribute ``options``, name → default), validated
         by :func:`make_condition`, which refuses an option the condition does not take:
@@ -116,32 +111,7 @@ def check(
     setup = make_condition(phi, condition, dim, params, seed, points_per_term, ladder, **options)
     if not isinstance(include_inadmissible, bool):
         raise IdentcheckError(param="include_inadmissible", value=include_inadmissible, reason="must be True or False")
-    if ratios is None:
-        return run(
-            setup, certify=certify, progress=progress, started=started, include_inadmissible=include_inadmissible
-        )
-    from .scan.ratio import parse_ratios, scan_ratios
-
-    lo, hi, count = parse_ratios(ratios)
-    if setup.name != "type1":
-        raise IdentcheckError(param="ratios", value=ratios, reason=f"applies to type1 only, not {setup.name}")
-    result = run(setup, certify=certify, progress=progress, started=started, include_inadmissible=include_inadmissible)
-    with threadpool_limits(limits=1):
-        every = scan_ratios(setup, lo, hi, count, certify=certify)
-    seconds = round(time.perf_counter() - started, 3)
-    result = replace(result, details={**result.details, "ratios": every}, seconds=seconds)
-    found = next((p for p in every.exceptional if p.proved), None)
-    if found is None or result.verdict == Verdict.NOT_IDENTIFIABLE:
-        return result
-    c = found.values[0][1]  # a proved dependence at an admissible ratio: the verdict is that of the stratum there
-    return replace(
-        result,
-        verdict=Verdict.NOT_IDENTIFIABLE,
-        evidence=Evidence.PROOF,
-        summary=f"dependent at the ratio c = {c} of parallel experts (shared M, a2 = {c}·a1), found by the "
-        f"ratio scan and proved by sympy: {found.relation}",
-        scope=setup.scope.statement(Verdict.NOT_IDENTIFIABLE),
-    )
+    return run(setup, certify=certify, progress=progress, started=started, include_inadmissible=include_inadmissible)
 
 
 _NO_TAKER = object()
@@ -315,9 +285,8 @@ def _prove_witness(condition: Condition, probes, results: list) -> None:
             outcome = prove([(column[k], Rational(v)) for k, (_, v) in zip(r.keys, r.exact)], False, r.family)
             spent = bool(getattr(outcome, "timed_out", False))
             r = replace(r, proved=bool(outcome), timed_out=spent)
-            family = getattr(outcome, "family", None)
-            if r.family is None and family is not None:  # proved through a family's rewrite: that family's
-                r = replace(r, family=family, hypothesis=getattr(outcome, "hypothesis", None))
+            if r.family is None and isinstance(outcome, Outcome) and outcome.family is not None:  # a family's rewrite
+                r = replace(r, family=outcome.family, hypothesis=outcome.hypothesis)
         relations.append(r)
     results[index] = replace(found, relations=tuple(relations))
 

@@ -19,6 +19,7 @@ from ..conditions import CONDITIONS as REGISTRY
 from ..conditions import unknown_condition
 from ..errors import IdentcheckError
 from ..families import ODE
+from ..scan.ratio import check_every_ratio, parse_ratios
 from ..util.pool import WorkerPool
 
 __all__ = ["CATALOG", "CONDITIONS", "catalog_conditions", "catalog_rows", "to_markdown"]
@@ -106,7 +107,8 @@ def catalog_conditions(conditions=None) -> tuple[str, ...]:
 
 def _cell(phi: str, condition: str, ratios=None) -> dict:
     every = ratios if condition == "type1" else None  # the ratio scan of parallel experts: type-1 only
-    result = check(phi, condition=condition, ratios=every)  # one BLAS thread: check.run holds the limit
+    # one BLAS thread: check.run holds the limit
+    result = check(phi, condition=condition) if every is None else check_every_ratio(phi, every, condition=condition)
     cell = {"verdict": str(result.verdict), "evidence": str(result.evidence), "witness": _witness(result)}
     if every is not None:  # docs/scan.md, "Every ratio of parallel experts"
         cell["ratios"] = result.details["ratios"].to_dict()
@@ -135,10 +137,9 @@ def catalog_rows(progress=None, jobs: int = 1, entries=None, conditions=None, ra
     several processes, each (φ, condition) is one task and the last condition's tasks (type-2's:
     3–5 times longer) are handed out first, so the processes finish together (longest first); ``progress`` is
     called as rows complete, in completion order. ``ratios`` (``"LO:HI[:COUNT]"``): type-1's cells also
-    scan every ratio of parallel experts (:func:`identcheck.check`), the outcome in the cell's ``ratios``."""
+    scan every ratio of parallel experts (:func:`~identcheck.scan.ratio.check_every_ratio`), the outcome
+    in the cell's ``ratios``."""
     if ratios is not None:
-        from ..scan.ratio import parse_ratios
-
         parse_ratios(ratios)  # refused before any cell runs
     if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= MAX_JOBS:
         raise IdentcheckError(param="jobs", value=jobs, reason=f"must be an integer from 1 to {MAX_JOBS}")

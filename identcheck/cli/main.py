@@ -18,6 +18,7 @@ Exit codes: 0 the checks ran (whatever the verdicts), 2 bad input (one line on s
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import json
 import os
@@ -33,6 +34,7 @@ from ..util.progress import StatusLine
 from .common import closed_stdout_quiet, command_parser, guarded, render_error
 from .model_command import run_model
 from .parser import build_parser
+from .pde_commands import run_positions, run_prove_pde
 
 # Each command imports what it needs in its function: `identcheck --help` loads no sympy, numpy or matplotlib.
 
@@ -117,13 +119,12 @@ def _check(args) -> int:
         raise IdentcheckError(
             param="params", key=name, shown=params[name], reason=f"no {subject or 'phi'} uses {name!r}"
         )
+    checker = check
     if args.ratios is not None:  # refused before any job runs: nothing printed half-way
-        from ..scan.ratio import parse_ratios
+        from ..scan.ratio import check_every_ratio, refuse_bad_ratios
 
-        parse_ratios(args.ratios)
-        other = next((a["condition"] for _, a in jobs if a["condition"] != "type1"), None)
-        if other is not None:
-            raise IdentcheckError(param="ratios", value=args.ratios, reason=f"applies to type1 only, not {other}")
+        refuse_bad_ratios(args.ratios, [a["condition"] for _, a in jobs])
+        checker = functools.partial(check_every_ratio, ratios=args.ratios)
     results, shown = [], RunText(brief=args.brief)  # a verdict's meaning once per run: a footnote
     with StatusLine.for_command(asked=args.progress, json=args.json) as status:
         for i, (phi, arguments) in enumerate(jobs):
@@ -133,12 +134,11 @@ def _check(args) -> int:
             def progress(done, n_probes, name, title=title):
                 status.show(f"{title}: probe {done}/{n_probes} ({name})")
 
-            result = check(
+            result = checker(
                 phi,
                 progress=progress,
                 certify=args.certify,
                 include_inadmissible=args.include_inadmissible,
-                ratios=args.ratios,
                 **arguments,
             )
             status.clear()
@@ -268,7 +268,6 @@ def _options(args, condition: str, strict: bool) -> dict:
 
 
 def _catalog(args) -> int:
-    import functools
 
     from ..catalog.activations import catalog_conditions, catalog_rows, to_markdown
 
@@ -289,9 +288,7 @@ def _catalog(args) -> int:
         make_rows = expert_catalog_rows
         render = expert_catalog_markdown
     else:  # any registered condition on φ, default type-1 and type-2 (docs/catalog.md)
-        make_rows = functools.partial(
-            catalog_rows, conditions=catalog_conditions(args.conditions), ratios=args.ratios
-        )
+        make_rows = functools.partial(catalog_rows, conditions=catalog_conditions(args.conditions), ratios=args.ratios)
         render = to_markdown
     if args.out is not None:
         check_output_path(args.out, "--out")  # the policy every output path follows (outputs.py)
@@ -333,65 +330,6 @@ def _replay(args) -> int:
     return 0 if all(r["proved"] for r in replays) else 1
 
 
-def _prove_pde(args) -> int:
-    from ..parse.activation import parse_param
-    from ..pde import prove_pde
-
-    params = dict(parse_param(p) for p in args.params)
-    proofs = prove_pde(args.phi, dim=args.dim, params=params)
-    if args.json:
-        print(
-            json.dumps(
-                {"phi": args.phi, "dim": args.dim, "families": [p.to_dict() for p in proofs]},
-                indent=2,
-                ensure_ascii=False,
-            )
-        )
-        return 0
-    print(f"phi(z) = {args.phi}; u = exp(x'Mx)*phi(a'x), x, a in R^{args.dim}, M symmetric")
-    for proof in proofs:
-        print(proof.to_text())
-    held = [p for p in proofs if p.holds]
-    if not held:
-        print("no known family applies: nothing to prove (the numeric check and --certify speak to independence)")
-    return 0
-
-
-def _positions(args) -> int:
-    from ..check import check
-    from ..parse.activation import parse_activation, parse_param
-    from ..positions import positions
-
-    params = dict(parse_param(p) for p in args.params)
-    if args.seed < 0:
-        raise IdentcheckError(f"--seed {args.seed}: must be >= 0")
-    parse_activation(args.phi, params)
-    rows = positions(args.phi, params, seed=args.seed)
-    verdicts = {}
-    if args.check:
-        for row in rows:
-            if row.decided_by:
-                verdicts[row.position] = check(
-                    args.phi, condition=row.decided_by, params=params, seed=args.seed
-                ).verdict
-    if args.json:
-        out = [r.to_dict() | ({"verdict": verdicts[r.position]} if r.position in verdicts else {}) for r in rows]
-        print(json.dumps(out, indent=2, ensure_ascii=False))
-        return 0
-    print(f"gate positions for phi(z) = {args.phi}")
-    print(f"  {'pos':<4}{'phi acts':<28}{'PDE survives (derived)':<26}{'numeric r_V - c r_O':<22}decided by")
-    for r in rows:
-        derived = ("yes" if r.predicted_survives else "no") + (" (every phi)" if r.decided_by is None else "")
-        seen = f"{r.residual:.1e} ({'holds' if r.observed_survives else 'fails'})"
-        decided = r.decided_by or "nothing: fails for every phi"
-        if r.position in verdicts:
-            decided += f" -> {verdicts[r.position]}"
-        print(f"  {r.position:<4}{r.where:<28}{derived:<26}{seen:<22}{decided}")
-    agree = all(r.predicted_survives == r.observed_survives for r in rows)
-    print(f"  derivation and numerics {'agree' if agree else 'DISAGREE'} (see docs/positions.md)")
-    return 0
-
-
 def _mentions(phi: str, name: str) -> bool:
     return re.search(rf"\b{re.escape(name)}\b", phi) is not None
 
@@ -403,8 +341,8 @@ if __name__ == "__main__":  # pragma: no cover
 #: subcommand → its function (the parser, identcheck.cli.parser, names the subcommands)
 COMMANDS = {
     "check": _check,
-    "positions": _positions,
-    "prove-pde": _prove_pde,
+    "positions": run_positions,
+    "prove-pde": run_prove_pde,
     "scan": _scan,
     "catalog": _catalog,
     "replay": _replay,

@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 import sympy as sp
+from threadpoolctl import threadpool_limits
 
-from ..check import run
+from ..check import make_condition, run
 from ..errors import IdentcheckError
 from ..evidence import Evidence, Verdict
 from ..parse.analyticity import real_singularities
@@ -304,3 +305,45 @@ def _statement(lo, hi, grid, exceptional, cells, dim, proved=0) -> str:
         else f"proved free on {float(covered / (hi - lo)):.0%} of the range"
     )
     return " ".join(parts[:1]) + " " + "; ".join(parts[1:])
+
+
+def refuse_bad_ratios(ratios, conditions) -> None:
+    """Refuse, before any job runs, a ``ratios`` range :func:`parse_ratios` refuses, or one asked of a
+    condition (in ``conditions``) other than type1."""
+    parse_ratios(ratios)
+    other = next((c for c in conditions if c != "type1"), None)
+    if other is not None:
+        raise IdentcheckError(param="ratios", value=ratios, reason=f"applies to type1 only, not {other}")
+
+
+def check_every_ratio(phi, ratios, *, certify: bool = False, progress=None, include_inadmissible=False, **arguments):
+    """:func:`identcheck.check` of a type-1 φ, then the scan of every ratio c in ``ratios`` (``"LO:HI[:COUNT]"``
+    or (lo, hi[, count])) of parallel experts, shared M and a2 = c·a1 (module docstring);
+    ``details["ratios"]`` holds the outcome. A ratio proved exceptional makes the verdict *not identifiable*
+    (proof), the stratum's. A range that is empty or contains 0 or ±1, or a condition other than type1, is
+    refused (:class:`~identcheck.errors.IdentcheckError`) before any probe runs."""
+    started = time.perf_counter()
+    lo, hi, count = parse_ratios(ratios)
+    condition = arguments.pop("condition", "type1")
+    if condition != "type1":
+        raise IdentcheckError(param="ratios", value=ratios, reason=f"applies to type1 only, not {condition}")
+    setup = make_condition(phi, condition, **arguments)
+    if not isinstance(include_inadmissible, bool):
+        raise IdentcheckError(param="include_inadmissible", value=include_inadmissible, reason="must be True or False")
+    result = run(setup, certify=certify, progress=progress, started=started, include_inadmissible=include_inadmissible)
+    with threadpool_limits(limits=1):
+        every = scan_ratios(setup, lo, hi, count, certify=certify)
+    seconds = round(time.perf_counter() - started, 3)
+    result = replace(result, details={**result.details, "ratios": every}, seconds=seconds)
+    found = next((p for p in every.exceptional if p.proved), None)
+    if found is None or result.verdict == Verdict.NOT_IDENTIFIABLE:
+        return result
+    c = found.values[0][1]  # a proved dependence at an admissible ratio: the verdict is that of the stratum there
+    return replace(
+        result,
+        verdict=Verdict.NOT_IDENTIFIABLE,
+        evidence=Evidence.PROOF,
+        summary=f"dependent at the ratio c = {c} of parallel experts (shared M, a2 = {c}·a1), found by the "
+        f"ratio scan and proved by sympy: {found.relation}",
+        scope=setup.scope.statement(Verdict.NOT_IDENTIFIABLE),
+    )

@@ -10,7 +10,7 @@ from identcheck.check import check, make_condition
 from identcheck.errors import IdentcheckError
 from identcheck.evidence import Verdict
 from identcheck.rank.parallel import decide_at, maximal_families
-from identcheck.scan.ratio import parse_ratios, scan_ratios
+from identcheck.scan.ratio import check_every_ratio, parse_ratios, scan_ratios
 
 
 def test_exp_sum_drops_rank_at_two_and_a_half():
@@ -54,10 +54,10 @@ def test_bad_ranges_are_one_line_exit_2(text):
 def test_a_proved_exceptional_ratio_decides_the_verdict():
     """The nine probes find e^z + e^{2z} independent (their c is not 2); the ratio scan proves c = 2."""
     assert check("exp(z) + exp(2*z)", dim=2).verdict == Verdict.IDENTIFIABLE
-    result = check("exp(z) + exp(2*z)", dim=2, ratios="3/2:5/2:3")
+    result = check_every_ratio("exp(z) + exp(2*z)", "3/2:5/2:3", dim=2)
     assert result.verdict == Verdict.NOT_IDENTIFIABLE and str(result.evidence) == "proof"
     assert "c = 2" in result.summary and result.to_dict()["details"]["ratios"]["exceptional"][0]["proved"]
-    unchanged = check("sigmoid(z + 1)", dim=2, ratios="3/2:5/2:3")
+    unchanged = check_every_ratio("sigmoid(z + 1)", "3/2:5/2:3", dim=2)
     assert unchanged.verdict == Verdict.IDENTIFIABLE and unchanged.details["ratios"].exceptional == ()
 
 
