@@ -318,18 +318,7 @@ def confirm_expert(
         prediction = _model_prediction(at, label, model_seconds)
     comparison, differs, agrees = _compare(str(check.verdict), at_truth, prediction)
 
-    witness_probe = next((p for p in check.probes if p.name == check.witness), None)
-    relation = witness_probe.relation if witness_probe is not None else None
-    symbolic = SymbolicSummary(
-        verdict=str(check.verdict),
-        evidence=str(check.evidence),
-        witness_probe=check.witness,
-        relation=None if relation is None else str(relation),
-        family=None if relation is None else relation.family,
-        witness_path_probe=used_probe,
-        witness_path_relation=None if used_relation is None else str(used_relation),
-        summary=check.summary,
-    )
+    symbolic = SymbolicSummary.of(check, used_probe, used_relation)
     out_path = Path(out) if out is not None else None
     rows, rates_seconds = (), 0.0
     if out_path is not None:

@@ -265,6 +265,22 @@ class SymbolicSummary:
     witness_path_relation: str | None
     summary: str
 
+    @classmethod
+    def of(cls, check, used_probe: str | None, used_relation) -> "SymbolicSummary":
+        """identcheck's result ``check`` and the relation ``used_relation`` lifted on probe ``used_probe``."""
+        witness_probe = next((p for p in check.probes if p.name == check.witness), None)
+        relation = witness_probe.relation if witness_probe is not None else None
+        return cls(
+            verdict=check.verdict,
+            evidence=check.evidence,
+            witness_probe=check.witness,
+            relation=None if relation is None else str(relation),
+            family=None if relation is None else relation.family,
+            witness_path_probe=used_probe,
+            witness_path_relation=None if used_relation is None else str(used_relation),
+            summary=check.summary,
+        )
+
     def to_dict(self) -> dict:
         return {
             "verdict": self.verdict,

@@ -303,18 +303,7 @@ def confirm(
     paths_outcome, line = read_paths(check, sequences)
     outcome, separation_result = paths_outcome, None
 
-    witness_probe = next((p for p in check.probes if p.name == check.witness), None)
-    relation = witness_probe.relation if witness_probe is not None else None
-    symbolic = SymbolicSummary(
-        verdict=check.verdict,
-        evidence=check.evidence,
-        witness_probe=check.witness,
-        relation=None if relation is None else str(relation),
-        family=None if relation is None else relation.family,
-        witness_path_probe=used_probe,
-        witness_path_relation=None if used_relation is None else str(used_relation),
-        summary=check.summary,
-    )
+    symbolic = SymbolicSummary.of(check, used_probe, used_relation)
 
     out_path = Path(out) if out is not None else None
     rows, figure_path, rates_seconds = (), None, 0.0
