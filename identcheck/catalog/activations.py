@@ -20,6 +20,7 @@ from ..conditions import unknown_condition
 from ..errors import IdentcheckError
 from ..families import ODE
 from ..scan.ratio import check_every_ratio, parse_ratios
+from ..scan.search_check import check_searching, parse_search
 from ..util.pool import WorkerPool
 
 __all__ = ["CATALOG", "CONDITIONS", "catalog_conditions", "catalog_rows", "to_markdown"]
@@ -105,20 +106,28 @@ def catalog_conditions(conditions=None) -> tuple[str, ...]:
     return tuple(conditions)
 
 
-def _cell(phi: str, condition: str, ratios=None) -> dict:
+def _cell(phi: str, condition: str, ratios=None, search=None) -> dict:
     every = ratios if condition == "type1" else None  # the ratio scan of parallel experts: type-1 only
+    starts = search if condition == "type1" else None  # the search of the strata: type-1 only
     # one BLAS thread: check.run holds the limit
-    result = check(phi, condition=condition) if every is None else check_every_ratio(phi, every, condition=condition)
+    if starts is not None:
+        result = check_searching(phi, starts, condition=condition, ratios=every)
+    elif every is not None:
+        result = check_every_ratio(phi, every, condition=condition)
+    else:
+        result = check(phi, condition=condition)
     cell = {"verdict": str(result.verdict), "evidence": str(result.evidence), "witness": _witness(result)}
     if every is not None:  # docs/scan.md, "Every ratio of parallel experts"
         cell["ratios"] = result.details["ratios"].to_dict()
+    if starts is not None:  # docs/scan.md, "Search where no probe looks"
+        cell["search"] = result.details["search"].to_dict()
     if "literal_verdict" in result.details:  # type-2: the set as the paper states it
         cell["literal_verdict"] = str(result.details["literal_verdict"])
     return cell
 
 
 def _cell_task(task) -> dict:
-    """A worker's task: ``(phi, condition, ratios)`` → :func:`_cell`."""
+    """A worker's task: ``(phi, condition, ratios, search)`` → :func:`_cell`."""
     return _cell(*task)
 
 
@@ -128,7 +137,7 @@ def _row(entry, cells: dict, conditions) -> dict:
     return {"phi": phi, "note": note, **{condition: cells[condition] for condition in conditions}}
 
 
-def catalog_rows(progress=None, jobs: int = 1, entries=None, conditions=None, ratios=None) -> list[dict]:
+def catalog_rows(progress=None, jobs: int = 1, entries=None, conditions=None, ratios=None, search=None) -> list[dict]:
     """Check every catalog entry (or those of ``entries``, default :data:`CATALOG`) for each of
     ``conditions`` (default type-1 and type-2, :data:`CONDITIONS`), in ``jobs`` processes (order kept).
 
@@ -138,9 +147,13 @@ def catalog_rows(progress=None, jobs: int = 1, entries=None, conditions=None, ra
     3–5 times longer) are handed out first, so the processes finish together (longest first); ``progress`` is
     called as rows complete, in completion order. ``ratios`` (``"LO:HI[:COUNT]"``): type-1's cells also
     scan every ratio of parallel experts (:func:`~identcheck.scan.ratio.check_every_ratio`), the outcome
-    in the cell's ``ratios``."""
+    in the cell's ``ratios``. ``search`` (N starts): type-1's cells also search the strata of their
+    independent probes (:func:`~identcheck.scan.search_check.check_searching`), the outcome in the cell's
+    ``search``."""
     if ratios is not None:
         parse_ratios(ratios)  # refused before any cell runs
+    if search is not None:
+        parse_search(search)
     if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= MAX_JOBS:
         raise IdentcheckError(param="jobs", value=jobs, reason=f"must be an integer from 1 to {MAX_JOBS}")
     conditions = catalog_conditions(conditions)
@@ -148,7 +161,7 @@ def catalog_rows(progress=None, jobs: int = 1, entries=None, conditions=None, ra
     if jobs == 1:
         rows = []
         for i, entry in enumerate(entries):
-            row_cells = {condition: _cell(entry[0], condition, ratios) for condition in conditions}
+            row_cells = {condition: _cell(entry[0], condition, ratios, search) for condition in conditions}
             rows.append(_row(entry, row_cells, conditions))
             if progress is not None:
                 progress(i + 1, len(entries), entry[0])
@@ -157,7 +170,9 @@ def catalog_rows(progress=None, jobs: int = 1, entries=None, conditions=None, ra
     tasks = [(i, condition) for condition in reversed(conditions) for i in range(len(entries))]
     with WorkerPool(jobs) as pool:  # an interrupt kills the workers at once (identcheck.util.pool)
         done = 0
-        for k, cell in pool.imap_unordered(_cell_task, [(entries[i][0], condition, ratios) for i, condition in tasks]):
+        for k, cell in pool.imap_unordered(
+            _cell_task, [(entries[i][0], condition, ratios, search) for i, condition in tasks]
+        ):
             i, condition = tasks[k]
             cells[i][condition] = cell
             if len(cells[i]) == len(conditions):

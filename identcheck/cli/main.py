@@ -125,6 +125,11 @@ def _check(args) -> int:
 
         refuse_bad_ratios(args.ratios, [a["condition"] for _, a in jobs])
         checker = functools.partial(check_every_ratio, ratios=args.ratios)
+    if args.search is not None:  # refused before any job runs, as --ratios
+        from ..scan.search_check import check_searching, refuse_bad_search
+
+        refuse_bad_search(args.search, [a["condition"] for _, a in jobs])
+        checker = functools.partial(check_searching, search=args.search, ratios=args.ratios)
     results, shown = [], RunText(brief=args.brief)  # a verdict's meaning once per run: a footnote
     with StatusLine.for_command(asked=args.progress, json=args.json) as status:
         for i, (phi, arguments) in enumerate(jobs):
@@ -144,9 +149,18 @@ def _check(args) -> int:
             status.clear()
             results.append(result)
             if not args.json:
-                print(shown.add(result))
+                print("\n".join([shown.add(result), *_search_lines(result, args.search)]))
     print(json.dumps([r.to_dict() for r in results], indent=2, ensure_ascii=False) if args.json else shown.footnotes())
     return 0
+
+
+def _search_lines(result, search) -> list[str]:
+    """The search's lines under a check's text report (``details["search"]``), none without ``--search``."""
+    if search is None:
+        return []
+    from ..scan.search_check import search_lines
+
+    return search_lines(result)
 
 
 def _scan(args) -> int:
@@ -275,6 +289,8 @@ def _catalog(args) -> int:
         raise IdentcheckError("--condition: not with --experts (its table is the three DeepSeekMoE conditions')")
     if args.ratios is not None and (args.models or args.experts):
         raise IdentcheckError("--ratios: not with --experts or --models (it scans type-1's parallel experts)")
+    if args.search is not None and (args.models or args.experts):
+        raise IdentcheckError("--search: not with --experts or --models (it searches type-1's strata)")
     if args.models and (args.experts or args.conditions):
         raise IdentcheckError("--models: not with --experts or --condition (its table is the shipped declarations')")
     if args.models:  # the shipped declarations' model-level verdicts (docs/model.md)
@@ -288,7 +304,9 @@ def _catalog(args) -> int:
         make_rows = expert_catalog_rows
         render = expert_catalog_markdown
     else:  # any registered condition on φ, default type-1 and type-2 (docs/catalog.md)
-        make_rows = functools.partial(catalog_rows, conditions=catalog_conditions(args.conditions), ratios=args.ratios)
+        make_rows = functools.partial(
+            catalog_rows, conditions=catalog_conditions(args.conditions), ratios=args.ratios, search=args.search
+        )
         render = to_markdown
     if args.out is not None:
         check_output_path(args.out, "--out")  # the policy every output path follows (outputs.py)

@@ -118,6 +118,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="type1: scan every ratio c in [LO, HI] of parallel experts (shared M, a2 = c·a1); "
         "the range must not contain 0 or ±1",
     )
+    c.add_argument(
+        "--search",
+        metavar="N",
+        type=_int("--search"),
+        default=None,
+        help="type1, mha: also search each independent probe's stratum for its smallest margin from N starts "
+        "(time-bounded; a dependence it finds counts only when proved)",
+    )
     c.add_argument("--json", action="store_true", help="print one JSON array, one object per (phi, condition)")
     c.add_argument(
         "--brief",
@@ -224,6 +232,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="LO:HI[:COUNT]",
         default=None,
         help="type1 cells: also scan every ratio c in [LO, HI] of parallel experts (shared M, a2 = c·a1; JSON)",
+    )
+    cat.add_argument(
+        "--search",
+        metavar="N",
+        type=_int("--search"),
+        default=None,
+        help="type1 cells: also search each independent probe's stratum from N starts (JSON: the cell's search)",
     )
     cat.add_argument("--out", help="write the output to this file instead of stdout (written only when complete)")
     cat.add_argument("--jobs", type=_int("--jobs"), default=2, help="worker processes (default 2)")

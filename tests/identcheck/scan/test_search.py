@@ -1,0 +1,125 @@
+"""The adversarial search of a stratum (identcheck/scan/search.py, known.py, search_check.py)."""
+
+import subprocess
+import sys
+from dataclasses import replace
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from identcheck.check import check, make_condition
+from identcheck.cli.main import main
+from identcheck.evidence import Evidence, Verdict
+from identcheck.scan import search_check
+from identcheck.scan.known import COINCIDING, ZERO_EXPERT, Coordinates, known_sets
+from identcheck.scan.search import SearchResult, StratumSearch, Witness, search_strata
+from identcheck.terms.probes import Component
+from identcheck.terms.strata import Stratum
+
+
+def _pair(dim):
+    setup = make_condition("sigmoid(z + 1)", "type1", dim)
+    index, probe = next((i, p) for i, p in enumerate(setup.probes()) if p.name == "random pair")
+    return setup, index, probe
+
+
+def test_distances_to_the_known_sets_by_hand():
+    """Random pair θ = (M1, a1, M2, a2) at d = 2 (3 + 2 entries each): the nearest point with θ1 = θ2 is their
+    mean, at ‖θ1 − θ2‖/√2; a = 0 is at min_c ‖a_c‖; the sign stratum (shared M, a2 = −a1) placed in the pair is
+    at √(‖M1 − M2‖² + ‖a1 + a2‖²)/√2 (either order of the two components gives the same)."""
+    setup, _, probe = _pair(2)
+    coordinates = Coordinates.of(probe.stratum, setup.term_set)
+    sign = Stratum((0, 0), ((0, sp.Integer(1)), (0, sp.Integer(-1))))
+    sets = {k.name: k for k in known_sets(coordinates, [("sign", sign)])}
+    theta = np.random.default_rng(3).uniform(-1, 1, 10)
+    m1, a1, m2, a2 = theta[:3], theta[6:8], theta[3:6], theta[8:10]
+    assert coordinates.dimension == 10
+    (first, second) = coordinates.thetas(theta)
+    assert np.allclose(first, [*m1, *a1]) and np.allclose(second, [*m2, *a2])
+    assert sets[COINCIDING].distance(theta) == pytest.approx(np.linalg.norm(first - second) / np.sqrt(2))
+    assert sets[ZERO_EXPERT].distance(theta) == pytest.approx(min(np.linalg.norm(a1), np.linalg.norm(a2)))
+    expected = np.sqrt(np.sum((m1 - m2) ** 2) + np.sum((a1 + a2) ** 2)) / np.sqrt(2)
+    assert sets["sign"].distance(theta) == pytest.approx(expected)
+
+
+def test_a_dependent_single_component_blocks_every_stratum():
+    """exp(z) is dependent on one component (the heat family): every stratum holds it, nothing is searched."""
+    result = search_check.check_searching("exp(z)", 2, dim=1, seconds=30)
+    found = result.details["search"]
+    assert result.verdict == Verdict.NOT_IDENTIFIABLE
+    assert found.strata == () or all(s.why_not is not None and s.margin is None for s in found.strata)
+
+
+def test_left_out_coinciding_components_are_found_again():
+    """With "coinciding components" left out of the normalisation, the search ends on two equal components
+    from starts at least 1/4 away from them: the snapped point is checked exactly, its relation ū[1] = ū[2]
+    proved, and it counts for nothing ((A.5): equal expert vectors). With the full list it reports a margin."""
+    setup, index, probe = _pair(1)
+    left = search_strata(setup, [(index, probe, None)], 3, leave_out=(COINCIDING,), seconds=60).strata[0]
+    assert left.start_distance >= 0.25 and COINCIDING not in left.known
+    w = left.witness
+    assert w is not None and w.dependent and w.proved and w.relation == "−ū[1] + ū[2] = 0"
+    first, second = w.components
+    assert first == second  # the two components coincide exactly
+    assert COINCIDING in w.in_known and not w.admissible and not w.new
+    full = search_strata(setup, [(index, probe, None)], 3, seconds=60).strata[0]
+    assert COINCIDING in full.known and full.margin is not None and full.margin > 0
+    assert full.witness is None or COINCIDING not in full.witness.in_known
+
+
+def _fake_search(witness):
+    stratum = StratumSearch("random pair", "(M1, a1, M2, a2)", 4, 1, (COINCIDING,), 1e-20, 1e-20, 1.0, None, ())
+    return SearchResult(1, 0.1, 60.0, False, (replace(stratum, witness=witness),))
+
+
+@pytest.mark.parametrize("proved", [False, True])
+def test_only_a_proved_new_dependence_changes_the_verdict(monkeypatch, proved):
+    """A dependence the search reports changes an identifiable verdict only when its relation is proved (and
+    it is admissible, a ≠ 0, in no known set); the same witness unproved leaves the verdict as the probes said."""
+    one = sp.Rational(1, 2)
+    witness = Witness(
+        (Component(((one,),), (one,)), Component(((one,),), (-one,))),
+        True,
+        "a relation",
+        None,
+        proved,
+        True,
+        True,
+        (),
+        8,
+    )
+    monkeypatch.setattr(search_check, "search_strata", lambda *a, **k: _fake_search(witness))
+    plain = check("sigmoid(z + 1)", dim=1)
+    result = search_check.check_searching("sigmoid(z + 1)", 1, dim=1)
+    assert plain.verdict == Verdict.IDENTIFIABLE
+    if proved:
+        assert result.verdict == Verdict.NOT_IDENTIFIABLE and result.evidence == Evidence.PROOF
+        assert "found by search" in result.details["search"].statement
+    else:
+        assert (result.verdict, result.evidence, result.summary) == (plain.verdict, plain.evidence, plain.summary)
+        assert "a search, not a proof" in result.details["search"].statement
+    assert result.to_dict()["details"]["search"]["found"] == ("random pair" if proved else None)
+
+
+@pytest.mark.parametrize(
+    "argv", [["check", "tanh(z)", "--search=0"], ["check", "tanh(z)", "--search=-2"], ["catalog", "--search=0"]]
+)
+def test_a_non_positive_count_is_one_line_exit_2(argv, capsys):
+    assert main(argv) == 2
+    out = capsys.readouterr()
+    assert out.out == "" and len(out.err.strip().splitlines()) == 1
+    assert out.err.startswith(f"identcheck: error: --search {argv[-1].split('=')[1]}: must be a positive integer")
+
+
+def test_a_count_that_is_not_a_number_or_a_condition_without_strata_is_refused():
+    """One line each, exit 2, nothing on stdout; in a process of its own, as a user runs it."""
+    for argv, why in (
+        (["--search", "x"], "not an integer"),
+        (["--condition", "type2", "--search", "2"], "type1 and mha only"),
+    ):
+        out = subprocess.run(
+            [sys.executable, "-m", "identcheck", "check", "tanh(z)", *argv], capture_output=True, text=True
+        )
+        assert out.returncode == 2 and out.stdout == "" and why in out.stderr
+        assert len(out.stderr.strip().splitlines()) == 1
