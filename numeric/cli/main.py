@@ -26,6 +26,7 @@ from identcheck.util.outputs import check_output_path
 
 from ..confirm import cli as confirm_cli
 from ..errors import NoFitStore, NumericError
+from ..shipped import shipped_model
 from .parser import (
     PRESET_OWNS,
     REPRODUCE_OUT,
@@ -297,7 +298,7 @@ def _rates(args) -> int:
             assignments_differ(truths[r.settings_id].model(r.model), r.fitted(), truths[r.settings_id].params)
             for r in records
         )
-        gated = [r for r in records if r.model != "mha"]
+        gated = [r for r in records if shipped_model(r.model).has_phi]
         mixed = sum(recombined(r.fitted(), truths[r.settings_id].params) for r in gated)
     if args.json:
         out = [r.to_dict() | {"environment": environment()} for r in rates]  # where the slopes were computed

@@ -15,6 +15,7 @@ from identcheck.cli.common import SuggestingParser
 
 from ..confirm import cli as confirm_cli
 from ..errors import NumericError
+from ..shipped import SHIPPED
 from .choices import MODELS, OPTIMIZERS
 from .flags import add_param_flag
 from .flags import non_negative_int as _non_negative_int
@@ -274,9 +275,11 @@ def truth_from_args(args):
     from ..model.attention_truth import load_truth
 
     truth = load_truth(args.truth)
-    if args.phi is not None and getattr(args, "model", None) == "mha":
+    model = getattr(args, "model", None)
+    if args.phi is not None and model in SHIPPED and not SHIPPED[model].has_phi:
+        gated = "/".join(name for name, spec in SHIPPED.items() if spec.has_phi)
         raise NumericError(
-            "--phi: the mha model has no gate (its experts are linear); drop --phi or choose gated1/gated2"
+            f"--phi: the {model} model has no gate (its experts are linear); drop --phi or choose {gated}"
         )
     if args.params and args.phi is None:
         raise NumericError("--param needs --phi (the truth's own phi carries its constants)")

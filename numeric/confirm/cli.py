@@ -19,6 +19,7 @@ from identcheck.util.outputs import check_output_path
 
 from ..cli.flags import add_param_flag, non_negative_int, positive_float, positive_int
 from ..errors import NumericError
+from ..shipped import shipped_model
 
 #: The conditions on experts whose model has a declaration (numeric.confirm.expert_model.PART_FOR).
 EXPERT_CONDITIONS = ("deepseek-routed", "deepseek-shared", "deepseek-weak")
@@ -288,7 +289,7 @@ def ratio(args, truth) -> int:
     if args.json:
         print(json.dumps([row.to_dict() | {"environment": environment()} for row in rows], indent=2))
         return 0
-    kind = "L1,r" if args.model == "mha" else "L2"
+    kind = shipped_model(args.model).loss_name("r")
     print(f"{args.model}: ||f_Gn - f*||_L2 / {kind}(G_n, G*), r = {args.r:g}, Monte Carlo {args.mc} points")
     print(f"{'n':>9}  {'L2 norm':>11}  {'+/- s.e.':>9}  {'loss':>11}  {'ratio':>11}")
     for row in rows:
@@ -317,7 +318,7 @@ def _recombination(args, truth) -> int:
             )
         )
         return 0
-    kind = "L1,1" if args.model == "mha" else "L2"
+    kind = shipped_model(args.model).loss_name("1")
     print(
         f"{args.model}: channels 1, 2 of every head re-paired with weight eps (K = {K}, K* = {truth.params.K}); "
         f"||g_eps - g*||_L2 / {kind}(G_eps, G*), Monte Carlo {args.mc} points"

@@ -72,7 +72,7 @@ def ratio_table(model: str, truth, ns, r: float = 1.0, mc: int = 200_000, seed: 
     m = truth.model(model)
     X = np.random.default_rng([seed, 7]).uniform(-1, 1, size=(mc, truth.params.dim))
     f_star = m.value(truth.params, X)
-    kind = "L1" if model == "mha" else "L2"
+    kind = m.spec.loss_kind
     rows = []
     for n in ns:
         G = theorem1_sequence(truth.params, float(n), r)

@@ -50,6 +50,7 @@ import numpy as np
 from ..losses.attention_voronoi import voronoi_loss
 from ..losses.measure import measure_loss
 from ..model.attention_params import HMoEParams, NumericError
+from ..shipped import SHIPPED
 from .curves import EXACT_TOL
 from .paths import Path
 
@@ -72,15 +73,8 @@ CONSTRUCTIONS = ("local", "global", "swap")
 #: ε at which :func:`alternatives` evaluates the local recombination (a fraction of the smaller weight if that is
 #: below it).
 LOCAL_EPS = 0.1
-#: Why a recombination is (gated1, mha) or is not (gated2) an invariance of the model.
-MODEL_NOTE = {
-    "gated1": "model (9) depends on the channels only through the per-(head, gate) measures "
-    "sum_k omega_k delta_(a_ik): exact for every phi",
-    "mha": "model (2) depends on the channels only through the per-(head, gate) measures: exact",
-    "gated2": "model (12) applies phi to one channel's gate mixture sum_i sigma_i a_ik^T x, "
-    "so g is not a function of the per-(head, gate) "
-    "measures: re-pairing atoms moves g unless phi is affine; no exact invariance is claimed",
-}
+#: Why a recombination is or is not an invariance of each model (:mod:`numeric.shipped`).
+MODEL_NOTE = {name: spec.recombination_note for name, spec in SHIPPED.items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,8 +248,8 @@ def alternatives(model, truth: HMoEParams, K: int, X: np.ndarray) -> tuple:
             continue
         change = _relative_change(model, truth, G, X)
         exact = change <= EXACT_TOL
-        note = MODEL_NOTE[model.kind]
-        if model.kind == "gated2" and exact:
+        note = model.spec.recombination_note
+        if not model.spec.channels_through_measures and exact:
             note = (
                 "model (12) is not a function of the per-(head, gate) measures, "
                 "but here the change is rounding only (phi affine on the range?)"
@@ -280,8 +274,9 @@ def alternatives(model, truth: HMoEParams, K: int, X: np.ndarray) -> tuple:
 
 def recombination_path(model, truth: HMoEParams, K: int, X: np.ndarray) -> Path:
     """Construction 1 as a path t ↦ G_t (ε = t) for :func:`numeric.confirm.curves.ratio_curve`, with its
-    t → 0 limit: 0 when g does not move (gated1, mha); else ‖Δg‖/L2 at t = 1e-3 — both are
-    linear in ε (ω enters g linearly and the atoms stay put), so the ratio is constant in t."""
+    t → 0 limit: 0 when g does not move (the channels enter only through the measures); else ‖Δg‖/L2
+    at t = 1e-3 — both are linear in ε (ω enters g linearly and the atoms stay put), so the ratio is
+    constant in t."""
     _check(truth, K, 2, "local recombination")
     t0 = 1e-3
     G = local_recombination(truth, K, t0)
@@ -292,7 +287,7 @@ def recombination_path(model, truth: HMoEParams, K: int, X: np.ndarray) -> Path:
     note = (
         f"channels 1, 2 of {heads} re-paired at gate 1 with weight eps = t (K = {K}, K* = {truth.K}): "
         "every per-(head, gate) "
-        f"measure is unchanged; {MODEL_NOTE[model.kind]}"
+        f"measure is unchanged; {model.spec.recombination_note}"
     )
     return Path(
         "recombination",
@@ -351,7 +346,7 @@ def recombination_table(model_kind: str, truth, K: int | None = None, mc: int = 
     X = np.random.default_rng([seed, 7]).uniform(-1, 1, size=(mc, params.dim))
     g_star = model.value(params, X)
     scale = float(np.sqrt(np.mean(g_star**2)))
-    kind = "L1" if model_kind == "mha" else "L2"
+    kind = model.spec.loss_kind
     rows = []
     for epsilon in TABLE_EPSILONS:
         G = local_recombination(params, K, epsilon)

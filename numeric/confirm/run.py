@@ -45,6 +45,7 @@ from identcheck.util.environment import environment
 from ..model.attention import Model, exact_constants
 from ..model.attention_params import NumericError
 from ..model.attention_truth import load_truth
+from ..shipped import SHIPPED
 from .curves import ratio_curve
 from .outcome import paths_outcome as read_paths
 from .plot import ratio_figure
@@ -57,7 +58,8 @@ from .witness import CONSTRUCTIONS, lift_probe, probe_path, random_paths, relati
 __all__ = ["ConfirmResult", "RateRow", "Sequence", "confirm", "OUTCOMES", "SLOPE_TO_ZERO", "SNR_TARGET"]
 __all__ += ["QUICK_SIZES", "FULL_SIZES", "QUICK_BUDGET", "FULL_BUDGET"]
 
-MODEL_FOR = {"type1": "gated1", "type2": "gated2"}
+#: The model whose theorem each condition certifies φ for (:mod:`numeric.shipped`).
+MODEL_FOR = {spec.condition: name for name, spec in SHIPPED.items() if spec.condition is not None}
 #: The standard window of t along a path: 0.1 … 1e-4, seven log-spaced values.
 T_VALUES = tuple(float(t) for t in np.logspace(-1, -4, 7))
 #: The first rate grid with ``quick=True``: sample sizes, and repetitions per size.
@@ -141,16 +143,12 @@ def _recombination(model, truth, K: int, X):
             f"{a.construction}{at}: {moved}, channel-level L2 = {a.channel_loss:.3g}, "
             f"measure-level loss = {a.measure_loss:.1e}"
         )
-    why = MODEL_NOTE_SHORT[model.kind]
+    why = model.spec.recombination_short
     return sequence, found, f"channel recombination at K = {K} (K* = {truth.K}; {why}): " + "; ".join(parts)
 
 
 #: One phrase per model: whether re-pairing channels is an invariance (numeric.confirm.recombination).
-MODEL_NOTE_SHORT = {
-    "gated1": "model (9) sees the channels only through the per-(head, gate) measures, "
-    "so a recombination is exact for every phi",
-    "gated2": "model (12) applies phi to each channel's gate mixture, so a recombination moves g unless phi is affine",
-}
+MODEL_NOTE_SHORT = {name: spec.recombination_short for name, spec in SHIPPED.items() if spec.recombination_short}
 
 
 @dataclasses.dataclass(frozen=True)

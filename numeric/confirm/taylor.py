@@ -26,6 +26,7 @@ import numpy as np
 
 from ..model.attention import Model
 from ..model.attention_params import HMoEParams
+from ..shipped import AFTER_OUTPUT, AFTER_VALUES
 
 __all__ = ["taylor_terms", "taylor_singular_values"]
 
@@ -42,7 +43,7 @@ def taylor_terms(model: Model, params: HMoEParams, X: np.ndarray):
     Parameters
     ----------
     model : Model
-        ``gated1`` or ``gated2``.
+        A model with a gate φ (``gated1``, φ after the values, or ``gated2``, after the output).
     params : HMoEParams
         The truth G*.
     X : ndarray, shape (n, d)
@@ -52,8 +53,8 @@ def taylor_terms(model: Model, params: HMoEParams, X: np.ndarray):
     terms : ndarray, shape (n, P + H·N·K·d(d+1)/2)
     labels : list of str, one per column (``"d/dtheta[p]"``, ``"d2/da[h,i,k;j,l]"``, 1-based h, i, k, j, l)
     """
-    if model.kind not in ("gated1", "gated2"):
-        raise ValueError(f"model={model.kind!r}: the split terms are written for gated1 and gated2")
+    if model.phi_after not in (AFTER_VALUES, AFTER_OUTPUT):
+        raise ValueError(f"model={model.kind!r}: the split terms are written for a model with a gate phi")
     _, J = model.value_and_jacobian(params, X)
     H, N, K, d = params.a.shape
     second = model.activation().numpy_derivative(2)
@@ -64,11 +65,11 @@ def taylor_terms(model: Model, params: HMoEParams, X: np.ndarray):
     pairs = [(j, l) for j in range(d) for l in range(j, d)]
     for h in range(H):
         for k in range(K):
-            if model.kind == "gated2":
+            if model.phi_after == AFTER_OUTPUT:
                 F = np.einsum("ni,ni->n", sigma[:, h], S[:, h, :, k])
                 curvature = np.broadcast_to(second(F), F.shape)
             for i in range(N):
-                if model.kind == "gated1":
+                if model.phi_after == AFTER_VALUES:
                     factor = sigma[:, h, i] * np.broadcast_to(second(S[:, h, i, k]), S[:, h, i, k].shape)
                 else:
                     factor = sigma[:, h, i] ** 2 * curvature

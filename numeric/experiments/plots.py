@@ -25,11 +25,12 @@ import numpy as np
 
 from identcheck.util.figures import label_log_ticks, new_figure, tick_text
 
+from ..shipped import SHIPPED
 from .sweep import QUICK, QUICK_LOCAL
 
 __all__ = ["label_sizes", "plot_rates", "rates_figure"]
 
-TITLES = {"mha": "MHA", "gated1": "Setting I (gate after values)", "gated2": "Setting II (gate after SDPA)"}
+TITLES = {name: spec.title for name, spec in SHIPPED.items()}
 COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:purple", "tab:brown", "tab:gray")
 DPI = 130  # of the files and of the inline picture
 _NOTES = "points: means over repetitions\ndashed: the fitted slope (faint: no interval)\ndotted: the theory's slope"
@@ -56,7 +57,7 @@ def rates_figure(rates, ylabel: str = "Voronoi loss", title: str | None = None):
     Rows K, columns models; a (model, K) without fits leaves no blank: its slot says so, and the first
     such slot what the lines mean.
     """
-    models = [m for m in ("mha", "gated1", "gated2") if any(r.model == m for r in rates)]
+    models = [m for m in SHIPPED if any(r.model == m for r in rates)]
     Ks = sorted({r.K for r in rates})
     present = {(r.K, r.model) for r in rates}
     experiments = sorted({r.settings_id for r in rates})

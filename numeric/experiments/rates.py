@@ -27,6 +27,7 @@ from ..losses.attention_voronoi import voronoi_loss
 from ..losses.measure import measure_loss
 from ..model.attention_params import NumericError
 from ..model.attention_truth import truth_from_dict
+from ..shipped import SHIPPED, shipped_model
 from .slope import SlopeEstimate, estimate_slope
 
 __all__ = ["PAPER_SLOPES", "SCHEMA", "THEORY_EXPONENTS", "Rate", "rates_from_records"]
@@ -34,33 +35,14 @@ __all__ = ["PAPER_SLOPES", "SCHEMA", "THEORY_EXPONENTS", "Rate", "rates_from_rec
 #: The schema of a rate row in ``numeric rates --json`` (docs/changelog.md); 1 was the unversioned row.
 SCHEMA = "numeric.rates/2"
 
-#: The paper's reported slopes (Figure 1), by (model, K).
-PAPER_SLOPES = {
-    ("mha", 3): -0.12,
-    ("mha", 4): -0.13,
-    ("gated1", 3): -0.49,
-    ("gated1", 4): -0.49,
-    ("gated2", 3): -0.51,
-    ("gated2", 4): -0.53,
-}
+#: The paper's reported slopes (Figure 1), by (model, K) (:mod:`numeric.shipped`).
+PAPER_SLOPES = {(name, K): slope for name, spec in SHIPPED.items() for K, slope in spec.paper_slopes.items()}
 
-#: The exponent α of (log n / n)^α the theory gives, by (quantity, model kind); None: no power law
-#: (Theorem 1: MHA slower than any polynomial). "mha_identified" is our expectation for a regular
-#: parametric model, not a theorem of the paper.
-THEORY_EXPONENTS = {
-    ("voronoi", "gated"): 0.5,
-    ("voronoi", "mha"): None,
-    ("voronoi_function_cells", "gated"): 0.5,
-    ("voronoi_function_cells", "mha"): None,
-    ("voronoi_measure", "gated"): 0.5,
-    ("regression", "gated"): 0.5,
-    ("regression", "mha"): 0.5,
-    ("exact_weight", "gated"): 0.5,
-    ("exact_param", "gated"): 0.5,
-    ("over_weight", "gated"): 0.5,
-    ("over_param", "gated"): 0.25,
-    ("mha_identified", "mha"): 0.5,
-}
+#: The exponent α of (log n / n)^α the theory gives, by (quantity, model); None: no power law
+#: (Theorem 1: MHA slower than any polynomial). A quantity absent for a model is not measured for
+#: it (:meth:`numeric.shipped.ShippedModel.applies`). "mha_identified" is our expectation for a
+#: regular parametric model, not a theorem of the paper.
+THEORY_EXPONENTS = {(q, name): alpha for name, spec in SHIPPED.items() for q, alpha in spec.exponents.items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,9 +137,11 @@ def _quantity_values(records, quantity: str, truths: dict, cells: dict) -> list:
             assignment = function_assignment(truth.model(r.model), r.fitted(), truth.params)
             out.append(voronoi_loss(r.fitted(), truth.params, r.loss_kind, assignment=assignment))
         elif quantity == "voronoi_measure":
-            out.append(measure_loss(r.fitted(), truths[r.settings_id].params) if r.model != "mha" else np.nan)
+            applies = shipped_model(r.model).applies(quantity)
+            out.append(measure_loss(r.fitted(), truths[r.settings_id].params) if applies else np.nan)
         elif quantity == "mha_identified":
-            out.append(mha_identified_error(r.fitted(), truths[r.settings_id].params) if r.model == "mha" else np.nan)
+            applies = shipped_model(r.model).applies(quantity)
+            out.append(mha_identified_error(r.fitted(), truths[r.settings_id].params) if applies else np.nan)
         else:
             if r.key not in cells:
                 cells[r.key] = cell_errors(r.fitted(), truths[r.settings_id].params)
@@ -192,7 +176,7 @@ def rates_from_records(
         groups.setdefault((r.settings_id, r.model, r.K), []).append(r)
     out = []
     for (sid, model, K), members in sorted(groups.items()):
-        kind = "mha" if model == "mha" else "gated"
+        spec = shipped_model(model)
         health = (
             float(np.mean([r.converged for r in members])),
             float(np.mean([r.mse < r.start_mse for r in members])),
@@ -200,9 +184,7 @@ def rates_from_records(
             float(np.mean([r.active_bounds > 0 for r in members])),
         )
         for quantity in quantities:
-            if quantity == "mha_identified" and model != "mha":
-                continue
-            if quantity not in ("voronoi", "regression", "mha_identified", "voronoi_function_cells") and model == "mha":
+            if not spec.applies(quantity):
                 continue
             if quantity not in ("voronoi", "regression") and sid not in truths:
                 raise NumericError(f"quantity {quantity!r} needs the store's settings (the truth) for {sid}")
@@ -220,7 +202,7 @@ def rates_from_records(
             reps = min(len(by_n[n]) for n in sizes)
             losses = np.array([by_n[n][:reps] for n in sizes])
             estimate = estimate_slope(sizes, losses, n_boot=n_boot)
-            exponent = THEORY_EXPONENTS.get((quantity, kind))
+            exponent = spec.exponents[quantity]
             out.append(
                 Rate(
                     sid,

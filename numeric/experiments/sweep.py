@@ -38,6 +38,7 @@ from ..errors import Param
 from ..model.attention import MODELS
 from ..model.attention_params import NumericError
 from ..model.attention_truth import MIN_SIGNAL_TO_NOISE, load_truth, truth_from_dict
+from ..shipped import SHIPPED
 from .store import FitRecord, Settings, finished_keys, insert, open_for_writing
 
 __all__ = ["Grid", "Leg", "PRESETS", "run_grid", "run_preset", "DEFAULT_SIZES", "QUICK"]
@@ -48,6 +49,8 @@ __all__ = ["Grid", "Leg", "PRESETS", "run_grid", "run_preset", "DEFAULT_SIZES", 
 _fitting = importlib.import_module("..fitting.attention_fit", __package__)
 
 DEFAULT_SIZES = tuple(int(round(v)) for v in np.logspace(4, 5, 10))
+
+
 class QuickGrid(TypedDict):
     """A quick run's grid: fewer, smaller sizes and fewer repetitions (and the plain grid's K)."""
 
@@ -269,6 +272,16 @@ class Preset:
             yield truth, Grid(leg.models, Ks, sizes, reps, "lm", "paper", self.box, seed, experiment=experiment)
 
 
+def local_legs() -> tuple:
+    """The ``local`` preset's legs from the shipped models' records (:mod:`numeric.shipped`): one leg
+    per (truth, K offsets), in the order the records first name it, fitting every model that names it."""
+    legs: dict = {}
+    for name, spec in SHIPPED.items():
+        for truth, offsets in spec.local_legs:
+            legs.setdefault((truth, offsets), []).append(name)
+    return tuple(Leg(truth, tuple(models), offsets) for (truth, offsets), models in legs.items())
+
+
 #: The local regime (docs/theorems.md): exact-specified (K = K*) and over-specified (K* + 1; the
 #: gated models also K* + 2, where Setting I's channels can recombine exactly: docs/theorems.md)
 #: fits, n from 10⁴ to 10⁶, a box that does not bind, two truths with strongly identified
@@ -277,11 +290,7 @@ class Preset:
 PRESETS = {
     "local": Preset(
         name="local",
-        legs=(
-            Leg("local_sigmoid", ("mha",)),
-            Leg("local_sigmoid", ("gated1", "gated2"), (0, 1, 2)),
-            Leg("local_sigmoid_b1", ("gated1", "gated2"), (0, 1, 2)),
-        ),
+        legs=local_legs(),
         K_offsets=(0, 1),
         sizes=(10_000, 21_544, 46_416, 100_000, 215_443, 464_159, 1_000_000),
         reps=5,

@@ -44,6 +44,7 @@ from ..losses.regression_error import regression_error
 from ..model.attention_declared import attention_code
 from ..model.attention_params import HMoEParams, NumericError
 from ..model.attention_truth import Truth, check_phi_range, load_truth
+from ..shipped import shipped_model
 from .attention_box import Box
 from .memory import estimate_bytes, memory_budget
 from .optimizers import GD_OBJECTIVES, OPTIMIZERS, optimise
@@ -247,8 +248,7 @@ def fit(
     """
     started = time.perf_counter()
     truth = truth if truth is not None else load_truth()
-    if model not in ("mha", "gated1", "gated2"):
-        raise NumericError(param="model", value=model, reason="unknown; choose one of mha, gated1, gated2")
+    spec = shipped_model(model)
     if code not in CODES:
         raise NumericError(param="code", value=code, reason=f"choose one of {', '.join(CODES)}")
     if optimizer not in OPTIMIZERS:
@@ -287,7 +287,7 @@ def fit(
         )
     shape = (P.H, P.N, int(K), P.dim)
     box = Box.around(P, P.H, P.N, int(K), box_factor)
-    if model != "mha":
+    if spec.has_phi:
         bound = P.dim * float(np.max(np.abs(box.hi[-P.H * P.N * int(K) * P.dim :])))
         check_phi_range(truth.phi, tuple(sorted((k, str(v)) for k, v in truth.phi_params.items())), bound)
     m = attention_code(model, truth) if code == "declared" else truth.model(model)
@@ -316,7 +316,7 @@ def fit(
         optimizer, m, X, Y, theta0, shape, box, max_epochs=max_epochs, gd_objective=gd_objective, report=report
     )
     fitted = HMoEParams.from_vector(theta, *shape)
-    kind = "L1" if model == "mha" else "L2"
+    kind = spec.loss_kind
     mse = _mse(m, X, Y, theta, shape)
     if not math.isfinite(mse):
         raise NumericError(f"phi={truth.phi!r}: the {model} model is not finite on the data (overflow); nothing stored")
@@ -341,7 +341,7 @@ def fit(
         active_bounds=int(box.active(theta).size),
         box=box.description,
         init=f"{init} (delta = {n**PAPER_INIT_EXPONENT if init == 'paper' else init_scale:.3g})",
-        phi=truth.phi_text if model != "mha" else "identity",
+        phi=truth.phi_text if spec.has_phi else "identity",
         params=fitted,
         gd_objective=gd_objective,
         n_params=int(fitted.size),

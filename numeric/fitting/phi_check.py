@@ -1,12 +1,13 @@
 """identcheck's own check of a fit's gate φ: does the model fitted satisfy the condition its theorem needs?
 
 A gated fit (Setting I: ``gated1``, Setting II: ``gated2``) measures rates that Theorems 2–3 imply only
-when φ satisfies the type-1 / type-2 condition. ``numeric fit`` runs :func:`identcheck.check` on the
-fit's φ (with its constants, at the truth's input dimension d) *after* the fit — the fit's start-up is
-untouched — and says so when it fails: the default ``sigmoid(z)``, the paper's Figure-1 choice, fails
-type 1 at d = 2 by the symmetry σ(−z) = 1 − σ(z) (sigmoid(z + b) at b = 0). MHA has linear experts and
-no φ: nothing to check. The result is cached per (φ, constants, condition, d) for the process, so a
-caller fitting many times pays once.
+when φ satisfies the type-1 / type-2 condition (each model's record in :mod:`numeric.shipped` names
+its condition). ``numeric fit`` runs :func:`identcheck.check` on the fit's φ (with its constants, at
+the truth's input dimension d) *after* the fit — the fit's start-up is untouched — and says so when
+it fails: the default ``sigmoid(z)``, the paper's Figure-1 choice, fails type 1 at d = 2 by the
+symmetry σ(−z) = 1 − σ(z) (sigmoid(z + b) at b = 0). MHA has linear experts and no φ: nothing to
+check. The result is cached per (φ, constants, condition, d) for the process, so a caller fitting
+many times pays once.
 """
 
 from __future__ import annotations
@@ -18,11 +19,12 @@ from functools import lru_cache
 import identcheck
 
 from ..model.attention import exact_constants
+from ..shipped import SHIPPED
 
 __all__ = ["CONDITION_OF", "PhiCheck", "phi_check"]
 
-#: The identcheck condition a gated model's theorem needs.
-CONDITION_OF = {"gated1": "type1", "gated2": "type2"}
+#: The identcheck condition a gated model's theorem needs (:mod:`numeric.shipped`).
+CONDITION_OF = {name: spec.condition for name, spec in SHIPPED.items() if spec.condition is not None}
 SETTING = {"type1": "Setting I", "type2": "Setting II"}
 
 

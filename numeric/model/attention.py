@@ -31,6 +31,7 @@ from identcheck import IdentcheckError, parse_activation, parse_param
 from identcheck.errors import InputError
 
 from ..cli.choices import MODELS
+from ..shipped import AFTER_OUTPUT, shipped_model
 from .attention_params import HMoEParams, NumericError
 
 __all__ = ["MODELS", "Model", "as_numeric_error", "get_model", "CHUNK"]
@@ -85,19 +86,20 @@ def as_numeric_error(exc: InputError, note: str = "", reword: Callable[[str], st
 
 class Model:
     """One of :data:`MODELS` with a gate activation φ (text, parsed by identcheck, with the values
-    of its named constants in ``params``)."""
+    of its named constants in ``params``). ``spec`` is its record (:mod:`numeric.shipped`);
+    ``phi_after`` where it applies φ (None: linear experts), which selects the array code."""
 
     def __init__(self, kind: str, phi: str = "sigmoid(z)", params: dict | None = None):
-        if kind not in MODELS:
-            raise NumericError(param="model", value=kind, reason=f"unknown; choose one of {', '.join(MODELS)}")
+        self.spec = shipped_model(kind)
         self.kind = kind
+        self.phi_after = self.spec.phi_after
         self.phi = phi
         self.params = dict(params or {})
         key = tuple(sorted((k, str(v)) for k, v in self.params.items()))
-        # φ and φ' as array functions; None for mha, whose experts are linear (no gate)
+        # φ and φ' as array functions; None for a model whose experts are linear (no gate)
         self._phi: Callable[..., Any] | None
         self._dphi: Callable[..., Any] | None
-        self._phi, self._dphi = _phi_functions(phi, key) if kind != "mha" else (None, None)
+        self._phi, self._dphi = _phi_functions(phi, key) if self.spec.has_phi else (None, None)
 
     def _gate(self) -> tuple[Callable[..., Any], Callable[..., Any]]:
         """(φ, φ') of a gated model."""
@@ -199,7 +201,7 @@ class Model:
         q = (params.M[:, :, j, l].reshape(H * N, -1) @ features.T).reshape(H, N, n)
         sigma = _softmax(q)
         w = omega[:, None, :, None]  # (H, 1, K, 1)
-        if self.kind == "gated2":
+        if self.phi_after == AFTER_OUTPUT:
             # F_{h,k} = Σ_i σ_{h,i} a_{h,i,k}ᵀx = Σ_{i,d} (σ_{h,i} x_d) a_{h,i,k,d}: one batched matmul,
             # without the (H, N, K, n) array of the s_{h,i,k}
             sx = (sigma[:, :, None, :] * X.T[None, None]).reshape(H, N * d, n)
@@ -219,7 +221,7 @@ class Model:
         else:
             s = (a.reshape(-1, d) @ X.T).reshape(H, N, K, n)
             d_phi: Callable[..., Any] | None
-            if self.kind == "mha":
+            if self.phi_after is None:
                 expert, d_phi = s, None
             else:
                 phi, d_phi = self._gate()

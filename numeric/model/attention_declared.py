@@ -26,6 +26,7 @@ import numpy as np
 from identcheck.declaration import Declaration, atom_functions, example_path, parse_declaration, read_example
 
 from ..errors import NumericError
+from ..shipped import SHIPPED, shipped_model
 from .attention_params import HMoEParams
 from .density import CHUNK
 from .layout import DeclaredModel, Layout, ModelParams, compile_model
@@ -48,26 +49,24 @@ __all__ = [
 #: :func:`numeric.fitting.memory.estimate_bytes`.
 BLOCK = CHUNK // 2
 
-#: The shipped declaration of each hand-written model.
-DECLARATIONS = {"mha": "mha", "gated1": "setting1", "gated2": "setting2"}
+#: The shipped declaration of each hand-written model (:mod:`numeric.shipped`).
+DECLARATIONS = {name: spec.declaration for name, spec in SHIPPED.items()}
 
 
 def declared_model(kind: str, phi: str | None = None) -> DeclaredModel:
     """The compiled shipped declaration of hand-written model ``kind`` (its φ replaced by ``phi``)."""
-    if kind not in DECLARATIONS:
-        raise NumericError(param="model", value=kind, reason=f"unknown; choose one of {', '.join(DECLARATIONS)}")
-    functions = {"phi": phi} if phi is not None and kind != "mha" else None
-    return compile_model(read_example(DECLARATIONS[kind], functions))
+    spec = shipped_model(kind)
+    functions = {"phi": phi} if phi is not None and spec.has_phi else None
+    return compile_model(read_example(spec.declaration, functions))
 
 
 def declaration_for(kind: str, truth) -> Declaration:
     """The shipped declaration of ``kind`` with ``truth``'s parameters, φ and noise (a
     :class:`~numeric.model.attention_truth.Truth` without named constants in φ)."""
-    if kind not in DECLARATIONS:
-        raise NumericError(param="model", value=kind, reason=f"unknown; choose one of {', '.join(DECLARATIONS)}")
+    spec = shipped_model(kind)
     if truth.phi_params:
         raise NumericError(param="phi_params", value=truth.phi_params, reason="a declared φ has no named constants")
-    data = tomllib.loads(example_path(DECLARATIONS[kind]).read_text(encoding="utf-8"))
+    data = tomllib.loads(example_path(spec.declaration).read_text(encoding="utf-8"))
     P = truth.params
     data["inputs"]["dim"] = P.dim
     data["noise"]["sigma"] = float(truth.noise_std)
@@ -173,7 +172,8 @@ class DeclaredAttention:
     (module docstring); θ in the hand-written layout, permuted to the declared one and back."""
 
     def __init__(self, kind: str, phi: str = "sigmoid(z)", model: DeclaredModel | None = None):
-        self.kind, self.phi = kind, phi
+        self.spec = shipped_model(kind)
+        self.kind, self.phi, self.phi_after = kind, phi, self.spec.phi_after
         self.model = model if model is not None else declared_model(kind, phi)
         self._layouts: dict = {}
 
