@@ -26,6 +26,7 @@ from .results import (
     format_relation,
     hypothesis_text,
 )
+from .util.bites import relation_bites
 from .util.markdown import check_markdown
 
 __all__ = [
@@ -34,6 +35,7 @@ __all__ = [
     "Relation",
     "almost_everywhere_lines",
     "beyond_template_text",
+    "bites_text",
     "check_text",
     "format_relation",
     "hypothesis_text",
@@ -118,6 +120,22 @@ def beyond_template_text(result: CheckResult) -> tuple[str, str] | None:
     return result.shown(text), NOT_A_VERDICT
 
 
+def bites_text(result: CheckResult) -> str | None:
+    """``"order 1: bites in exact-fitted cells (earliest on probe 'shared M, a2 = -a1')"``: the order at
+    which the counted probes' dependences bite (:mod:`identcheck.util.bites`), or None without one."""
+    bites = result.bites
+    if bites is None:
+        return None
+    probe = next(p for p in result.probes if p.counts_for_verdict and p.dependent and p.bites == bites)
+    return f"{bites.text} (earliest on probe '{probe.name}')"
+
+
+def relation_tag(result: CheckResult, relation: Relation) -> str:
+    """A relation's tag as the reports show it, with the order at which it bites."""
+    bites = relation_bites(relation)
+    return result.shown(relation.tag) + ("" if bites is None else f"; {bites.text}")
+
+
 def almost_everywhere_lines(result: CheckResult) -> list[str]:
     """The verdict's claims for almost every parameter, one line per counted probe whose independence
     was proved (K, the stratum, the probe), the analyticity they rest on, and that almost every is not
@@ -144,6 +162,9 @@ def check_text(result: CheckResult, footnote: int | None = None) -> str:
     if beyond is not None:
         lines += [f"  beyond its template: {beyond[0]}", f"    ({beyond[1]})"]
     lines.append(f"  {result.summary}")
+    bites = bites_text(result)
+    if bites is not None:  # docs/method.md §9, "The order at which a failure bites"
+        lines.append(f"  {bites}")
     one = result.details.get("one_component")
     if one is not None:  # docs/method.md §4, "One component, for every parameter"
         lines.append(f"  {one.statement if hasattr(one, 'statement') else one['statement']}")
@@ -155,7 +176,7 @@ def check_text(result: CheckResult, footnote: int | None = None) -> str:
     witness = result.witness_probe
     if witness is not None:
         for r in witness.relations[:RELATIONS_SHOWN]:
-            lines.append(f"    {r}    [{result.shown(r.tag)}]")
+            lines.append(f"    {r}    [{relation_tag(result, r)}]")
         if len(witness.relations) > RELATIONS_SHOWN:
             lines.append(f"    … and {len(witness.relations) - RELATIONS_SHOWN} more relation(s) on this probe")
     lines += almost_everywhere_lines(result)
@@ -178,7 +199,8 @@ def check_text(result: CheckResult, footnote: int | None = None) -> str:
 
 def markdown_text(result: CheckResult) -> str:
     """The markdown behind Jupyter's ``_repr_markdown_`` (:func:`identcheck.util.markdown.check_markdown`)."""
-    return check_markdown(result, literal_text(result), probe_result_text, beyond_template_text(result))
+    texts = (bites_text(result), relation_tag)
+    return check_markdown(result, literal_text(result), probe_result_text, beyond_template_text(result), texts)
 
 
 def brief_text(result: CheckResult, footnote: int | None = None) -> str:
@@ -199,6 +221,8 @@ def brief_text(result: CheckResult, footnote: int | None = None) -> str:
             if relation.family and relation.hypothesis:
                 family += f" ({result.shown(hypothesis_text(relation.hypothesis))})"
             line += f": {family}" + (", proved" if relation.proved else ", numeric")
+        if result.bites is not None:
+            line += f"; {result.bites.text}"
     else:  # identifiable: its first clause (the footnote says what it means); inconclusive: what was undecided
         line += (
             result.summary.split(" — ")[0].split(",")[0] if str(result.verdict) == "identifiable" else result.summary

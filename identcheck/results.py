@@ -8,10 +8,12 @@ at those parameter values only, as the summary says); ``inconclusive`` otherwise
 unless it violates the paper's assumptions (A.1)–(A.5) (``admissible`` false; counted with
 ``include_inadmissible``) or it is a = 0; the others are reported apart.
 
-The JSON form (``to_dict``) is ``SCHEMA`` = identcheck.check/7 (docs/changelog.md): condition-specific
+The JSON form (``to_dict``) is ``SCHEMA`` = identcheck.check/8 (docs/changelog.md): condition-specific
 fields in one ``details`` mapping per result and per probe, every relation's structural ``keys``
-(typed tuples as JSON lists, :func:`key_from_json` reads them back), and per probe
-``almost_everywhere`` (:mod:`identcheck.rank.almost_everywhere`). Goldens hold the JSON and the text.
+(typed tuples as JSON lists, :func:`key_from_json` reads them back), per probe
+``almost_everywhere`` (:mod:`identcheck.rank.almost_everywhere`), and per relation, probe and result
+``bites``: the order at which the dependence bites (:mod:`identcheck.util.bites`). Goldens hold the JSON
+and the text.
 
 **Where the presentation lives.** This module imports nothing above the result vocabulary
 (:mod:`evidence`, :mod:`scope`, :mod:`written`) and keeps the *data formatting* (a relation's text,
@@ -30,13 +32,14 @@ from typing import Any, Callable, Mapping
 
 from .evidence import Certificate, Evidence, RankProof, Verdict
 from .scope import ScopeStatement
+from .util.bites import bites_at, lowest, relation_bites, span_order
 from .util.written import with_written_numbers
 
 __all__ = ["CheckResult", "ProbeResult", "RENDERERS", "Relation", "SCHEMA", "format_relation", "hypothesis_text"]
 __all__ += ["jsonable", "key_from_json", "register_renderer"]
 
 #: the version of ``CheckResult.to_dict()``'s layout (docs/changelog.md)
-SCHEMA = "identcheck.check/7"
+SCHEMA = "identcheck.check/8"
 
 #: format → function(result) → str, or a lazy entry (module, function name) imported on first use
 RENDERERS: dict[str, Callable | tuple[str, str]] = {
@@ -172,11 +175,8 @@ class Relation:
             tag += ", ties experts " + ", ".join(f"[{k}]" for k in self.ties)
         if self.family is None and self.exact is not None and not self.proved and not self.timed_out:
             tag += ", rational reading, not proved"
-        return tag + (
-            ", proved by sympy"
-            if self.proved
-            else (", exact proof timed out: numeric evidence" if self.timed_out else "")
-        )
+        timed_out = ", exact proof timed out: numeric evidence" if self.timed_out else ""
+        return tag + (", proved by sympy" if self.proved else timed_out)
 
     def to_dict(self) -> dict:
         return (
@@ -188,6 +188,7 @@ class Relation:
                 "proved": self.proved,
                 "text": str(self),
                 "keys": jsonable(self.keys),
+                "bites": jsonable(relation_bites(self)),
             }
             | ({"timed_out": True} if self.timed_out else {})
             | ({"ties": list(self.ties)} if self.ties else {})
@@ -243,18 +244,12 @@ class ProbeResult:
     coverage: Any = field(default=None, repr=False, compare=False)
 
     relation = property(lambda self: self.relations[0] if self.relations else None)
+    bites = property(lambda self: bites_at(span_order(self.relations)))  # the lowest order in the relations' span
     almost_everywhere = property(lambda self: self.coverage and self.coverage.claim(self.certificate, self.rank_proof))
 
     @property
-    def pde(self) -> str | None:
-        if not self.relations:
-            return None
-        names = []
-        for r in self.relations:
-            name = r.family or "unrecognised"
-            if name not in names:
-                names.append(name)
-        return "; ".join(names)
+    def pde(self) -> str | None:  # the relations' families, once each, in order
+        return "; ".join(dict.fromkeys(r.family or "unrecognised" for r in self.relations)) if self.relations else None
 
     @property
     def outcome(self) -> str:
@@ -286,6 +281,7 @@ class ProbeResult:
             "certificate": None if self.certificate is None else self.certificate.to_dict(),
             "rank_proof": None if self.rank_proof is None else self.rank_proof.to_dict(),
             "almost_everywhere": jsonable(self.almost_everywhere),
+            "bites": jsonable(self.bites),
         }
 
 
@@ -331,7 +327,7 @@ class CheckResult:
     object_name: str = field(default="φ(z)", compare=False, repr=False)
     inputs: str | None = field(default=None, compare=False, repr=False)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict:  # ``bites``: the counted probes' earliest
         return {
             "schema": SCHEMA,
             "phi": self.phi,
@@ -357,7 +353,10 @@ class CheckResult:
             "include_inadmissible": self.include_inadmissible,
             "scope": None if self.scope is None else self.scope.to_dict(),
             "environment": self.environment,
+            "bites": jsonable(self.bites),
         }
+
+    bites = property(lambda self: lowest(p.bites for p in self.probes if p.counts_for_verdict and p.dependent))
 
     @property
     def witness_probe(self) -> ProbeResult | None:  # the probe named by ``witness``, or None

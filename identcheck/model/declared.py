@@ -48,13 +48,14 @@ from ..declaration import Declaration, atom_functions
 from ..errors import IdentcheckError
 from ..evidence import Evidence, Verdict
 from ..parse.grammar import lambdify_modules
+from ..util.bites import Bites, Cells, lowest
 from ..util.budget import run
-from .atom import MAX_CELL, MAX_ORDER, AtomFunction, atom_function
+from .atom import AtomFunction, atom_function
 from .denominator import DenominatorTerms, denominator_terms
 from .joint import joint_independence
 from .recombination import recombinations
 from .tied import check_tied
-from .verdict import ModelVerdict, check_atom
+from .verdict import ModelVerdict, check_atom, check_limits
 
 __all__ = ["REFUSED", "DeclaredCheck", "check_declaration", "declared_atoms"]
 
@@ -252,6 +253,20 @@ class DeclaredCheck:
         failing = [f"{v.atom.name}: {v.summary}" for _, v in self.results if v.verdict == self.verdict]
         return failing[0] if failing else ""
 
+    @property
+    def bites(self) -> Bites | None:
+        """Where the model's failure bites (:mod:`identcheck.util.bites`): an atom's, or a local recombination's
+        (cells of ≥ 2 fitted atoms; an exact identity, no Taylor order); None unless not identifiable."""
+        if self.verdict != Verdict.NOT_IDENTIFIABLE:
+            return None
+        local = [Bites(None, Cells.OVER_FITTED)] if any(r.local for r in self.recombinations) else []
+        return lowest([v.bites for _, v in self.results] + local)
+
+    @property
+    def cut(self) -> tuple[str, ...]:
+        """Every step the budget cut: the model-wide ones (``unfinished``), then each atom's."""
+        return self.unfinished + tuple(f"{v.atom.name}: {u}" for _, v in self.results for u in v.unfinished)
+
     def to_dict(self) -> dict:
         atoms = [{"part": p, **v.to_dict()} for p, v in self.results]
         return {
@@ -266,6 +281,8 @@ class DeclaredCheck:
             "joint_proved": self.joint_proved,
             "softmax_denominators": [d.to_dict() for d in self.denominators],
             "recombinations": [r.to_dict() for r in self.recombinations],
+            "bites": None if self.bites is None else self.bites.to_dict(),
+            "unfinished": list(self.cut),
             "seconds": round(self.seconds, 3),
         }
 
@@ -280,7 +297,7 @@ def check_declaration(
     Each atom is checked to order 2 first (:data:`FIRST_ORDER`): an atom identifiable there with
     every r̄(m) proved keeps that verdict at every higher order (r̄(m) is the smallest order with only
     the trivial solution), so only the others are checked again to ``max_order``, with the time left."""
-    _limits(max_order, max_cell)
+    check_limits(max_order, max_cell)
     start = time.monotonic()
     atoms = [(part, atom) for part in declaration.parts for atom in declared_atoms(declaration, part.name)]
     results: list[tuple[str, ModelVerdict]] = []
@@ -379,10 +396,3 @@ def _settled(verdict: ModelVerdict) -> bool:
     """Identifiable with every r̄(m) proved: what higher orders cannot change (an r̄ that is the
     search's evidence, or that more time might change, is checked again to the full order)."""
     return verdict.verdict == Verdict.IDENTIFIABLE and all(c.rbar is not None and c.proved for c in verdict.cells)
-
-
-def _limits(max_order, max_cell) -> None:
-    if isinstance(max_order, bool) or not isinstance(max_order, int) or not 1 <= max_order <= MAX_ORDER:
-        raise IdentcheckError(param="max_order", value=max_order, reason=f"must be from 1 to {MAX_ORDER}")
-    if isinstance(max_cell, bool) or not isinstance(max_cell, int) or not 1 <= max_cell <= MAX_CELL:
-        raise IdentcheckError(param="max_cell", value=max_cell, reason=f"must be from 1 to {MAX_CELL}")

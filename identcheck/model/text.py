@@ -17,7 +17,7 @@ from .verdict import CellResult, ModelVerdict
 
 __all__ = ["declared_markdown", "declared_text", "verdict_text"]
 
-SCHEMA = "identcheck.model/2"  # the JSON of ``identcheck model``: DeclaredCheck.to_dict() under this name
+SCHEMA = "identcheck.model/3"  # the JSON of ``identcheck model``: DeclaredCheck.to_dict() under this name
 
 
 def verdict_text(verdict: ModelVerdict) -> str:
@@ -43,6 +43,8 @@ def verdict_text(verdict: ModelVerdict) -> str:
     lines.append(f"  grading: {graded}")
     first = verdict.exact_fitted
     lines.append(f"  exact-fitted (first order): identifiable = {first.identifiable}, rank {first.rank}/{first.params}")
+    if verdict.bites is not None:
+        lines.append(f"  {verdict.bites.text}")
     for cell in verdict.cells:
         rbar = "—" if cell.rbar is None else f"{cell.rbar}{'' if cell.proved else ' (evidence)'}"
         lines.append(f"  cells of {cell.m} atom(s): r̄ = {rbar}")
@@ -56,6 +58,7 @@ def verdict_text(verdict: ModelVerdict) -> str:
         if cell.exponents is not None:
             exps = ", ".join(f"{k}: {v}" for k, v in cell.exponents.items())
             lines.append(f"    exponents: {exps}{'' if cell.exponents_proved else ' (evidence)'}")
+    lines += [f"  cut by the budget: {u}" for u in verdict.unfinished]
     return "\n".join(lines)
 
 
@@ -70,6 +73,9 @@ def declared_text(check: DeclaredCheck) -> str:
     ]
     if check.summary:
         lines.append(f"  {check.summary}")
+    if check.bites is not None:
+        lines.append(f"  {check.bites.text}")
+    lines += [f"  cut by the budget: {u}" for u in check.unfinished]
     together = " with the softmax denominator's terms" if any(not d.single for d in check.denominators) else ""
     lines.append(f"  the {len(check.results)} true atoms' bases together{together}: {joint}")
     lines += [f"  {d.text()}" for d in check.denominators]
@@ -88,7 +94,7 @@ def _rbar(cell: CellResult) -> str:
 def declared_markdown(check: DeclaredCheck) -> str:
     """A markdown table of a declared model: a row per atom (verdict, exact-fitted, r̄(m), exponents)."""
     sizes = sorted({c.m for _, v in check.results for c in v.cells if c.m > 1})
-    head = ["atom", "verdict", "exact-fitted"] + [f"r̄({m})" for m in sizes] + ["exponents", "s"]
+    head = ["atom", "verdict", "exact-fitted", "bites"] + [f"r̄({m})" for m in sizes] + ["exponents", "s"]
     lines = [
         f"**{check.name}**: {check.verdict} ({check.evidence}), order ≤ {check.max_order}; atoms jointly "
         + {True: "independent", False: "dependent", None: "undecided"}[check.joint],
@@ -103,6 +109,7 @@ def declared_markdown(check: DeclaredCheck) -> str:
             "" if last is None or last.exponents is None else ", ".join(f"{k} {v}" for k, v in last.exponents.items())
         )
         row = [verdict.atom.name, f"{verdict.verdict} ({verdict.evidence})", str(verdict.exact_fitted.identifiable)]
+        row.append("—" if verdict.bites is None else verdict.bites.text)
         row += [_rbar(cells[m]) if m in cells else "" for m in sizes] + [exponents, f"{verdict.seconds:.1f}"]
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)

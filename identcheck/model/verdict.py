@@ -40,13 +40,14 @@ import sympy as sp
 
 from ..errors import IdentcheckError
 from ..evidence import Evidence, Verdict
+from ..util.bites import Bites, Cells, bites_at
 from .atom import MAX_CELL, MAX_ORDER, AtomFunction
 from .basis import SpanBasis, build_basis
 from .decide import DECIDE_SECONDS, INCONCLUSIVE, NON_TRIVIAL, TRIVIAL, SystemDecision, decide_system
 from .grading import Grading, find_grading
 from .system import coefficient_system
 
-__all__ = ["CHECK_SECONDS", "CellResult", "ExactFitted", "ModelVerdict", "Outcome", "check_atom"]
+__all__ = ["CHECK_SECONDS", "CellResult", "ExactFitted", "ModelVerdict", "Outcome", "check_atom", "check_limits"]
 
 CHECK_SECONDS = 60.0
 BASIS_SHARE = 0.5  # of the check's seconds, at most, for the basis (an order not built by then is dropped)
@@ -126,6 +127,40 @@ class ModelVerdict:
     max_order: int
     seconds: float
 
+    @property
+    def bites(self) -> Bites | None:
+        """Where the failure bites (:mod:`identcheck.util.bites`): not identifiable through the exact-fitted
+        cells, at the order of the relations that break the first order (1 without one); None otherwise."""
+        if self.verdict != Verdict.NOT_IDENTIFIABLE or self.exact_fitted.identifiable is not False:
+            return None
+        return bites_at(min((sum(r.term) for r in self.exact_fitted.breaking), default=1))
+
+    @property
+    def unfinished(self) -> tuple[str, ...]:
+        """The steps the atom's seconds cut: the terms built to a lower order than asked, a decision
+        whose search or Gröbner basis ran out of time, orders of a cell size not tried (no time left)."""
+        out = []
+        if not self.basis.complete:
+            out.append(f"terms built to order {self.basis.order} of {self.basis.requested}")
+        for c in self.cells:
+            for d in c.decisions:
+                cut = [line for line in d.tried if "no time" in line or "out of time" in line]
+                if cut or d.method.startswith("out of time"):
+                    out.append(f"cells of {c.m} atom(s), order {d.order}: " + "; ".join(cut or [d.method]))
+            tried = c.decisions[-1].order if c.decisions else 0
+            if (
+                c.rbar is None
+                and tried < self.basis.order
+                and (not c.decisions or c.decisions[-1].status == NON_TRIVIAL)
+            ):
+                span = (
+                    f"order {tried + 1}"
+                    if tried + 1 == self.basis.order
+                    else f"orders {tried + 1} to {self.basis.order}"
+                )
+                out.append(f"cells of {c.m} atom(s): {span} not tried (no time left)")
+        return tuple(out)
+
     def cell(self, m: int) -> CellResult:
         for c in self.cells:
             if c.m == m:
@@ -143,6 +178,8 @@ class ModelVerdict:
             "exact_fitted": self.exact_fitted.to_dict(),
             "cells": [c.to_dict() for c in self.cells],
             "max_order": self.max_order,
+            "bites": None if self.bites is None else self.bites.to_dict(),
+            "unfinished": list(self.unfinished),
             "seconds": round(self.seconds, 3),
         }
 
@@ -196,14 +233,19 @@ def _cell(basis, grading, m, max_order, deadline) -> CellResult:
     return CellResult(m, rbar, proved, tuple(decisions), exponents, proved, orders)
 
 
-def check_atom(
-    atom: AtomFunction, max_order: int = 6, max_cell: int = 3, seconds: float = CHECK_SECONDS
-) -> ModelVerdict:
-    """The model-level check of ``atom`` to order ``max_order`` for cells of up to ``max_cell`` atoms."""
+def check_limits(max_order, max_cell) -> None:
+    """The supported orders and cell sizes (:data:`MAX_ORDER`, :data:`MAX_CELL`): else one line naming the input."""
     if isinstance(max_order, bool) or not isinstance(max_order, int) or not 1 <= max_order <= MAX_ORDER:
         raise IdentcheckError(param="max_order", value=max_order, reason=f"must be from 1 to {MAX_ORDER}")
     if isinstance(max_cell, bool) or not isinstance(max_cell, int) or not 1 <= max_cell <= MAX_CELL:
         raise IdentcheckError(param="max_cell", value=max_cell, reason=f"must be from 1 to {MAX_CELL}")
+
+
+def check_atom(
+    atom: AtomFunction, max_order: int = 6, max_cell: int = 3, seconds: float = CHECK_SECONDS
+) -> ModelVerdict:
+    """The model-level check of ``atom`` to order ``max_order`` for cells of up to ``max_cell`` atoms."""
+    check_limits(max_order, max_cell)
     start = time.monotonic()
     deadline = start + seconds
     basis = build_basis(atom, max_order, deadline=start + BASIS_SHARE * seconds)
@@ -246,7 +288,8 @@ def _summary(basis: SpanBasis, first: ExactFitted, cells, max_order: int, graded
     over = "; ".join(_cell_text(c, max_order) for c in cells if c.m > 1)
     if first.identifiable is False and failing and failing[0].m == 1:
         why = "; ".join(f"{r.text()} ({r.family})" for r in first.breaking) or "the first-order terms are dependent"
-        text = f"not identifiable up to order {max_order}: bites in exact-fitted cells, through {why}"
+        where = Bites(1, Cells.EXACT_FITTED).where
+        text = f"not identifiable up to order {max_order}: bites {where}, through {why}"
         return Verdict.NOT_IDENTIFIABLE, basis_evidence, text + (f"; {over}" if over else "")
     if failing and basis.complete:  # a truncated basis: a solution at the last order built proves nothing asked
         sizes = ", ".join(f"r̄({c.m}) > {max_order}" for c in failing)

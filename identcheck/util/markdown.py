@@ -34,11 +34,13 @@ def table(header, rows, align=None) -> str:
     return "\n".join(lines)
 
 
-def check_markdown(result, literal, probe_text, beyond=None) -> str:
+def check_markdown(result, literal, probe_text, beyond=None, bites=(None, None)) -> str:
     """Markdown for a :class:`~identcheck.results.CheckResult`; ``literal`` is the literal verdict's
     text when the condition gave one (:func:`identcheck.report.literal_text`), ``probe_text(probe,
     certified)`` the probe table's result column (:func:`identcheck.report.probe_result_text`),
-    ``beyond`` an expert's (relations beyond its template, caveat) (:func:`identcheck.report.beyond_template_text`)."""
+    ``beyond`` an expert's (relations beyond its template, caveat) (:func:`identcheck.report.beyond_template_text`),
+    ``bites`` (the result's order text, ``tag(result, relation)``) (:func:`identcheck.report.bites_text`,
+    :func:`identcheck.report.relation_tag`)."""
     parts = [
         f"**{result.object_name} = {code(result.phi_shown)}** · {result.condition}, d = {result.dim}",
         f"**Verdict{'' if literal is None else ' (reduced set)'}: {str(result.verdict).upper()}** "
@@ -48,12 +50,15 @@ def check_markdown(result, literal, probe_text, beyond=None) -> str:
         parts.append(f"**Verdict (literal set, as the paper states it): {literal}**")
     if beyond is not None:
         parts.append(f"*Beyond its template:* {beyond[0]} ({beyond[1]})")
+    if bites[0] is not None:
+        parts.append(bites[0][0].upper() + bites[0][1:])
     if result.scope is not None:
         parts.append(f"*What this means ({result.scope.theorem}):* {result.scope.implies}")
     witness = result.witness_probe
     if witness is not None and witness.relations:
         lines = [f"Witness relations on probe *{witness.name}*:"]
-        lines += [f"- {code(r)} — {code(result.shown(r.tag))}" for r in witness.relations[:RELATIONS_SHOWN]]
+        tag = bites[1] or (lambda result, r: result.shown(r.tag))
+        lines += [f"- {code(r)} — {code(tag(result, r))}" for r in witness.relations[:RELATIONS_SHOWN]]
         if len(witness.relations) > RELATIONS_SHOWN:
             lines.append(f"- … and {len(witness.relations) - RELATIONS_SHOWN} more relation(s) on this probe")
         parts.append("\n".join(lines))

@@ -227,6 +227,9 @@ def test_a_model_wide_step_out_of_time_is_inconclusive_never_a_verdict(monkeypat
     assert all(v.verdict == Verdict.IDENTIFIABLE for _, v in result.results)  # the atoms finished
     words = "joint independence" if step == "joint_independence" else "re-pairing"
     assert words in result.summary and "did not finish within the model's 3 s" in result.summary, result.summary
+    cut = result.to_dict()["unfinished"]  # the model-wide steps cut first, named; then any atom's own
+    assert honest.to_dict()["unfinished"] == [] and cut[: len(result.unfinished)] == list(result.unfinished)
+    assert any(words in u and "did not finish within the model's 3 s" in u for u in cut), cut
     if step == "joint_independence":
         assert result.joint is None and result.to_dict()["joint_independent"] is None
 

@@ -57,8 +57,11 @@ def test_strongly_identifiable_experts_take_exponent_2_at_every_cell_size(name):
 def test_mha_is_not_identifiable_at_any_order_tried_through_the_pde():
     result = check_declaration(read_example("mha"))  # r ≤ 4, m ≤ 2
     assert result.verdict == Verdict.NOT_IDENTIFIABLE and result.evidence == Evidence.PROOF, result.summary
+    # the PDE ties a first derivative to F: the failure bites at order 1, in exact-fitted cells
+    assert result.to_dict()["bites"] == {"order": 1, "cells": "exact-fitted"} and result.to_dict()["unfinished"] == []
     for _, verdict in result.results:
         assert verdict.verdict == Verdict.NOT_IDENTIFIABLE and not verdict.exact_fitted.identifiable
+        assert verdict.to_dict()["bites"] == {"order": 1, "cells": "exact-fitted"}
         assert "bites in exact-fitted cells" in verdict.summary and EULER in verdict.summary, verdict.summary
         assert all(c.witness is not None and c.witness.order == 4 for c in verdict.cells if c.m == 1)
 

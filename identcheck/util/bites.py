@@ -1,0 +1,182 @@
+r"""The order at which a failure bites: in exact-fitted cells, or only in over-fitted ones.
+
+Around a true atom θ* with weight p*, the fitted atoms of its Voronoi cell V expand as
+
+    Σ_{i∈V} p_i F(θ_i) − p* F(θ*) = Δp·F + Σ_i p_i Σ_j Δθ_ij ∂_j F + ½ Σ_i p_i Σ_{j,k} Δθ_ij Δθ_ik ∂_j ∂_k F + …,
+
+Δp = Σ_V p_i − p*. In an **exact-fitted** cell (|V| = 1) the first-order coefficients p·Δθ_j carry
+the leading term of every move, so the cell needs only the terms of order ≤ 1 (F and its first
+derivatives) to be independent; a linear relation among them lets a first-order move cancel: the
+failure bites in exact-fitted cells. In an **over-fitted** cell (|V| ≥ 2) Σ_i p_i Δθ_i can vanish
+with the Δθ_i not all zero, and the second-order coefficients Σ_i p_i Δθ_ij Δθ_ik carry the loss: a
+relation that needs a term of order ≥ 2 leaves the exact-fitted expansion independent and bites
+only there (docs/method.md §9, "The order at which a failure bites").
+
+The **order of a term** is the number of parameter derivatives in it, read off its structural key
+(:func:`key_order`); the **order of a relation** is the highest order among its terms with a non-zero
+coefficient (:func:`relation_order`); the order of a probe's dependence is the smallest r such that
+the span of its relations holds one whose terms are all of order ≤ r (:func:`span_order`: a relation
+of order 2 may combine with another into one of order 1). :class:`Bites` is the one record of this
+order that the check's relations and the model-level verdict share, in the JSON as
+``"bites": {"order": r, "cells": "exact-fitted" | "over-fitted"}``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from fractions import Fraction
+
+import numpy as np
+import sympy as sp
+
+__all__ = ["Bites", "Cells", "bites_at", "key_order", "lowest", "relation_bites", "relation_order", "span_order"]
+
+FLOAT_RANK = 1e-8  # relative singular value below which float coefficients count as rank-deficient
+
+
+class Cells(StrEnum):
+    """Where a failure bites: cells of one fitted atom, or only cells of two or more."""
+
+    EXACT_FITTED = "exact-fitted"
+    OVER_FITTED = "over-fitted"
+
+
+@dataclass(frozen=True, slots=True)
+class Bites:
+    """A failure of order ``order`` (None: not a relation among Taylor terms, e.g. an exact re-pairing
+    of atoms) that bites in ``cells``."""
+
+    order: int | None
+    cells: Cells
+
+    @property
+    def where(self) -> str:
+        """``'in exact-fitted cells'`` or ``'only in over-fitted cells (|V| ≥ 2)'``."""
+        return "in exact-fitted cells" if self.cells == Cells.EXACT_FITTED else "only in over-fitted cells (|V| ≥ 2)"
+
+    @property
+    def text(self) -> str:
+        """``'order 1: bites in exact-fitted cells'``, ``'order 2: bites only in over-fitted cells (|V| ≥ 2)'``."""
+        return ("" if self.order is None else f"order {self.order}: ") + f"bites {self.where}"
+
+    def to_dict(self) -> dict:
+        return {"order": self.order, "cells": str(self.cells)}
+
+
+def bites_at(order: int | None) -> Bites | None:
+    """The record of a relation of Taylor order ``order``: exact-fitted cells up to order 1."""
+    if order is None:
+        return None
+    return Bites(order, Cells.EXACT_FITTED if order <= 1 else Cells.OVER_FITTED)
+
+
+def lowest(records) -> Bites | None:
+    """The record that bites earliest among ``records`` (None entries skipped): exact-fitted before
+    over-fitted, then the lower order (an order None last within its cells)."""
+    records = [r for r in records if r is not None]
+    if not records:
+        return None
+    return min(records, key=lambda r: (r.cells != Cells.EXACT_FITTED, r.order is None, r.order or 0))
+
+
+def _is_derivative_kind(word) -> bool:
+    return isinstance(word, str) and bool(word) and set(word) == {"d"}
+
+
+def key_order(key) -> int | None:
+    """The Taylor order of the term a structural column key names, or None for a shape not known here.
+
+    - type-1 (and mha, the toy conditions): ``(component, derivative)``, the derivative a tuple of
+      parameter ids (``(("M", 0, 1), ("a", 1))``; ``()`` for ū): its length;
+    - an expert set's member (:mod:`identcheck.terms.recipes`): ``(atom, ("d"·n, ids))`` → n;
+      ``(atom, ("prod", (u, v)))`` → 2, ``(atom, ("prod", n_a, n_b, ids))`` → n_a + n_b;
+      ``(atom, ("x", w, ids))`` → len(ids) + 1 (x_w·∂h is the mixed derivative in the gate's slope
+      β1_w and the expert's parameters); S2's constant ``("1",)`` → 1 (it stands for the variance's
+      derivative ∂N/∂ν = ½ ∂²N/∂h², beside the products of first derivatives);
+    - type-2 and type1-full's v̄-terms: ``("phi", k)`` → 0, ``("u" | "v", k, i, names)`` →
+      len(names), ``("uu" | "vv" | "uv", k, (i1, names1), (i2, names2))`` → len(names1) + len(names2).
+    """
+    if key == ("1",):
+        return 1
+    if not isinstance(key, tuple) or len(key) < 2:
+        return None
+    head, rest = key[0], key[1]
+    if isinstance(head, int) and not isinstance(head, bool) and isinstance(rest, tuple) and len(key) == 2:
+        if rest and _is_derivative_kind(rest[0]) and len(rest) == 2 and isinstance(rest[1], tuple):
+            return len(rest[0])
+        if rest and rest[0] == "prod":
+            return 2 if len(rest) == 2 else rest[1] + rest[2]
+        if rest and rest[0] == "x" and len(rest) == 3:
+            return len(rest[2]) + 1
+        return len(rest)
+    if head == "phi" and len(key) == 2:
+        return 0
+    if head in ("u", "v") and len(key) == 4:
+        return len(key[3])
+    if head in ("uu", "vv", "uv") and len(key) == 4:
+        return len(key[2][1]) + len(key[3][1])
+    return None
+
+
+def _coefficients(relation) -> list:
+    """The relation's coefficients aligned with its keys: exact Fractions when every exact one reads as a
+    rational, else its floats."""
+    if relation.exact is not None:
+        try:
+            return [Fraction(str(c)) for _, c in relation.exact]
+        except (ValueError, ZeroDivisionError):
+            pass
+    return [float(c) for _, c in relation.terms]
+
+
+def relation_order(relation) -> int | None:
+    """The highest Taylor order among ``relation``'s terms with a non-zero coefficient (a
+    :class:`~identcheck.results.Relation`: its ``keys`` aligned with ``exact`` or ``terms``); None when
+    a key's order is not known or the relation has no keys."""
+    coefficients = _coefficients(relation)
+    if not relation.keys or len(relation.keys) != len(coefficients):
+        return None
+    orders = [key_order(k) for k, c in zip(relation.keys, coefficients) if c != 0]
+    if not orders or any(o is None for o in orders):
+        return None
+    return max(o for o in orders if o is not None)
+
+
+def relation_bites(relation) -> Bites | None:
+    """:func:`bites_at` of :func:`relation_order`."""
+    return bites_at(relation_order(relation))
+
+
+def span_order(relations) -> int | None:
+    """The smallest r such that some non-zero combination of ``relations`` has every term of order ≤ r:
+    for each candidate r (the orders of the terms), the relations restricted to the terms of order > r
+    have rank below their count (exact rank over the rationals when every coefficient is exact, else
+    float64's with relative threshold :data:`FLOAT_RANK`). None when there is no relation or an order
+    is unknown."""
+    relations = [r for r in relations if relation_order(r) is not None]
+    if not relations:
+        return None
+    columns: dict = {}
+    rows = []
+    for relation in relations:
+        row = dict(zip(relation.keys, _coefficients(relation)))
+        rows.append(row)
+        for key in row:
+            columns.setdefault(key, key_order(key))
+    exact = all(isinstance(c, Fraction) for row in rows for c in row.values())
+    for r in sorted(set(columns.values())):
+        high = [k for k, o in columns.items() if o > r]
+        if not high:
+            return r
+        if _rank([[row.get(k, 0) for k in high] for row in rows], exact) < len(rows):
+            return r
+    return None  # unreachable: at the highest order ``high`` is empty
+
+
+def _rank(matrix, exact: bool) -> int:
+    if exact:
+        return sp.Matrix([[sp.Rational(c.numerator, c.denominator) for c in row] for row in matrix]).rank()
+    values = np.array(matrix, dtype=float)
+    singular = np.linalg.svd(values, compute_uv=False)
+    return int(np.sum(singular > FLOAT_RANK * max(singular[0], 1e-300))) if singular.size else 0
