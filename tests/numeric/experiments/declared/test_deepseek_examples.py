@@ -1,0 +1,99 @@
+"""The DeepSeekMoE declarations of docs/examples/ (docs/conditions/deepseekmoe.md, "What the failures
+of Definition 1 mean for estimation"): each reads as written (normalised, its routed gate varying in
+x), runs as a declared grid, and the relations the section names hold for its per-atom function
+F = exp(β1ᵀx + β0)·N(y | h, ν), checked with sympy apart from identcheck's model check."""
+
+from pathlib import Path
+
+import pytest
+import sympy as sp
+
+from identcheck.declaration import atom_functions, digest, read_declaration
+from numeric.cli.main import main
+from numeric.experiments.declared import read_declared
+
+FOLDER = Path(__file__).resolve().parents[4] / "docs" / "examples"
+NAMES = (
+    "deepseek-gelu-gate",
+    "deepseek-gelu-d2",
+    "deepseek-tanh-gate",
+    "deepseek-tanh-bias",
+    "deepseek-d2-gate",
+    "deepseek-gelu-mild",
+    "deepseek-gelu-d2-mild",
+    "deepseek-tanh-mild",
+    "deepseek-tanh-bias-mild",
+)
+
+
+def _read(name):
+    return read_declaration(FOLDER / f"{name}.toml")
+
+
+def _routed(model):
+    part = next(p for p in model.parts if p.name == "routed")
+    return part, atom_functions(model, part)
+
+
+def test_the_folder_holds_exactly_these_deepseek_declarations():
+    assert sorted(p.stem for p in FOLDER.glob("deepseek-*.toml")) == sorted(NAMES)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_each_reads_normalised_with_a_gate_varying_in_x(name):
+    model = _read(name)
+    assert model.name == name
+    assert model.notes == ()  # written at the reference atom, gate not constant: the reader notes nothing
+    part, _ = _routed(model)
+    slopes = {dict(atom.values)["beta1"] for atom in part.truth}
+    assert len(slopes) == len(part.truth)  # distinct true beta1: the gate varies with x
+
+
+def test_the_declarations_are_distinct_models():
+    assert len({digest(_read(name)) for name in NAMES}) == len(NAMES)
+
+
+def _derivative(term, *symbols):
+    return sp.diff(term, *symbols)
+
+
+def _symbol(functions, label):
+    return functions.params[functions.labels.index(label)]
+
+
+def test_bias_shift_under_the_softmax_is_a_relation_of_f_for_every_theta():
+    # dF/deta1 = d2F/dbeta1 deta0: x·dF/deta0 is the gate's derivative of dF/deta0
+    _, f = _routed(_read("deepseek-tanh-bias-mild"))
+    b1, e1, e0 = (_symbol(f, label) for label in ("beta1⁽¹⁾", "eta1⁽¹⁾", "eta0"))
+    assert sp.simplify(_derivative(f.term, e1) - _derivative(f.term, b1, e0)) == 0
+
+
+def test_without_a_bias_the_gate_ties_no_first_derivative():
+    # tanh(eta1 x): dF/deta1 is no multiple of d2F/dbeta1 deta2 (the only x-multiplied derivative near it)
+    _, f = _routed(_read("deepseek-tanh-mild"))
+    b1, e1, e2 = (_symbol(f, label) for label in ("beta1⁽¹⁾", "eta1⁽¹⁾", "eta2"))
+    ratio = sp.simplify(_derivative(f.term, e1) / _derivative(f.term, b1, e2))
+    assert ratio.free_symbols & set(f.x)  # depends on x: no relation with a constant coefficient
+
+
+def test_ridge_swap_at_d2_becomes_two_equal_mixed_derivatives_of_f():
+    _, f = _routed(_read("deepseek-gelu-d2-mild"))
+    b11, b12, e11, e12 = (_symbol(f, label) for label in ("beta1⁽¹⁾", "beta1⁽²⁾", "eta1⁽¹⁾", "eta1⁽²⁾"))
+    assert sp.simplify(_derivative(f.term, b12, e11) - _derivative(f.term, b11, e12)) == 0
+
+
+def test_scale_second_derivative_vanishes_for_h_but_not_for_f():
+    # d2h/deta2^2 = 0, while d2F/deta2^2 = (dh/deta2)^2 d2N/dh2 · gate: the move reappears in y
+    _, f = _routed(_read("deepseek-gelu-mild"))
+    e2 = _symbol(f, "eta2")
+    assert sp.diff(f.expert, e2, 2) == 0
+    point = {**{s: sp.Rational(1, 3) for s in f.params}, **{x: sp.Rational(1, 2) for x in f.x}, f.y: sp.Rational(1, 5)}
+    assert sp.N(_derivative(f.term, e2, e2).subs(point)) != 0
+
+
+@pytest.mark.parametrize("name", ["deepseek-tanh-bias-mild", "deepseek-gelu-d2-mild"])
+def test_a_small_grid_runs_and_stores_every_fit(name, tmp_path, capsys):
+    argv = ["reproduce", "--model-file", str(FOLDER / f"{name}.toml"), "--sizes", "200", "300", "--reps", "1"]
+    assert main(argv + ["--jobs", "1", "--out", str(tmp_path), "--json"]) == 0
+    _, records = read_declared(tmp_path)
+    assert sorted(r.n for r in records) == [200, 300]
