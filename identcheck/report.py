@@ -26,7 +26,7 @@ from .results import (
     format_relation,
     hypothesis_text,
 )
-from .util.bites import relation_bites
+from .util.bites import earliest, relation_bites
 from .util.markdown import check_markdown
 
 __all__ = [
@@ -123,11 +123,8 @@ def beyond_template_text(result: CheckResult) -> tuple[str, str] | None:
 def bites_text(result: CheckResult) -> str | None:
     """``"order 1: bites in exact-fitted cells (earliest on probe 'shared M, a2 = -a1')"``: the order at
     which the counted probes' dependences bite (:mod:`identcheck.util.bites`), or None without one."""
-    bites = result.bites
-    if bites is None:
-        return None
-    probe = next(p for p in result.probes if p.counts_for_verdict and p.dependent and p.bites == bites)
-    return f"{bites.text} (earliest on probe '{probe.name}')"
+    first = earliest(result)
+    return None if first is None else f"{first[0].text} (earliest on probe '{first[1]}')"
 
 
 def relation_tag(result: CheckResult, relation: Relation) -> str:

@@ -21,6 +21,7 @@ from ..errors import IdentcheckError
 from ..families import ODE
 from ..scan.ratio import check_every_ratio, parse_ratios
 from ..scan.search_check import check_searching, parse_search
+from ..util.bites import witness_words
 from ..util.pool import WorkerPool
 
 __all__ = ["CATALOG", "CONDITIONS", "catalog_conditions", "catalog_rows", "to_markdown"]
@@ -75,7 +76,7 @@ def _witness(result) -> str:
     family = relation.family or "unrecognised"
     if relation.family == ODE:  # the family is the equation: name it
         family += f" ({relation.hypothesis})"
-    return f"{probe.name} — {family}: {text}"
+    return f"{probe.name} — {family}: {text}" + witness_words(result, relation)
 
 
 #: The conditions of the committed table (docs/catalog.md), the default.
@@ -232,7 +233,9 @@ def _head() -> list[str]:
         "independent on every probe — numerical evidence, not a proof. *not identifiable* comes with",
         "a witness: the probe and the first relation found there (exact coefficients where a known",
         "family explains it; `[k]` is the component). The type-2 verdict is the reduced one; the",
-        "literal type-2 set is dependent for every φ (docs/type2.md).",
+        "literal type-2 set is dependent for every φ (docs/type2.md). In brackets: the order at which",
+        "the witness relation bites — order ≤ 1 in exact-fitted cells, order ≥ 2 only in over-fitted",
+        "ones — and the verdict's earliest when another probe bites sooner (docs/method.md §9).",
         "",
         'What a verdict implies for the model (`scope` in the JSON; README, "What a verdict means"):',
         "*identifiable* — the sufficient condition of Theorem 2 (type-1, Setting I) or, by this project's",

@@ -30,7 +30,8 @@ from fractions import Fraction
 import numpy as np
 import sympy as sp
 
-__all__ = ["Bites", "Cells", "bites_at", "key_order", "lowest", "relation_bites", "relation_order", "span_order"]
+__all__ = ["Bites", "Cells", "bites_at", "earliest", "key_order", "lowest", "relation_bites", "relation_order"]
+__all__ += ["span_order", "witness_words"]
 
 FLOAT_RANK = 1e-8  # relative singular value below which float coefficients count as rank-deficient
 
@@ -180,3 +181,25 @@ def _rank(matrix, exact: bool) -> int:
     values = np.array(matrix, dtype=float)
     singular = np.linalg.svd(values, compute_uv=False)
     return int(np.sum(singular > FLOAT_RANK * max(singular[0], 1e-300))) if singular.size else 0
+
+
+def earliest(result) -> tuple[Bites, str] | None:
+    """(the result's :class:`Bites`, the first counted probe that bites that early), or None without one
+    (``result`` a :class:`~identcheck.results.CheckResult`)."""
+    bites = result.bites
+    if bites is None:
+        return None
+    probe = next(p for p in result.probes if p.counts_for_verdict and p.dependent and p.bites == bites)
+    return bites, probe.name
+
+
+def witness_words(result, relation) -> str:
+    """A catalog witness cell's order words: ``relation``'s (the witness's first), and the result's
+    earliest with its probe when that bites sooner — ``' [order 2: bites only in over-fitted cells
+    (|V| ≥ 2); earliest order 1: bites in exact-fitted cells, on 'shared M, a2 = -a1']'``."""
+    own = relation_bites(relation)
+    words = "order not known" if own is None else own.text
+    first = earliest(result)
+    if first is not None and first[0] != own:
+        words += f"; earliest {first[0].text}, on '{first[1]}'"
+    return f" [{words}]"
