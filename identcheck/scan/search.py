@@ -180,7 +180,11 @@ class SearchResult:
             return f"{head}: found by search on {where}: dependent, {family}, proved: {w.relation}"
         best = self.smallest
         if best is None:
-            return f"{head}: nothing searched ({'; '.join(dict.fromkeys(s.why_not or '' for s in self.strata))})"
+            why = (
+                "; ".join(dict.fromkeys(s.why_not or "" for s in self.strata))
+                or "no counted probe with a stratum is independent"
+            )
+            return f"{head}: nothing searched ({why})"
         text = (
             f"{head}: smallest margin found {best.margin:.2e} (s = {best.singular_value:.2e}, nearest known set "
             f"{best.nearest}) on '{best.probe}' at {best.at_text()}"

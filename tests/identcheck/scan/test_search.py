@@ -1,5 +1,6 @@
 """The adversarial search of a stratum (identcheck/scan/search.py, known.py, search_check.py)."""
 
+import json
 import subprocess
 import sys
 from dataclasses import replace
@@ -43,12 +44,20 @@ def test_distances_to_the_known_sets_by_hand():
     assert sets["sign"].distance(theta) == pytest.approx(expected)
 
 
-def test_a_dependent_single_component_blocks_every_stratum():
-    """exp(z) is dependent on one component (the heat family): every stratum holds it, nothing is searched."""
+def test_a_dependence_on_one_free_component_holds_on_every_stratum():
+    """A dependent 'random single' (exp(z): the heat family) holds on every super-family: placed in the random
+    pair it is the whole stratum (distance 0 everywhere); its M = 0 version is the set M_c = 0, at min_c ‖M_c‖.
+    exp(z)'s check has no independent probe to search, and says so."""
+    setup, _, probe = _pair(2)
+    coordinates = Coordinates.of(probe.stratum, setup.term_set)
+    zero_gate = Stratum((None,), ((0, sp.Integer(1)),))
+    sets = {k.name: k for k in known_sets(coordinates, [("single", Stratum.free(1)), ("M = 0", zero_gate)])}
+    theta = np.random.default_rng(4).uniform(-1, 1, 10)
+    assert sets["single"].everywhere and sets["single"].distance(theta) == 0.0
+    assert sets["M = 0"].distance(theta) == pytest.approx(min(np.linalg.norm(theta[:3]), np.linalg.norm(theta[3:6])))
     result = search_check.check_searching("exp(z)", 2, dim=1, seconds=30)
-    found = result.details["search"]
-    assert result.verdict == Verdict.NOT_IDENTIFIABLE
-    assert found.strata == () or all(s.why_not is not None and s.margin is None for s in found.strata)
+    assert result.verdict == Verdict.NOT_IDENTIFIABLE and result.details["search"].strata == ()
+    assert "nothing searched" in result.details["search"].statement
 
 
 def test_left_out_coinciding_components_are_found_again():
@@ -123,3 +132,12 @@ def test_a_count_that_is_not_a_number_or_a_condition_without_strata_is_refused()
         )
         assert out.returncode == 2 and out.stdout == "" and why in out.stderr
         assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_the_command_line_json_is_the_api_s(capsys):
+    """``check --search N --json`` prints ``details.search`` as the API's ``to_dict()`` (the time aside)."""
+    assert main(["check", "exp(z)", "--dim", "1", "--search", "2", "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)[0]["details"]["search"]
+    api = search_check.check_searching("exp(z)", 2, dim=1).to_dict()["details"]["search"]
+    assert {**printed, "seconds": 0} == {**api, "seconds": 0}
+    assert printed["starts"] == 2 and printed["found"] is None and printed["strata"] == []
