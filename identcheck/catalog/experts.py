@@ -12,6 +12,7 @@ from __future__ import annotations
 from ..check import check
 from ..errors import IdentcheckError
 from ..families.reach import REACH_EXPERT, REACH_TEMPLATE
+from ..util.bites import witness_words
 from ..util.pool import WorkerPool
 
 __all__ = ["EXPERT_CATALOG", "EXPERT_CONDITIONS", "beyond_cell", "expert_catalog_rows", "expert_catalog_markdown"]
@@ -63,7 +64,7 @@ def _witness(result) -> str:
         if relation.exact is not None
         else "relation among " + ", ".join(label for label, _ in relation.terms[:6])
     )
-    return f"{probe.name} — {relation.family or 'unrecognised'}: {text}"
+    return f"{probe.name} — {relation.family or 'unrecognised'}: {text}" + witness_words(result, relation)
 
 
 def _reach(result) -> str:
@@ -142,7 +143,9 @@ def expert_catalog_markdown(rows) -> str:
         "(d = 2, seed 0). *shared*: Definition 1's S1 and S2; *routed*: its S3; *weak*: Definition 2",
         "(docs/conditions/deepseekmoe.md). *identifiable* means independent on every probe — numerical",
         "evidence at the probed atoms, not a proof. *not identifiable* comes with a witness: the probe,",
-        "the relation's family and the first relation found there (`[k]` is the atom). *reach*:",
+        "the relation's family and the first relation found there (`[k]` is the atom), and in brackets",
+        "the order at which it bites — order ≤ 1 in exact-fitted cells, order ≥ 2 only in over-fitted",
+        "ones — with the verdict's earliest when another probe bites sooner (docs/method.md §9). *reach*:",
         "*template only* when every relation found holds for every expert of the template (function",
         "calls made arbitrary), else the probes where some relation is specific to this expert, and how",
         "many relations were not read exactly or not decided for the template (*of unknown reach*).",

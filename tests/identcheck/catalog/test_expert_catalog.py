@@ -16,7 +16,9 @@ def test_regenerated_rows_are_the_committed_ones():
         weak["softplus(dot(e1, x) + e0)"]["verdict"] == "identifiable"
         and weak["e0 + e1"]["verdict"] == "not identifiable"
     )
-    assert weak["e0 + e1"]["witness"] == "D2: random, k = 1 — coinciding members: ∂h2/∂e0 − ∂h2/∂e1 = 0"
+    # h = e0 + e1: ∂h/∂e0 = ∂h/∂e1 = 1, two first derivatives: order 1
+    witness = "D2: random, k = 1 — coinciding members: ∂h2/∂e0 − ∂h2/∂e1 = 0 [order 1: bites in exact-fitted cells]"
+    assert weak["e0 + e1"]["witness"] == witness
     table = [
         line for line in expert_catalog_markdown(rows).splitlines() if line.startswith("| `") or line.startswith("|  |")
     ]
