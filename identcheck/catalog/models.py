@@ -21,6 +21,7 @@ from typing import Callable
 from ..declaration import EXAMPLES, read_example
 from ..errors import IdentcheckError
 from ..model import check_declaration
+from ..util.bites import Bites
 
 __all__ = ["model_catalog_markdown", "model_catalog_rows", "model_catalog_text"]
 
@@ -63,6 +64,7 @@ def model_catalog_rows(progress: Callable | None = None, jobs: int = 1, names=No
                 "evidence": str(result.evidence),
                 "summary": result.summary,
                 "joint_independent": result.joint,
+                "bites": None if result.bites is None else result.bites.to_dict(),
                 "parts": parts,
                 "refused": None,
                 "seconds": round(time.monotonic() - start, 1),
@@ -84,7 +86,11 @@ def _cells(row: dict) -> str:
 
 
 def _verdict(row: dict) -> str:
-    return "refused" if row["verdict"] is None else f"{row['verdict']} ({row['evidence']})"
+    """``'not identifiable (proof; order 1: bites in exact-fitted cells)'``, ``'identifiable (proof)'``, …"""
+    if row["verdict"] is None:
+        return "refused"
+    bites = row.get("bites")
+    return f"{row['verdict']} ({row['evidence']}" + ("" if bites is None else f"; {Bites.from_dict(bites).text}") + ")"
 
 
 def model_catalog_markdown(rows: list[dict]) -> str:

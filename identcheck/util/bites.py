@@ -64,6 +64,11 @@ class Bites:
     def to_dict(self) -> dict:
         return {"order": self.order, "cells": str(self.cells)}
 
+    @classmethod
+    def from_dict(cls, data: dict) -> Bites:
+        """The record of its JSON form (:meth:`to_dict`)."""
+        return cls(data["order"], Cells(data["cells"]))
+
 
 def bites_at(order: int | None) -> Bites | None:
     """The record of a relation of Taylor order ``order``: exact-fitted cells up to order 1."""

@@ -20,6 +20,14 @@ def test_rows_say_the_verdict_or_the_refusal():
 ROWS = [{"model": "deepseek-d1", "verdict": None, "refused": "relu is not differentiable at 0", "seconds": 0.0}]
 
 
+def test_a_failing_models_verdict_says_where_it_bites():
+    """mha fails through the PDE Σ_j a_j ∂u/∂a_j = u, a first derivative against F: order 1."""
+    (mha,) = model_catalog_rows(names=["mha"])
+    assert mha["verdict"] == "not identifiable" and mha["bites"] == {"order": 1, "cells": "exact-fitted"}
+    row = model_catalog_markdown([mha]).splitlines()[4]
+    assert row.startswith("| mha | not identifiable (proof; order 1: bites in exact-fitted cells) |"), row
+
+
 def test_the_command_prints_text_markdown_or_json(capsys, monkeypatch):
     import json
 
