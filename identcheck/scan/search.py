@@ -392,7 +392,7 @@ def search_strata(condition, targets, starts, *, dependent=(), leave_out=(), sec
                 at=at,
                 witness=witness,
                 start_distance=plan.closest,
-                floor=s < PROOF_FLOOR * s1,
+                floor=bool(s < PROOF_FLOOR * s1),
             )
         )
     return SearchResult(starts, round(time.perf_counter() - started, 3), seconds, cut, tuple(results), tuple(leave_out))

@@ -72,6 +72,7 @@ def test_left_out_coinciding_components_are_found_again():
     first, second = w.components
     assert first == second  # the two components coincide exactly
     assert COINCIDING in w.in_known and not w.admissible and not w.new
+    json.dumps(left.to_dict())  # plain JSON types only (numpy's bool is not)
     full = search_strata(setup, [(index, probe, None)], 3, seconds=60).strata[0]
     assert COINCIDING in full.known and full.margin is not None and full.margin > 0
     assert full.witness is None or COINCIDING not in full.witness.in_known
