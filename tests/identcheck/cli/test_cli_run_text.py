@@ -26,11 +26,11 @@ def test_brief_prints_one_line_per_phi_then_the_footnotes(capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == (
         "φ(z) = z  [type1, d = 2]  NOT IDENTIFIABLE (proof) [1]  witness 'random single': Euler/homogeneity "
-        "(z*phi' = 1*phi), proved"
+        "(z*phi' = 1*phi), proved; order 0: bites in exact-fitted cells"  # φ odd: ū(−a) = −ū(a), no derivative
     )
     assert lines[1] == (
         "φ(z) = sigmoid(z)  [type1, d = 2]  NOT IDENTIFIABLE (proof) [1]  witness 'shared M, a2 = -a1': symmetry "
-        "(φ(−z) = 1 − φ(z)), proved"
+        "(φ(−z) = 1 − φ(z)), proved; order 1: bites in exact-fitted cells"  # ∂ū/∂a(−a) = ∂ū/∂a(a)
     )
     assert lines[2] == "φ(z) = sigmoid(z + 1)  [type1, d = 2]  IDENTIFIABLE (numeric) [2]  independent on all 9 probes"
     assert lines[3] == "" and lines[4].startswith("[1] not identifiable") and lines[5].startswith("[2] identifiable")
