@@ -26,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
+from functools import lru_cache
 
 import numpy as np
 import sympy as sp
@@ -155,12 +156,23 @@ def relation_bites(relation) -> Bites | None:
 
 
 def span_order(relations) -> int | None:
+    """:func:`_span_order`, remembered per relations (with their keys): a probe's order is read by its
+    JSON, the result's and the reports'."""
+    pairs = tuple((r, tuple(r.keys)) for r in relations)
+    try:
+        return _span_order(pairs)
+    except TypeError:  # a relation holding an unhashable value: read it afresh
+        return _span_order.__wrapped__(pairs)
+
+
+@lru_cache(maxsize=4096)
+def _span_order(pairs) -> int | None:
     """The smallest r such that some non-zero combination of ``relations`` has every term of order ≤ r:
     for each candidate r (the orders of the terms), the relations restricted to the terms of order > r
     have rank below their count (exact rank over the rationals when every coefficient is exact, else
     float64's with relative threshold :data:`FLOAT_RANK`). None when there is no relation or an order
     is unknown."""
-    relations = [r for r in relations if relation_order(r) is not None]
+    relations = [r for r, _ in pairs if relation_order(r) is not None]
     if not relations:
         return None
     columns: dict = {}
