@@ -5,6 +5,7 @@ F = exp(β1ᵀx + β0)·N(y | h, ν), checked with sympy apart from identcheck's
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 import sympy as sp
 
@@ -97,3 +98,32 @@ def test_a_small_grid_runs_and_stores_every_fit(name, tmp_path, capsys):
     assert main(argv + ["--jobs", "1", "--out", str(tmp_path), "--json"]) == 0
     _, records = read_declared(tmp_path)
     assert sorted(r.n for r in records) == [200, 300]
+
+
+def _order_along(name, moves, weights=(1.0, 0.5)):
+    """Slope in log ε of the L² norm (grid on [−3, 3] × [−12, 12]) of Σ_i p_i F(θ* + ε m_i) − Σ p_i F(θ*)."""
+    model = _read(name)
+    part, f = _routed(model)
+    term = sp.lambdify([*f.x, f.y, *f.params], f.term, "numpy")
+    truth = {str(s): float(v) for s, v in f.values(part.truth[0]).items()}
+    x, y = np.meshgrid(np.linspace(-3, 3, 201), np.linspace(-12, 12, 401))
+
+    def at(shift):
+        return term(x, y, *[truth[str(s)] + shift.get(f.labels[i], 0.0) for i, s in enumerate(f.params)])
+
+    star = at({})
+    eps = np.array([0.1, 0.05, 0.025, 0.0125])
+    norms = []
+    for e in eps:
+        moved = sum(w * at({k: e * v for k, v in m.items()}) for w, m in zip(weights, moves))
+        norms.append(np.sqrt(np.mean((moved - sum(weights) * star) ** 2)))
+    return np.polyfit(np.log(eps), np.log(norms), 1)[0]
+
+
+def test_the_checks_r3_witness_with_a_bias_closes_f_only_to_second_order():
+    # witness at r = 3 of identcheck model on deepseek-tanh-bias-mild: p = (1, 1/2), Δη1 = ε(1, −2)
+    witness = [{"eta1⁽¹⁾": 1.0}, {"eta1⁽¹⁾": -2.0}]
+    assert 1.8 < _order_along("deepseek-tanh-bias-mild", witness) < 2.3
+    assert 1.8 < _order_along("deepseek-tanh-mild", witness) < 2.3  # the same order without a bias
+    # an unbalanced move (Σ p Δη1 ≠ 0) is first order: the measure tells the orders apart
+    assert 0.8 < _order_along("deepseek-tanh-bias-mild", [{"eta1⁽¹⁾": 1.0}, {"eta1⁽¹⁾": 1.0}]) < 1.2
