@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..losses.attention_voronoi import voronoi_loss
-from ..model.attention import Model
+from ..model.attention_declared import AttentionCode
 from .paths import NULL_TOL, Path
 
 __all__ = ["RatioCurve", "ratio_curve", "first_order_limit", "EXACT_TOL", "T_MIN", "DISTANCE_FLOOR", "PLATEAU_FACTOR"]
@@ -70,7 +70,7 @@ def _within(ratio: float, limit: float) -> bool:
     return ratio > 0 and 1.0 / PLATEAU_FACTOR <= ratio / limit <= PLATEAU_FACTOR
 
 
-def ratio_curve(model: Model, path: Path, ts, X: np.ndarray, extend: bool = False) -> RatioCurve:
+def ratio_curve(model: AttentionCode, path: Path, ts, X: np.ndarray, extend: bool = False) -> RatioCurve:
     """ρ(t) for ``ts`` on the Monte Carlo points ``X``; slope of log ρ on log t over ``ts`` (None if
     exact); with ``extend``, further ts below ``ts`` until the plateau shows (module docstring)."""
     g_star = model.value(path.truth, X)
@@ -125,7 +125,7 @@ def ratio_curve(model: Model, path: Path, ts, X: np.ndarray, extend: bool = Fals
     )
 
 
-def first_order_limit(model: Model, path: Path, X: np.ndarray):
+def first_order_limit(model: AttentionCode, path: Path, X: np.ndarray):
     """(ρ₀, s) for a path with a tangent d at t = 0.
 
     ρ₀ = lim_{t→0} ρ(t) = ‖J d‖_{L²(μ)} / ℓ(d), ℓ(d) = lim L2(G_t, G*)/t (every cell has one

@@ -18,7 +18,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..model.attention import Model
+from ..model.attention_declared import AttentionCode
 from ..model.attention_params import HMoEParams
 
 __all__ = ["Path", "NULL_TOL", "COMPENSATION_POINTS", "index_of", "shape_of", "scaled_jacobian", "line_path"]
@@ -68,7 +68,7 @@ def shape_of(params: HMoEParams):
     return params.H, params.N, params.K, params.dim
 
 
-def scaled_jacobian(model: Model, params: HMoEParams, X: np.ndarray):
+def scaled_jacobian(model: AttentionCode, params: HMoEParams, X: np.ndarray):
     """(J, column norms, singular values, Vᵀ) of the column-scaled Jacobian (module docstring)."""
     _, J = model.value_and_jacobian(params, X)
     norms = np.linalg.norm(J, axis=0)

@@ -40,7 +40,7 @@ from ..experiments.rates import rates_from_records
 from ..experiments.store import read_records, read_settings
 from ..experiments.sweep import Grid, run_grid
 from ..fitting.memory import estimate_bytes, memory_budget
-from ..model.attention import Model
+from ..model.attention_declared import AttentionCode
 from ..model.attention_params import HMoEParams, NumericError
 from .result import RateRow
 
@@ -65,7 +65,7 @@ SNR_TARGET = 12.0  # Var g*/ν² aimed at (≥ 10 required, with a margin for th
 BOX_FACTOR = 2.0
 
 
-def check_range(model: Model, params_list):
+def check_range(model: AttentionCode, params_list):
     """φ and φ' finite wherever a fit can take aᵀx: |aᵀx| ≤ BOX_FACTOR·max|a*|·d (x ∈ [−1, 1]^d).
 
     Evaluated with identcheck's compiled φ (``Activation.numpy_derivative``), the same the models use.
@@ -86,7 +86,7 @@ def check_range(model: Model, params_list):
         )
 
 
-def with_signal(model: Model, params: HMoEParams, noise: float, X: np.ndarray):
+def with_signal(model: AttentionCode, params: HMoEParams, noise: float, X: np.ndarray):
     """ω scaled so that Var g*(X)/ν² ≥ SNR_TARGET (never scaled down); returns (params, snr)."""
     variance = float(model.value(params, X).var())
     if variance <= 0:

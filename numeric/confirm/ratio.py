@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..losses.attention_voronoi import voronoi_loss
+from ..model.attention_declared import attention_model
 from ..model.attention_params import HMoEParams, NumericError
 
 __all__ = ["RatioRow", "theorem1_sequence", "ratio_table", "MAX_SEQUENCE_N"]
@@ -69,7 +70,7 @@ def ratio_table(model: str, truth, ns, r: float = 1.0, mc: int = 200_000, seed: 
                 value=n,
                 reason=f"must be from 1 to {MAX_SEQUENCE_N:.0e} (beyond, n^-(r+1) underflows against the weights)",
             )
-    m = truth.model(model)
+    m = attention_model(model, truth.phi, truth.phi_params)
     X = np.random.default_rng([seed, 7]).uniform(-1, 1, size=(mc, truth.params.dim))
     f_star = m.value(truth.params, X)
     kind = m.spec.loss_kind

@@ -49,6 +49,7 @@ import numpy as np
 
 from ..losses.attention_voronoi import voronoi_loss
 from ..losses.measure import measure_loss
+from ..model.attention_declared import attention_model
 from ..model.attention_params import HMoEParams, NumericError
 from ..shipped import SHIPPED
 from .curves import EXACT_TOL
@@ -342,7 +343,7 @@ def recombination_table(model_kind: str, truth, K: int | None = None, mc: int = 
         )
     if not 1000 <= mc <= 10_000_000:
         raise NumericError(param="mc", value=mc, reason="must be from 1,000 to 10,000,000")
-    model = truth.model(model_kind)
+    model = attention_model(model_kind, truth.phi, truth.phi_params)
     X = np.random.default_rng([seed, 7]).uniform(-1, 1, size=(mc, params.dim))
     g_star = model.value(params, X)
     scale = float(np.sqrt(np.mean(g_star**2)))

@@ -42,7 +42,8 @@ import numpy as np
 import identcheck
 from identcheck.util.environment import environment
 
-from ..model.attention import Model, exact_constants
+from ..model.attention import exact_constants
+from ..model.attention_declared import attention_model
 from ..model.attention_params import NumericError
 from ..model.attention_truth import load_truth
 from ..shipped import SHIPPED
@@ -262,7 +263,7 @@ def confirm(
     check = identcheck.check(phi, condition=condition, dim=2, seed=seed, params=exact)
     check_seconds = time.perf_counter() - started
     model_kind = MODEL_FOR[condition]
-    model = Model(model_kind, phi, phi_params)
+    model = attention_model(model_kind, phi, phi_params)  # the declaration; hand-written for named constants
     X = np.random.default_rng([seed, 0xC0F]).uniform(-1.0, 1.0, size=(mc, 2))
 
     lifts, skipped = {}, []

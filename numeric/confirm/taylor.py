@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..model.attention import Model
+from ..model.attention_declared import AttentionCode
 from ..model.attention_params import HMoEParams
 from ..shipped import AFTER_OUTPUT, AFTER_VALUES
 
@@ -37,12 +37,12 @@ def _softmax(Q: np.ndarray) -> np.ndarray:
     return E / E.sum(axis=-1, keepdims=True)
 
 
-def taylor_terms(model: Model, params: HMoEParams, X: np.ndarray):
+def taylor_terms(model: AttentionCode, params: HMoEParams, X: np.ndarray):
     """(matrix n × T, labels): the first-order terms ∂g/∂θ and the split terms (module docstring).
 
     Parameters
     ----------
-    model : Model
+    model : AttentionCode
         A model with a gate φ (``gated1``, φ after the values, or ``gated2``, after the output).
     params : HMoEParams
         The truth G*.
@@ -79,7 +79,7 @@ def taylor_terms(model: Model, params: HMoEParams, X: np.ndarray):
     return np.hstack(columns), labels
 
 
-def taylor_singular_values(model: Model, params: HMoEParams, X: np.ndarray) -> np.ndarray:
+def taylor_singular_values(model: AttentionCode, params: HMoEParams, X: np.ndarray) -> np.ndarray:
     """Singular values of the column-scaled Taylor term matrix, largest first (a zero column left as is)."""
     T, _ = taylor_terms(model, params, X)
     norms = np.linalg.norm(T, axis=0)

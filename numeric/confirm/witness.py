@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..model.attention import Model
+from ..model.attention_declared import AttentionCode
 from ..model.attention_params import HMoEParams, NumericError
 from .lift import Lift, exact_float, lift_probe
 from .paths import COMPENSATION_POINTS, NULL_TOL, Path, index_of, line_path, scaled_jacobian
@@ -123,7 +123,7 @@ def relation_construction(relation, condition: str) -> str:
     return "first-order"
 
 
-def witness_path(model: Model, lift: Lift, relations, condition: str, X: np.ndarray) -> Path:
+def witness_path(model: AttentionCode, lift: Lift, relations, condition: str, X: np.ndarray) -> Path:
     """The witness path for the first of ``relations`` (construction: :func:`relation_construction`)."""
     relation = relations[0]
     family = relation.family or "unrecognised"
@@ -152,7 +152,7 @@ def witness_path(model: Model, lift: Lift, relations, condition: str, X: np.ndar
     return _null_space_path(model, G, _lifted_direction(G, lift, parsed), X, family)
 
 
-def _euler_degree(model: Model) -> float:
+def _euler_degree(model: AttentionCode) -> float:
     """c in zφ' = cφ, from φ at a few points (the family guarantees it is constant)."""
     activation = model.activation()
     z = np.array([0.3, 0.7, 1.1])
@@ -279,7 +279,7 @@ def _split_path(model, G, lift, parsed, X, family) -> Path:
     )
 
 
-def probe_path(model: Model, name: str, G: HMoEParams, X: np.ndarray) -> Path:
+def probe_path(model: AttentionCode, name: str, G: HMoEParams, X: np.ndarray) -> Path:
     """G* + t·d along the smallest singular direction of the column-scaled Jacobian."""
     _, norms, s, vt = scaled_jacobian(model, G, X[:COMPENSATION_POINTS])
     direction = vt[-1] / norms
@@ -287,7 +287,7 @@ def probe_path(model: Model, name: str, G: HMoEParams, X: np.ndarray) -> Path:
     return line_path("probe", name, "smallest-singular", G, direction, f"s_min/s_max = {s[-1] / s[0]:.2e}")
 
 
-def random_paths(model: Model, G: HMoEParams, X: np.ndarray, count: int = 3, seed: int = 0) -> list[Path]:
+def random_paths(model: AttentionCode, G: HMoEParams, X: np.ndarray, count: int = 3, seed: int = 0) -> list[Path]:
     """``count`` straight lines along random unit directions, one random (uncompensated) split of
     channel (1, 1), and two compensated ±√t splits (construction 4 with the least-squares moves
     t·w over every other parameter): channel (1, 1) along the same v, and the last channel of the

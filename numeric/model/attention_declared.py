@@ -23,23 +23,28 @@ import tomllib
 
 import numpy as np
 
+from identcheck import parse_activation
 from identcheck.declaration import Declaration, atom_functions, example_path, parse_declaration, read_example
 
 from ..errors import NumericError
 from ..shipped import SHIPPED, shipped_model
+from .attention import Model
 from .attention_params import HMoEParams
 from .density import CHUNK
 from .layout import DeclaredModel, Layout, ModelParams, compile_model
 from .regression import jacobian, normal_equations, regression_function
 
 __all__ = [
+    "AttentionCode",
     "DECLARATIONS",
     "attention_code",
+    "attention_model",
     "declaration_for",
     "DeclaredAttention",
     "declared_layout",
     "declared_model",
     "declared_order",
+    "shaped_model",
     "from_declared",
     "to_declared",
 ]
@@ -63,15 +68,30 @@ def declared_model(kind: str, phi: str | None = None) -> DeclaredModel:
 def declaration_for(kind: str, truth) -> Declaration:
     """The shipped declaration of ``kind`` with ``truth``'s parameters, φ and noise (a
     :class:`~numeric.model.attention_truth.Truth` without named constants in φ)."""
-    spec = shipped_model(kind)
     if truth.phi_params:
         raise NumericError(param="phi_params", value=truth.phi_params, reason="a declared φ has no named constants")
+    return _declaration(kind, truth.phi, truth.params, float(truth.noise_std))
+
+
+def shaped_model(kind: str, phi: str, N: int, d: int) -> DeclaredModel:
+    """The compiled shipped declaration of ``kind`` with N gates per head and d inputs: the array
+    code of any H heads of K channels of that shape (its truth, one generic channel, only gives
+    the shape)."""
+    j = np.arange(d)
+    M = np.zeros((1, N, d, d))
+    for i in range(N - 1):
+        M[0, i] = np.diag((i + 1.0) / N * np.where(j % 2 == 0, 1.0, -1.0))
+    a = np.array([[(i + 1.0) / N * (-1.0) ** (j + i) + 0.25 * j] for i in range(N)])[None]
+    return compile_model(_declaration(kind, phi, HMoEParams(np.ones((1, 1)), M, a), 0.1))
+
+
+def _declaration(kind: str, phi: str, P: HMoEParams, noise_std: float) -> Declaration:
+    spec = shipped_model(kind)
     data = tomllib.loads(example_path(spec.declaration).read_text(encoding="utf-8"))
-    P = truth.params
     data["inputs"]["dim"] = P.dim
-    data["noise"]["sigma"] = float(truth.noise_std)
+    data["noise"]["sigma"] = noise_std
     if "functions" in data:
-        data["functions"]["phi"] = truth.phi
+        data["functions"]["phi"] = phi
     part = data["parts"]["channels"]
     part["inner"]["components"] = P.N
     per_head = max(P.K, part["fitted"] // part["groups"]["fitted"])  # the shipped fit's channels per head, or K*
@@ -93,6 +113,15 @@ def attention_code(kind: str, truth):
     if truth.phi_params:
         return truth.model(kind)
     return DeclaredAttention(kind, truth.phi, compile_model(declaration_for(kind, truth)))
+
+
+def attention_model(kind: str, phi: str = "sigmoid(z)", params: dict | None = None):
+    """Model ``kind`` with gate ``phi`` for parameters of any shape (confirm's lifted probes, ratio's
+    sequences): :class:`DeclaredAttention`, or the hand-written model when φ has named constants
+    ``params``, which a declaration does not express."""
+    if params:
+        return Model(kind, phi, params)
+    return DeclaredAttention(kind, phi)
 
 
 def declared_layout(model: DeclaredModel, H: int, K: int) -> Layout:
@@ -174,18 +203,37 @@ class DeclaredAttention:
     def __init__(self, kind: str, phi: str = "sigmoid(z)", model: DeclaredModel | None = None):
         self.spec = shipped_model(kind)
         self.kind, self.phi, self.phi_after = kind, phi, self.spec.phi_after
+        self.params: dict = {}  # φ's named constants: a declared φ has none
         self.model = model if model is not None else declared_model(kind, phi)
         self._layouts: dict = {}
+        self._models = {self._shape(self.model): self.model}
+
+    @staticmethod
+    def _shape(model: DeclaredModel) -> tuple:
+        inner = model.declaration.parts[0].inner
+        assert inner is not None  # a model of heads of channels (_columns)
+        return inner.components, model.declaration.inputs.dim
+
+    def activation(self):
+        """φ as identcheck's :class:`~identcheck.Activation` (no named constants)."""
+        return parse_activation(self.phi)
+
+    def model_for(self, N: int, d: int) -> DeclaredModel:
+        """The compiled declaration of N gates and d inputs: this one, or :func:`shaped_model`."""
+        if (N, d) not in self._models:
+            self._models[N, d] = shaped_model(self.kind, self.phi, N, d)
+        return self._models[N, d]
 
     def __repr__(self) -> str:
         return f"DeclaredAttention({self.kind!r}, phi={self.phi!r})"
 
     def _declared(self, params: HMoEParams):
         """(layout, π, θ_declared) for ``params``."""
-        key = (params.H, params.K, params.N)
+        key = (params.H, params.K, params.N, params.dim)
         if key not in self._layouts:
-            layout = declared_layout(self.model, params.H, params.K)
-            self._layouts[key] = (layout, declared_order(self.model, layout, params.N))
+            model = self.model_for(params.N, params.dim)
+            layout = declared_layout(model, params.H, params.K)
+            self._layouts[key] = (layout, declared_order(model, layout, params.N))
         layout, order = self._layouts[key]
         return layout, order, params.to_vector()[order]
 
@@ -226,3 +274,7 @@ class DeclaredAttention:
             return total[back]
 
         return value, vjp
+
+
+#: What a model's code is: the declaration's (:class:`DeclaredAttention`) or the hand-written one.
+AttentionCode = Model | DeclaredAttention

@@ -79,7 +79,8 @@ class GateCode:
             omega = G[:, 0]
             total = omega.sum() if self.normalised else 1.0
             w = np.broadcast_to((omega / total)[:, None], (k, n))
-            with np.errstate(divide="ignore"):
+            # a regression's free weights may be negative: their log (a density's only) is nan, not an error
+            with np.errstate(divide="ignore", invalid="ignore"):
                 log_w = np.broadcast_to(np.log(omega / total)[:, None], (k, n))  # k logs, not k·n
             return GateValues(w, log_w, self.normalised, constant=1.0 / total)
         features = self.features(X)

@@ -4,6 +4,7 @@ import argparse
 import json
 from functools import lru_cache
 
+import numpy as np
 import pytest
 
 from identcheck import IdentcheckError, check
@@ -246,11 +247,16 @@ def test_phi_overflowing_on_the_data_range_exits_2_and_writes_nothing(tmp_path, 
 
 
 def test_confirm_takes_phi_constants_like_identcheck():
-    """sigmoid(z + b) with b = 1 is sigmoid(z + 1): the same symbolic verdict and the same ratios."""
+    """sigmoid(z + b) with b = 1 is sigmoid(z + 1): the same symbolic verdict and the same ratios (the
+    first computed by the hand-written model, φ having a named constant, the second by the declaration).
+    The two codes' Jacobians differ by rounding (1e-16); a path along the Jacobian's smallest singular
+    vector (s_min/s_max ~ 1e-6) and the ratio's cancellation at t = 1e-4 amplify it to ~1e-7 relative."""
     from numeric.confirm import confirm
 
     with_param = confirm("sigmoid(z + b)", quick=True, rates=False, figure=False, params={"b": "1"})
     literal = confirm("sigmoid(z + 1)", quick=True, rates=False, figure=False)
     assert with_param.phi == "sigmoid(z + b) [b=1]"
     assert with_param.symbolic.verdict == literal.symbolic.verdict == "identifiable"
-    assert [s.ratio for s in with_param.sequences] == [s.ratio for s in literal.sequences]
+    assert len(with_param.sequences) == len(literal.sequences)
+    for a, b in zip(with_param.sequences, literal.sequences):
+        assert np.allclose(a.ratio, b.ratio, rtol=1e-6, atol=0)

@@ -5,7 +5,8 @@ numeric/model/attention.py computes the three regression functions and their Jac
 builds them from the declaration: the inner quadratic-softmax gate, the inner experts, the outer
 expert of the inner mixture, the head's M tied over its channels. Values and every Jacobian
 column agree to ‖declared − hand-written‖∞ ≤ 1e-12 ‖hand-written‖∞ at random parameters, for
-d = 1 and 2, K = 1 and 2 channels per head (H = 2 heads, N = 2 gates), and for N = 3.
+d = 1 and 2, K = 1 and 2 channels per head (H = 2 heads, N = 2 gates), and for N = 3;
+attention_model (what confirm and ratio compute with) at other shapes of heads, gates, inputs.
 """
 
 import tomllib
@@ -18,6 +19,8 @@ from numeric.model import compile_model, jacobian, normal_equations, regression_
 from numeric.model.attention import Model
 from numeric.model.attention_declared import (
     DECLARATIONS,
+    DeclaredAttention,
+    attention_model,
     declared_layout,
     declared_order,
     from_declared,
@@ -136,3 +139,26 @@ def test_a_tied_entry_is_one_per_head():
     np.testing.assert_array_equal(layout.pack(layout.unpack(theta)), theta)
     truth = model.layout(False).parts[0]
     assert truth.group_of == (0, 0, 1, 1) and model.layout(False).size == 4 * 5 + 2 * 3
+
+
+@pytest.mark.parametrize("kind", ["mha", "gated1", "gated2"])
+@pytest.mark.parametrize("shape", [(3, 2, 1, 2), (1, 3, 2, 2), (2, 3, 1, 1)])
+def test_any_shape_is_the_hand_written_model(kind, shape):
+    """confirm's lifted probes have other H, N, K, d than the shipped truth: attention_model compiles
+    the declaration of that shape, and its values, Jacobians and φ are the hand-written model's."""
+    H, N, K, d = shape
+    params = _random(H, N, K, d, seed=11)
+    X = np.random.default_rng(5).uniform(-1, 1, size=(400, d))
+    declared, hand = attention_model(kind, "tanh(z)"), Model(kind, "tanh(z)")
+    assert isinstance(declared, DeclaredAttention)
+    value, J = declared.value_and_jacobian(params, X)
+    hand_value, hand_J = hand.value_and_jacobian(params, X)
+    _close(value, hand_value)
+    _close(J, hand_J)
+    z = np.linspace(-2, 2, 9)
+    assert np.allclose(declared.activation().numpy_derivative(2)(z), hand.activation().numpy_derivative(2)(z))
+
+
+def test_named_constants_fall_back_to_the_hand_written_model():
+    model = attention_model("gated1", "sigmoid(z + b)", {"b": "1"})
+    assert isinstance(model, Model) and model.params == {"b": "1"}
