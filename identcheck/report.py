@@ -167,7 +167,8 @@ def check_text(result: CheckResult, footnote: int | None = None) -> str:
         lines.append(f"  {one.statement if hasattr(one, 'statement') else one['statement']}")
     every = result.details.get("ratios")
     if every is not None:  # docs/scan.md, "Every ratio of parallel experts"
-        lines.append(f"  {every.statement if hasattr(every, 'statement') else every['statement']}")
+        lines.append(f"  {_field(every, 'statement')}")
+    lines += search_lines(result)
     if result.scope is not None and footnote is None:
         lines.append(f"  means: {result.scope.implies}")
     witness = result.witness_probe
@@ -194,10 +195,35 @@ def check_text(result: CheckResult, footnote: int | None = None) -> str:
     return "\n".join(lines)
 
 
+def _field(record, name: str):
+    """A field of a details record, built (an object) or read back from JSON (a mapping)."""
+    return getattr(record, name) if not isinstance(record, dict) else record[name]
+
+
+def search_lines(result: CheckResult) -> list[str]:
+    """The lines of ``details["search"]`` (docs/scan.md, "Search where no probe looks"): the statement,
+    then per stratum its starts and smallest margin, or why it was not searched ([] without a search)."""
+    found = result.details.get("search")
+    if found is None:
+        return []
+    lines = [f"  {_field(found, 'statement')}"]
+    for s in _field(found, "strata"):
+        why_not = _field(s, "why_not")
+        shown = (
+            f"not searched: {why_not}"
+            if why_not is not None
+            else f"{_field(s, 'starts')} starts, smallest margin {_field(s, 'margin'):.2e} "
+            f"(s = {_field(s, 'singular_value'):.2e}, nearest {_field(s, 'nearest')})"
+        )
+        lines.append(f"    {_field(s, 'probe')}: {shown}")
+    return lines
+
+
 def markdown_text(result: CheckResult) -> str:
     """The markdown behind Jupyter's ``_repr_markdown_`` (:func:`identcheck.util.markdown.check_markdown`)."""
     texts = (bites_text(result), relation_tag)
-    return check_markdown(result, literal_text(result), probe_result_text, beyond_template_text(result), texts)
+    notes = [_field(result.details[k], "statement") for k in ("ratios", "search") if result.details.get(k) is not None]
+    return check_markdown(result, literal_text(result), probe_result_text, beyond_template_text(result), texts, notes)
 
 
 def brief_text(result: CheckResult, footnote: int | None = None) -> str:

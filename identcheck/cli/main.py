@@ -149,18 +149,9 @@ def _check(args) -> int:
             status.clear()
             results.append(result)
             if not args.json:
-                print("\n".join([shown.add(result), *_search_lines(result, args.search)]))
+                print(shown.add(result))
     print(json.dumps([r.to_dict() for r in results], indent=2, ensure_ascii=False) if args.json else shown.footnotes())
     return 0
-
-
-def _search_lines(result, search) -> list[str]:
-    """The search's lines under a check's text report (``details["search"]``), none without ``--search``."""
-    if search is None:
-        return []
-    from ..scan.search_check import search_lines
-
-    return search_lines(result)
 
 
 def _scan(args) -> int:

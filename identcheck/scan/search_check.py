@@ -24,7 +24,7 @@ from ..evidence import Evidence, Verdict
 from .ratio import check_every_ratio
 from .search import SEARCH_SECONDS, search_strata
 
-__all__ = ["MAX_STARTS", "check_searching", "parse_search", "refuse_bad_search", "search_lines"]
+__all__ = ["MAX_STARTS", "check_searching", "parse_search", "refuse_bad_search"]
 
 MAX_STARTS = 10_000
 
@@ -132,18 +132,3 @@ def check_searching(
         scope=setup.scope.statement(Verdict.NOT_IDENTIFIABLE),
     )
 
-
-def search_lines(result) -> list[str]:
-    """The text report's lines for ``details["search"]`` ([] without it)."""
-    found = result.details.get("search")
-    if found is None:
-        return []
-    lines = [f"  {found.statement}"]
-    for s in found.strata:
-        shown = (
-            f"not searched: {s.why_not}"
-            if s.why_not is not None
-            else f"{s.starts} starts, smallest margin {s.margin:.2e} (s = {s.singular_value:.2e}, nearest {s.nearest})"
-        )
-        lines.append(f"    {s.probe}: {shown}")
-    return lines

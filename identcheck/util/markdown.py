@@ -34,13 +34,14 @@ def table(header, rows, align=None) -> str:
     return "\n".join(lines)
 
 
-def check_markdown(result, literal, probe_text, beyond=None, bites=(None, None)) -> str:
+def check_markdown(result, literal, probe_text, beyond=None, bites=(None, None), notes=()) -> str:
     """Markdown for a :class:`~identcheck.results.CheckResult`; ``literal`` is the literal verdict's
     text when the condition gave one (:func:`identcheck.report.literal_text`), ``probe_text(probe,
     certified)`` the probe table's result column (:func:`identcheck.report.probe_result_text`),
     ``beyond`` an expert's (relations beyond its template, caveat) (:func:`identcheck.report.beyond_template_text`),
     ``bites`` (the result's order text, ``tag(result, relation)``) (:func:`identcheck.report.bites_text`,
-    :func:`identcheck.report.relation_tag`)."""
+    :func:`identcheck.report.relation_tag`), ``notes`` further statements (the every-ratio scan's, the
+    search's)."""
     parts = [
         f"**{result.object_name} = {code(result.phi_shown)}** · {result.condition}, d = {result.dim}",
         f"**Verdict{'' if literal is None else ' (reduced set)'}: {str(result.verdict).upper()}** "
@@ -52,6 +53,7 @@ def check_markdown(result, literal, probe_text, beyond=None, bites=(None, None))
         parts.append(f"*Beyond its template:* {beyond[0]} ({beyond[1]})")
     if bites[0] is not None:
         parts.append(bites[0][0].upper() + bites[0][1:])
+    parts += [str(note) for note in notes]
     if result.scope is not None:
         parts.append(f"*What this means ({result.scope.theorem}):* {result.scope.implies}")
     witness = result.witness_probe

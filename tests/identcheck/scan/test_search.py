@@ -142,3 +142,18 @@ def test_the_command_line_json_is_the_api_s(capsys):
     api = search_check.check_searching("exp(z)", 2, dim=1).to_dict()["details"]["search"]
     assert {**printed, "seconds": 0} == {**api, "seconds": 0}
     assert printed["starts"] == 2 and printed["found"] is None and printed["strata"] == []
+
+
+def test_the_search_is_in_the_text_and_markdown_however_its_record_was_read(monkeypatch):
+    """The statement and each stratum's line are in ``to_text`` and the statement in the markdown, once
+    each — for the built record and for the same record read back as JSON (a mapping)."""
+    stratum = StratumSearch("random pair", "(M1, a1, M2, a2)", 4, 3, (COINCIDING,), 2.5e-3, 1e-4, 0.04, None, ())
+    monkeypatch.setattr(search_check, "search_strata", lambda *a, **k: SearchResult(3, 0.1, 60.0, False, (stratum,)))
+    result = search_check.check_searching("sigmoid(z + 1)", 3, dim=1)
+    statement = result.details["search"].statement
+    as_json = replace(result, details={**result.details, "search": result.to_dict()["details"]["search"]})
+    for shown in (result, as_json):
+        text = shown.to_text()
+        assert text.count(statement) == 1
+        assert "    random pair: 3 starts, smallest margin 2.50e-03 (s = 1.00e-04, nearest " in text
+        assert shown._repr_markdown_().count(statement) == 1
