@@ -170,8 +170,9 @@ def _span_order(pairs) -> int | None:
     """The smallest r such that some non-zero combination of ``relations`` has every term of order ≤ r:
     for each candidate r (the orders of the terms), the relations restricted to the terms of order > r
     have rank below their count (exact rank over the rationals when every coefficient is exact, else
-    float64's with relative threshold :data:`FLOAT_RANK`). None when there is no relation or an order
-    is unknown."""
+    float64's: singular values above :data:`FLOAT_RANK` × the largest singular value of the *whole*
+    coefficient matrix, so a restricted block that is tiny beside the rest counts as zero rather than
+    being judged against itself). None when there is no relation or an order is unknown."""
     relations = [r for r, _ in pairs if relation_order(r) is not None]
     if not relations:
         return None
@@ -183,21 +184,29 @@ def _span_order(pairs) -> int | None:
         for key in row:
             columns.setdefault(key, key_order(key))
     exact = all(isinstance(c, Fraction) for row in rows for c in row.values())
+    whole = 0.0 if exact else _largest_singular_value([[row.get(k, 0) for k in columns] for row in rows])
     for r in sorted(set(columns.values())):
         high = [k for k, o in columns.items() if o > r]
         if not high:
             return r
-        if _rank([[row.get(k, 0) for k in high] for row in rows], exact) < len(rows):
+        if _rank([[row.get(k, 0) for k in high] for row in rows], exact, whole) < len(rows):
             return r
     return None  # unreachable: at the highest order ``high`` is empty
 
 
-def _rank(matrix, exact: bool) -> int:
+def _largest_singular_value(matrix) -> float:
+    values = np.array(matrix, dtype=float)
+    return float(np.linalg.norm(values, 2)) if values.size else 0.0
+
+
+def _rank(matrix, exact: bool, whole: float) -> int:
+    """The rank of ``matrix``: exact, or float64's counting singular values above FLOAT_RANK·``whole``
+    (the largest singular value of the whole coefficient matrix ``matrix`` is a block of)."""
     if exact:
         return sp.Matrix([[sp.Rational(c.numerator, c.denominator) for c in row] for row in matrix]).rank()
     values = np.array(matrix, dtype=float)
     singular = np.linalg.svd(values, compute_uv=False)
-    return int(np.sum(singular > FLOAT_RANK * max(singular[0], 1e-300))) if singular.size else 0
+    return int(np.sum(singular > FLOAT_RANK * max(whole, 1e-300))) if singular.size else 0
 
 
 def earliest(result) -> tuple[Bites, str] | None:

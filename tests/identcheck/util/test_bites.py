@@ -7,6 +7,7 @@ heat relation ties ∂ū/∂M11 to ∂²ū/∂a1² (order 2, over-fitted cells o
 
 import json
 
+import pytest
 import sympy as sp
 
 import identcheck
@@ -75,6 +76,28 @@ def test_the_span_can_hold_a_lower_order_than_every_relation():
     d = (0, (("M", 0, 0), ("a", 0)))
     r3 = _relation([("C", c, -3), ("B", b, 1), ("D", d, 1)])  # two second-order terms: none cancels both
     assert span_order([r1, r3]) == 2
+
+
+@pytest.mark.parametrize(
+    "low, high, order",
+    [
+        (("ū", (0, ())), ("∂ū/∂a1", (0, (("a", 0),))), 0),  # a tiny first-order part on ū
+        (("∂ū/∂a1", (0, (("a", 0),))), ("∂²ū/∂a1²", (0, (("a", 0), ("a", 0)))), 1),  # a tiny second-order part
+    ],
+)
+def test_a_tiny_float_part_is_judged_against_the_whole_coefficient_matrix(low, high, order):
+    """The float relation 1·low + 5·10⁻⁹·high (the null vector's scale: largest coefficient 1). The whole
+    coefficient matrix (1 × 2) has largest singular value √(1 + 25·10⁻¹⁸) ≈ 1, so the high part is below
+    FLOAT_RANK (10⁻⁸) of it: float noise, and the order is low's. Judged against itself (a 1 × 1 block
+    whose own largest singular value is 5·10⁻⁹) it would count as rank 1 and give high's order. Read
+    exactly, 5·10⁻⁹ is a rational like any other and keeps high's order."""
+    tiny = sp.Rational(5, 10**9)
+    exact = _relation([(low[0], low[1], 1), (high[0], high[1], tiny)])
+    floats = Relation(exact.terms, None, None, None, False, keys=exact.keys)
+    assert [c for _, c in floats.terms] == [1.0, 5e-9]
+    assert span_order([floats]) == order
+    assert span_order([exact]) == order + 1
+    assert bites_at(span_order([floats])) == Bites(order, Cells.EXACT_FITTED)
 
 
 def test_key_orders_of_every_condition_shape():
