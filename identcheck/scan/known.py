@@ -12,9 +12,12 @@ subspace of L where the term set is known to be dependent, written as rows R wit
 
 - **coinciding components** c ≠ c′: M_c = M_c′, a_c = a_c′ (two equal functions; (A.5) excludes it);
 - **a = 0**: a_c = 0 for some c (a relation there holds for every φ, docs/method.md §1);
-- **a probe's stratum** Q found dependent by the check (its relation proved, or confirmed at two
-  precisions): every injective placement of Q's components among L's, with Q's ties (M = 0, a
-  shared matrix, a_j = (λ_j/λ_i)·a_i) as rows. A dependence passes to every super-family.
+- **a probe's stratum** Q, for every counted probe the check found dependent — the rank rule's
+  decision, a collapse confirmed at two consecutive precisions; its relation need not be proved
+  (a known set only shapes the normaliser and keeps a witness in it from being new, so taking one
+  too many is the cautious side): every injective placement of Q's components among L's, with Q's
+  ties (M = 0, a shared matrix, a_j = (λ_j/λ_i)·a_i) as rows. A dependence passes to every
+  super-family.
 
 The distance from θ to the set {θ : R·E·θ = 0} is ‖Pθ‖, P the orthogonal projector onto the row space
 of R·E (:func:`scipy.linalg.orth`). A set whose R·E is 0 contains all of L (``everywhere``).
