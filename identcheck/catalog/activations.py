@@ -127,6 +127,20 @@ def _cell(phi: str, condition: str, ratios=None, search=None) -> dict:
     return cell
 
 
+def _refuse_without_type1(conditions, **asked) -> None:
+    """A ``ratios`` or ``search`` given (not None) for a table without type1, whose cells alone run it:
+    an IdentcheckError naming it (no silent no-op)."""
+    for name, value in asked.items():
+        if value is not None and "type1" not in conditions:
+            shown = ", ".join(conditions)
+            raise IdentcheckError(
+                param=name,
+                value=value,
+                reason=f"applies to the table's type1 cells only, and there are none (conditions: {shown}; "
+                "add --condition type1)",
+            )
+
+
 def _cell_task(task) -> dict:
     """A worker's task: ``(phi, condition, ratios, search)`` → :func:`_cell`."""
     return _cell(*task)
@@ -150,7 +164,8 @@ def catalog_rows(progress=None, jobs: int = 1, entries=None, conditions=None, ra
     scan every ratio of parallel experts (:func:`~identcheck.scan.ratio.check_every_ratio`), the outcome
     in the cell's ``ratios``. ``search`` (N starts): type-1's cells also search the strata of their
     independent probes (:func:`~identcheck.scan.search_check.check_searching`), the outcome in the cell's
-    ``search``."""
+    ``search``. Either asked of a table without type1 (``conditions=["type2"]``) would run nothing: it is
+    refused, as is any condition that is not φ's (mha takes no φ: :func:`catalog_conditions`)."""
     if ratios is not None:
         parse_ratios(ratios)  # refused before any cell runs
     if search is not None:
@@ -158,6 +173,7 @@ def catalog_rows(progress=None, jobs: int = 1, entries=None, conditions=None, ra
     if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= MAX_JOBS:
         raise IdentcheckError(param="jobs", value=jobs, reason=f"must be an integer from 1 to {MAX_JOBS}")
     conditions = catalog_conditions(conditions)
+    _refuse_without_type1(conditions, ratios=ratios, search=search)
     entries = list(CATALOG if entries is None else entries)
     if jobs == 1:
         rows = []

@@ -120,9 +120,19 @@ def test_a_condition_that_cannot_run_over_the_catalog_is_refused(conditions, rea
             "--condition 'type9': unknown condition (did you mean type2?); available: type1, ",
         ),
         (["catalog", "--experts", "--condition", "type1"], "--condition: not with --experts"),
+        # --search and --ratios run in type1 cells only: asked of a table without one they would run nothing
+        (["catalog", "--condition", "type2", "--search", "2"], "--search 2: applies to the table's type1 cells only"),
+        (["catalog", "--condition", "type1-full", "--ratios", "3/2:2"], "--ratios '3/2:2': applies to the table's"),
+        (["catalog", "--condition", "mha", "--search", "2"], "--condition 'mha': does not judge an activation φ"),
     ],
 )
 def test_the_catalog_command_refuses_them_in_one_line(capsys, argv, reason):
     assert main(argv) == 2
     out, err = capsys.readouterr()
     assert out == "" and len(err.splitlines()) == 1 and reason in err, err
+
+
+def test_search_and_ratios_asked_of_a_table_without_type1_are_refused_before_any_cell():
+    for asked in ({"search": 2}, {"ratios": "3/2:2"}):
+        with pytest.raises(IdentcheckError, match="type1 cells only, and there are none .conditions: type2"):
+            catalog_rows(entries=[("no_such_function(z)", "")], conditions=["type2"], **asked)
