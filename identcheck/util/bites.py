@@ -28,8 +28,8 @@ from enum import StrEnum
 from fractions import Fraction
 from functools import lru_cache
 
+import flint
 import numpy as np
-import sympy as sp
 
 __all__ = ["Bites", "Cells", "bites_at", "earliest", "key_order", "lowest", "relation_bites", "relation_order"]
 __all__ += ["span_order", "witness_words"]
@@ -203,7 +203,9 @@ def _rank(matrix, exact: bool, whole: float) -> int:
     """The rank of ``matrix``: exact, or float64's counting singular values above FLOAT_RANK·``whole``
     (the largest singular value of the whole coefficient matrix ``matrix`` is a block of)."""
     if exact:
-        return sp.Matrix([[sp.Rational(c.numerator, c.denominator) for c in row] for row in matrix]).rank()
+        # exact over the rationals (flint's fraction-free elimination; sympy's Matrix.rank took ~80 ms here)
+        entries = [flint.fmpq(int(c.numerator), int(c.denominator)) for row in matrix for c in map(Fraction, row)]
+        return flint.fmpq_mat(len(matrix), len(matrix[0]) if matrix else 0, entries).rank()
     values = np.array(matrix, dtype=float)
     singular = np.linalg.svd(values, compute_uv=False)
     return int(np.sum(singular > FLOAT_RANK * max(whole, 1e-300))) if singular.size else 0
