@@ -6,7 +6,7 @@ MODEL is a declaration file (``*.toml``, docs/declaration.md) or the name of a s
 ``--seconds`` (the whole check's budget, shared among the atoms) are its parameters,
 ``--function NAME=TEXT`` replaces a declared function (``--function 'phi=exp(z)'``). Output: the
 text report, ``--markdown`` (a row per atom) or ``--json``:
-:meth:`~identcheck.model.DeclaredCheck.to_dict` with ``"schema": "identcheck.model/3"``.
+:meth:`~identcheck.model.DeclaredCheck.to_dict` with ``"schema": "identcheck.model/4"``.
 
 Bad input — a declaration that does not parse, r or m out of range, a gate or expert the check
 refuses (with its one-line reason) — is one line on stderr, exit 2, nothing on stdout: every
@@ -76,7 +76,7 @@ def add_model_parser(sub) -> argparse.ArgumentParser:
         help="replace a declared function, e.g. 'phi=exp(z)' (repeatable)",
     )
     output = parser.add_mutually_exclusive_group()
-    output.add_argument("--json", action="store_true", help="print the result as JSON (schema identcheck.model/3)")
+    output.add_argument("--json", action="store_true", help="print the result as JSON (schema identcheck.model/4)")
     output.add_argument("--markdown", action="store_true", help="print a markdown table, a row per atom")
     return parser
 

@@ -1,87 +1,41 @@
-r"""From a declared model (:mod:`identcheck.declaration`) to the atoms the model-level check takes.
+r"""The model-level verdict of a declared model (:mod:`identcheck.declaration`): every true atom checked
+(:mod:`.declared_atoms` builds them), then what couples the cells of different atoms.
 
-A declared part's per-atom term (:func:`~identcheck.declaration.atom_functions`) is
-gate factor × expert (regression) or gate factor × N(y | h, ν) (density). The check wants the
-atom's weight p_i > 0 apart from F (:mod:`.atom`), so the part's gate must factor it out:
-
-- ``constant``: ω_i·F, F = h or N(y | h, ν): p = ω;
-- ``softmax``: exp(β1ᵀx + β0)·N(…) = e^{β0}·F with F = exp(β1ᵀx)·N(…): p = e^{β0}; the
-  denominator cleared with the fitted atoms adds −exp(β1ᵀx)·f_{G*} per atom, whose coefficients
-  repeat the pure-β1 equations (:mod:`.examples`, docs/model.md). That argument is the density's:
-  in a regression (least squares) the cleared per-atom function is exp(β1ᵀx)·(h(x; η) − g*(x)),
-  whose order-0 terms are dependent across the true atoms (Σ_j p*_j F(θ*_j) = 0), and taking
-  exp(β1ᵀx)·h instead would read a relation tying F to an expert derivative (h linear in a scale
-  e2) as the weight absorbing a move, which the denominator does not allow: refused.
-
-Refused, one line each, naming the key (:data:`REFUSED`): a declaration that identcheck's
-checks refuse (``relu``: :meth:`~identcheck.declaration.Declaration.refusal`); the gates with no
-weight to factor out or no smooth F — ``sigmoid`` (its weights are the gate values
-σ(β1ᵀx + β0): no positive factor separates, so a cell's mass is no unknown of its own),
-``normalized-sigmoid`` (the same after clearing the denominator), ``laplace``
-(exp(−‖W − x‖ + β) is not differentiable in W where W = x, inside the input box), ``top-k`` (a
-selection: not smooth in β1 where two scores tie) and an outer ``quadratic-softmax`` (no intercept:
-no weight factors out); a softmax gate in a regression (:data:`SOFTMAX_REGRESSION`).
-
-**Nested parts** are taken as they are: the inner mixture is part of F (atom_functions substitutes
-it). **Tied parameters** (one value per group of atoms) move every atom of a fitted group
+**Tied parameters** (one value per group of atoms) move every atom of a fitted group
 together: :mod:`.tied` brackets the tied model between the system with each atom its own copy
 (sound for absence) and the system with them at the truth (sound for witnesses).
 :mod:`.recombination` adds the exact re-pairing of atoms across inner components (multi-head
 attention, Setting I), which makes the model not identifiable at the atom level when a group
 has K ≥ K* + 2 fitted atoms.
 
-Each true atom of a part gives one :class:`~identcheck.model.atom.AtomFunction` at its truth,
-sampled on the declared input box (a normal input: [−3, 3]^d) and, for a density, y in the tube
-h*(x) ± 6 standard deviations around the true expert (:mod:`.atom`).
+The per-cell systems are the model's only when the true atoms' bases are independent together
+(:mod:`.joint`), with a softmax part's denominator terms (:mod:`.denominator`) and, beside a softmax
+part, the other parts' terms multiplied by its true denominator S*(x) (:mod:`.mixed`).
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from fractions import Fraction
 
-import numpy as np
 import sympy as sp
 
 from ..declaration import Declaration, atom_functions
-from ..errors import IdentcheckError
 from ..evidence import Evidence, Verdict
-from ..parse.grammar import lambdify_modules
 from ..util.bites import Bites, Cells, lowest
 from ..util.budget import run
-from .atom import AtomFunction, atom_function
+from .declared_atoms import REFUSED, WEIGHTS, declared_atoms
 from .denominator import DenominatorTerms, denominator_terms
 from .joint import joint_independence
+from .mixed import cleared_bases
 from .recombination import recombinations
 from .tied import check_tied
 from .verdict import ModelVerdict, check_atom, check_limits
 
 __all__ = ["REFUSED", "DeclaredCheck", "check_declaration", "declared_atoms"]
 
-#: the gate parameter that is the weight, and its neutral value
-WEIGHTS = {"constant": ("omega", 1), "softmax": ("beta0", 0)}
-#: why the check refuses a gate, in one line each
-REFUSED = {
-    "sigmoid": "a sigmoid gate's weights are its values sigmoid(beta1.x + beta0): no positive weight factors out "
-    "of F, so a cell's mass is no unknown of its own (the check takes constant and softmax gates)",
-    "normalized-sigmoid": "sigmoid(beta1.x + beta0) does not factor as a positive weight times F (beta0 does not "
-    "separate from beta1.x), so a cell's mass is no unknown of its own (the check takes constant and softmax gates)",
-    "laplace": "exp(-|W - x| + beta) is not differentiable in W where W = x, inside the input box: no Taylor "
-    "expansion in W (the check takes constant and softmax gates)",
-    "top-k": "a top-K selection is not smooth in beta1 where two scores tie, inside the input box (the check "
-    "takes constant and softmax gates)",
-    "quadratic-softmax": "an outer quadratic softmax exp(x.M.x) has no intercept: no weight factors out (the "
-    "check takes constant and softmax gates)",
-}
-SOFTMAX_REGRESSION = (
-    "a softmax-gated regression: with the denominator cleared, F = exp(beta1.x)*(h - g*) has order-0 terms dependent "
-    "across the true atoms, so the per-cell systems do not decouple (the check takes softmax gates in a density)"
-)
-NORMAL_BOX = 3
 FIRST_ORDER = 2  # every atom is checked to this order first
 MODEL_SECONDS = 240.0  # the whole model check's default budget: four atoms of one check_atom default each
-SPREAD = 6
 UNFINISHED_JOINT = (
     "the joint independence of the true atoms' bases (with any softmax denominator's terms) did not finish within "
     "the model's {seconds:g} s after the atoms' checks: the cells of different true atoms may couple, so no "
@@ -92,53 +46,6 @@ UNFINISHED_RECOMBINATION = (
     "the search for atoms re-pairing across inner components did not finish within the model's {seconds:g} s "
     "(ask for more --seconds)"
 )
-
-
-def declared_atoms(declaration: Declaration, part: str) -> tuple[AtomFunction, ...]:
-    """The :class:`~identcheck.model.atom.AtomFunction` of each true atom of ``part``."""
-    refusal = declaration.refusal()
-    if refusal is not None:
-        raise IdentcheckError(refusal)
-    spec = declaration.part(part)
-    where = f"parts.{spec.name}"
-    if spec.gate.kind not in WEIGHTS:
-        raise IdentcheckError(param=f"{where}.gate.kind", value=spec.gate.kind, reason=REFUSED[spec.gate.kind])
-    functions = atom_functions(declaration, spec)
-    weight_name, neutral = WEIGHTS[spec.gate.kind]
-    (weight,) = [s for s, name in zip(functions.params, functions.names) if name == weight_name]
-    term = functions.term.xreplace({weight: neutral})
-    if sp.simplify(functions.term / term).free_symbols - {weight}:
-        raise IdentcheckError(param=f"{where}.gate", reason="the term does not factor as weight × F")
-    if spec.gate.kind == "softmax" and not declaration.noise.density:
-        raise IdentcheckError(param=f"{where}.gate.kind", value="softmax", reason=SOFTMAX_REGRESSION)
-    params = tuple(s for s in functions.params if s != weight)
-    variables = tuple(functions.x) + ((functions.y,) if functions.y is not None else ())
-    out = []
-    for index, atom in enumerate(spec.truth):
-        values = functions.values(atom)
-        truth = {s.name: values[s] for s in params}
-        box, tube = _region(declaration, functions, values)
-        out.append(atom_function(term, variables, params, truth, box, f"{spec.name}[{index + 1}]", tube))
-    return tuple(out)
-
-
-def _region(declaration: Declaration, functions, values) -> tuple:
-    """(box, tube): the input box; for a density y's range and the tube y = h*(x) ± 6√ν*."""
-    inputs = declaration.inputs
-    low, high = (inputs.low, inputs.high) if inputs.kind == "uniform" else (-NORMAL_BOX, NORMAL_BOX)
-    assert low is not None and high is not None  # a uniform input has both ends (the reader's check)
-    box = {x.name: (low, high) for x in functions.x}
-    if functions.y is None:
-        return box, None
-    expression = functions.expert.xreplace(values)
-    expert = sp.lambdify(functions.x, expression, modules=lambdify_modules(expression))
-    grid = np.linspace(float(low), float(high), 41)
-    mesh = np.meshgrid(*([grid] * len(functions.x)))
-    h = np.broadcast_to(np.asarray(expert(*mesh), dtype=float), mesh[0].shape)
-    (variance,) = [values[s] for s in functions.params if s.name == declaration.part(functions.part).variance]
-    spread = SPREAD * float(variance) ** 0.5
-    box[functions.y.name] = (int(np.floor(h.min() - spread)), int(np.ceil(h.max() + spread)))
-    return box, (functions.y, expression, Fraction(spread).limit_denominator(1000))
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,6 +74,7 @@ class DeclaredCheck:
     denominators: tuple = ()
     unfinished: tuple = ()  # the model-wide steps the budget cut (UNFINISHED_*): never a verdict
     softmax: tuple = ()  # the softmax parts' names, from the declaration (known without the joint step)
+    cleared: tuple = ()  # the parts whose terms the joint test multiplied by a softmax part's S*(x) (.mixed)
 
     @property
     def verdict(self):  # a Verdict, or an atom's other outcome
@@ -188,21 +96,26 @@ class DeclaredCheck:
     def coupled(self) -> bool:
         """A softmax part whose denominator's terms are not shown independent of the atoms' bases
         (:mod:`.denominator`), whose every cell may be over-fitted (no normalised reference cell), or
-        beside other parts (:attr:`mixed`), or whose joint step did not finish (:attr:`joint_unfinished`):
-        the cells may couple, and no per-cell outcome is the model's."""
+        one of several softmax parts (:attr:`several_softmax`), or whose joint step did not finish
+        (:attr:`joint_unfinished`): the cells may couple, and no per-cell outcome is the model's. A softmax
+        part beside constant-gate parts (:attr:`mixed`) is expressed: the joint test takes their terms
+        multiplied by its true denominator (:mod:`.mixed`)."""
         if self.joint_unfinished and self._softmax_parts:
             return True
         if not self.denominators:
             return False
-        return self.joint is not True or self.mixed or any(d.every_cell_overfitted for d in self.denominators)
+        return self.joint is not True or self.several_softmax or any(d.every_cell_overfitted for d in self.denominators)
 
     @property
     def mixed(self) -> bool:
-        """A softmax part beside other parts: clearing its denominator S_G multiplies their differences
-        too — their first-order terms become S_{G*}(x)·∂^κF, which the joint test does not take, and
-        products of moves of different parts' cells enter at orders ≥ 2 — not expressed by the check."""
+        """A softmax part beside other parts (DeepSeekMoE's shared and routed experts)."""
         softmax = self._softmax_parts
         return bool(softmax) and any(part not in softmax for part, _ in self.results)
+
+    @property
+    def several_softmax(self) -> bool:
+        """Two softmax parts or more: one true denominator each, which :mod:`.mixed` does not clear together."""
+        return len(self._softmax_parts) > 1
 
     @property
     def joint_unfinished(self) -> bool:
@@ -234,13 +147,12 @@ class DeclaredCheck:
             single = [d.text() for d in self.denominators if d.single or d.every_cell_overfitted]
             if single:
                 return f"{single[0]}; the atoms' per-cell verdicts are not the model's"
-            if self.mixed and self.joint is True:
+            if self.several_softmax:
                 parts = ", ".join(f"parts.{d.part}" for d in self.denominators)
                 return (
-                    f"clearing the softmax denominator of {parts} multiplies the other parts' differences by it: "
-                    "their terms become S*(x)·∂^κF at first order and products of moves of different parts' cells "
-                    "enter at orders ≥ 2, which the per-cell systems and the joint test do not express; the atoms' "
-                    "per-cell verdicts are not the model's"
+                    f"several softmax parts ({parts}): clearing one true denominator leaves the others' quotients, "
+                    "which the per-cell systems and the joint test do not express; the atoms' per-cell verdicts "
+                    "are not the model's"
                 )
             known = "dependent" if self.joint is False else "not shown independent"
             return (
@@ -280,6 +192,7 @@ class DeclaredCheck:
             "joint_independent": self.joint,
             "joint_proved": self.joint_proved,
             "softmax_denominators": [d.to_dict() for d in self.denominators],
+            "cleared": list(self.cleared),
             "recombinations": [r.to_dict() for r in self.recombinations],
             "bites": None if self.bites is None else self.bites.to_dict(),
             "unfinished": list(self.cut),
@@ -318,12 +231,12 @@ def check_declaration(
         results.append((part.name, verdict))
     unfinished: list[str] = []
     softmax = tuple(spec.name for spec in declaration.parts if spec.gate.kind == "softmax")  # structural: no time
-    joint, joint_proved, denominators = None, False, ()
+    joint, joint_proved, denominators, cleared = None, False, (), ()
     step, timed_out = _in_time(_joint, declaration, results, deadline=start + seconds)
     if timed_out:
         unfinished.append(UNFINISHED_JOINT.format(seconds=seconds))
     else:
-        joint, joint_proved, denominators = step
+        joint, joint_proved, denominators, cleared = step
     found, timed_out = _in_time(recombinations, declaration, deadline=start + seconds)
     if timed_out:
         found = ()
@@ -341,6 +254,7 @@ def check_declaration(
         denominators=denominators,
         unfinished=tuple(unfinished),
         softmax=softmax,
+        cleared=cleared,
     )
 
 
@@ -355,17 +269,18 @@ def _in_time(step, *args, deadline: float):
 
 
 def _joint(declaration: Declaration, results) -> tuple:
-    """(joint, joint_proved, denominators): the softmax denominators' terms (:mod:`.denominator`) and
-    the independence of every true atom's basis with them (:mod:`.joint`)."""
+    """(joint, joint_proved, denominators, cleared): the softmax denominators' terms (:mod:`.denominator`)
+    and the independence of every true atom's basis with them (:mod:`.joint`), the other parts' bases
+    multiplied by a softmax part's true denominator (:mod:`.mixed`; ``cleared`` names those parts)."""
     denominators = _denominators(declaration, results)
     extra = tuple(c for d in denominators for c in d.columns)
-    bases = tuple(v.basis for _, v in results)
+    bases, cleared = cleared_bases(tuple(results), denominators)
     union = joint_independence(bases, extra) if len(results) > 1 or extra else None
     joint = True if union is None else union.independent
     joint_proved = union is None or (union.independent is True and union.proof is not None)
     if any(d.single for d in denominators):  # its denominator terms are its own x^α F: dependent, exactly
         joint, joint_proved = False, False
-    return joint, joint_proved, denominators
+    return joint, joint_proved, denominators, cleared
 
 
 def _denominators(declaration: Declaration, results) -> tuple[DenominatorTerms, ...]:

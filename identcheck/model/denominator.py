@@ -36,15 +36,14 @@ every cell's equations, λ_α·p*_j. With K fitted atoms around K* true ones som
 exact-fitted whenever K ≤ 2K* − 1; for K ≥ 2K* every cell may be over-fitted, and the check does
 not claim the per-cell systems are the model's (:attr:`DenominatorTerms.every_cell_overfitted`).
 
-Not expressed here: in a model with other parts (DeepSeekMoE's shared experts) S_G multiplies
-their differences too — at first order their terms become S_{G*}(x)·∂^κF, not the ∂^κF the
-atoms' bases hold, and products of moves of different parts' cells enter at orders ≥ 2 — so
-such a model's verdict is inconclusive (:class:`~identcheck.model.declared.DeclaredCheck`).
+In a model with other parts (DeepSeekMoE's shared experts) the true denominator S*(x) is cleared
+instead (:mod:`.mixed`): f_{G*} above is then the softmax part's own density g*, and the other
+parts' terms enter the union multiplied by S* (:attr:`DenominatorTerms.true_denominator`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import sympy as sp
 
@@ -66,6 +65,7 @@ class DenominatorTerms:
     reference: str
     single: bool = False
     fitted: int = 0  # the part's fitted atoms K (0: not given)
+    true_denominator: object = field(default=None, repr=False, compare=False)  # S*(x) = Σ_j p*_j exp(β1*_jᵀx)
 
     @property
     def every_cell_overfitted(self) -> bool:
@@ -115,11 +115,14 @@ def denominator_terms(part: str, atoms: tuple, weights: tuple, slopes: tuple, x:
     F = exp(β1ᵀx)·N, weight factored out), ``weights`` their exact p*_j = exp(β0*_j) (sympy
     numbers), ``slopes`` the β1 symbols (in each atom's params), ``x`` the input symbols and
     ``fitted`` the part's fitted atom count."""
-    if len(atoms) == 1:
-        return DenominatorTerms(part, (), order, atoms[0].name, single=True, fitted=fitted)
-    values = [atom.expr.xreplace(atom.at_truth) for atom in atoms]
     gates = [sp.exp(sp.Add(*(atom.at_truth[s] * xi for s, xi in zip(slopes, x)))) for atom in atoms]
-    fstar = sp.Add(*(p * f for p, f in zip(weights, values))) / sp.Add(*(p * g for p, g in zip(weights, gates)))
+    denominator = sp.Add(*(p * g for p, g in zip(weights, gates)))
+    if len(atoms) == 1:
+        return DenominatorTerms(
+            part, (), order, atoms[0].name, single=True, fitted=fitted, true_denominator=denominator
+        )
+    values = [atom.expr.xreplace(atom.at_truth) for atom in atoms]
+    fstar = sp.Add(*(p * f for p, f in zip(weights, values))) / denominator
     b = tuple(sp.Symbol(f"b{k + 1}", real=True) for k in range(len(x)))
     out = []
     for atom in atoms[:-1]:
@@ -129,4 +132,4 @@ def denominator_terms(part: str, atoms: tuple, weights: tuple, slopes: tuple, x:
         expr = sp.exp(sp.Add(*(s * xi for s, xi in zip(b, x)))) * fstar
         name = f"denominator of {atom.name}"
         out.append(atom_function(expr, atom.variables, b, truth, box, name, tube))
-    return DenominatorTerms(part, tuple(out), order, atoms[-1].name, fitted=fitted)
+    return DenominatorTerms(part, tuple(out), order, atoms[-1].name, fitted=fitted, true_denominator=denominator)

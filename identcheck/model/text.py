@@ -17,7 +17,7 @@ from .verdict import CellResult, ModelVerdict
 
 __all__ = ["declared_markdown", "declared_text", "verdict_text"]
 
-SCHEMA = "identcheck.model/3"  # the JSON of ``identcheck model``: DeclaredCheck.to_dict() under this name
+SCHEMA = "identcheck.model/4"  # the JSON of ``identcheck model``: DeclaredCheck.to_dict() under this name
 
 
 def verdict_text(verdict: ModelVerdict) -> str:
@@ -77,6 +77,9 @@ def declared_text(check: DeclaredCheck) -> str:
         lines.append(f"  {check.bites.text}")
     lines += [f"  cut by the budget: {u}" for u in check.unfinished]
     together = " with the softmax denominator's terms" if any(not d.single for d in check.denominators) else ""
+    if check.cleared:
+        cleared = ", ".join(f"parts.{p}" for p in check.cleared)
+        together += f", {cleared} multiplied by the true denominator S*(x)"
     lines.append(f"  the {len(check.results)} true atoms' bases together{together}: {joint}")
     lines += [f"  {d.text()}" for d in check.denominators]
     lines += [f"  {r.text()}" for r in check.recombinations]

@@ -130,10 +130,10 @@ class ModelVerdict:
     @property
     def bites(self) -> Bites | None:
         """Where the failure bites (:mod:`identcheck.util.bites`): not identifiable through the exact-fitted
-        cells, at the order of the relations that break the first order (1 without one); None otherwise."""
+        cells, whose test takes first derivatives only, so at order 1; None otherwise."""
         if self.verdict != Verdict.NOT_IDENTIFIABLE or self.exact_fitted.identifiable is not False:
             return None
-        return bites_at(min((sum(r.term) for r in self.exact_fitted.breaking), default=1))
+        return bites_at(1)
 
     @property
     def unfinished(self) -> tuple[str, ...]:

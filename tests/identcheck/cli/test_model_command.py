@@ -23,7 +23,7 @@ def _timeless(data):
 def test_json_is_the_api_to_dict(capsys):
     assert main(["model", "softmax-gaussian-moe", "--order", "2", "--json"]) == 0
     printed = json.loads(capsys.readouterr().out)
-    assert printed["schema"] == SCHEMA == "identcheck.model/3"
+    assert printed["schema"] == SCHEMA == "identcheck.model/4"
     api = check_declaration(read_example("softmax-gaussian-moe"), max_order=2, max_cell=2)
     assert _timeless(printed) == _timeless({"schema": SCHEMA} | api.to_dict())
 

@@ -135,14 +135,15 @@ def _varying_gate(name):
 def test_smooth_deepseek_experts_take_squares(name):
     """The shipped smooth experts (k2·φ(k1 x + k0) shared, η2·φ(η1 x) routed): strongly identifiable at
     the model level — every exponent 2, as D1 writes it — however steep the expert (a tube sampler),
-    once the true gate varies with x; with the printed β1* = (5, 5) the cells couple through the softmax
-    denominator and the model is inconclusive. With the varying gate the model stays inconclusive: the
-    routed denominator multiplies the shared part's differences, which the check does not express."""
+    once the true gate varies with x, the shared part's terms taken times the routed true denominator
+    S*(x) in the joint test; with the printed β1* = (5, 5) the cells couple through the softmax
+    denominator and the model is inconclusive."""
     printed = check_declaration(read_example(name), max_order=2, max_cell=2)
     assert printed.joint is False and printed.verdict == Verdict.INCONCLUSIVE, printed.summary
     result = check_declaration(_varying_gate(name), max_order=2, max_cell=2)
-    assert result.joint is True and result.mixed and result.verdict == Verdict.INCONCLUSIVE
-    assert "multiplies the other parts' differences" in result.summary, result.summary
+    assert result.joint is True and result.mixed and result.cleared == ("shared",)
+    assert result.verdict == Verdict.IDENTIFIABLE and not result.coupled, result.summary
+    assert result.to_dict()["cleared"] == ["shared"]
     for part, verdict in result.results:
         assert verdict.verdict == Verdict.IDENTIFIABLE and verdict.cell(2).rbar == 2, (part, verdict.summary)
         assert set(verdict.cell(2).exponents.values()) == {2}
@@ -253,18 +254,21 @@ def test_a_softmax_part_with_every_cell_possibly_over_fitted_is_inconclusive_fro
 
 def test_a_cut_joint_step_leaves_no_atoms_proved_failure_as_a_mixed_softmax_models_verdict(monkeypatch):
     """A not-identifiable atom beside a softmax part (the shared expert k2·(k1 x + k0): dF/dk1 ∝ dF/dk2,
-    DeepSeekMoE's shared + routed parts): run to the end, the mixed softmax model is inconclusive; with the
-    joint step cut by the budget it must stay inconclusive — the softmax and the mixing are known without
-    the step — never the atom's proved "not identifiable"."""
+    DeepSeekMoE's shared + routed parts): run to the end, with the gate varying in x, the atoms' bases (the
+    shared one times S*) are independent and the atom's proved failure is the model's; with the joint step
+    cut by the budget the model must be inconclusive — the softmax is known without the step — never the
+    atom's proved "not identifiable"."""
     import identcheck.model.declared as declared
 
     text = example_path("deepseek-tanh").read_text(encoding="utf-8")
     assert text.count('expert = "k2*phi(dot(k1, x) + k0)"') == 1
-    linear = parse_declaration(text.replace('expert = "k2*phi(dot(k1, x) + k0)"', 'expert = "k2*(dot(k1, x) + k0)"'))
+    text = text.replace('expert = "k2*phi(dot(k1, x) + k0)"', 'expert = "k2*(dot(k1, x) + k0)"')
+    linear = parse_declaration(text.replace("{ beta1 = 5.0, beta0 = 0.5", "{ beta1 = -1.0, beta0 = 0.5"))
     honest = check_declaration(linear, max_order=1, max_cell=1, seconds=60)
     shared = [v for part, v in honest.results if part == "shared"]
     assert [v.verdict for v in shared] == [Verdict.NOT_IDENTIFIABLE] and shared[0].evidence == Evidence.PROOF
-    assert honest.mixed and honest.coupled and honest.verdict == Verdict.INCONCLUSIVE, honest.summary
+    assert honest.mixed and not honest.coupled and honest.joint is True, honest.summary
+    assert honest.verdict == Verdict.NOT_IDENTIFIABLE and honest.evidence == Evidence.PROOF, honest.summary
     monkeypatch.setattr(declared, "joint_independence", _spinning(declared.joint_independence))
     start = time.monotonic()
     cut = check_declaration(linear, max_order=1, max_cell=1, seconds=3)
