@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 import sympy as sp
@@ -31,6 +31,7 @@ from ..rank.parallel import certify_interval, decide_at, family_name, maximal_fa
 from ..terms.probes import Component, Probe
 from ..terms.strata import Stratum
 from .family import SIMPLE, Family
+from .override import found_dependence
 from .params import Axis, exact, number
 from .report import ExceptionalPoint, GridValue, ProbeMargin
 
@@ -125,6 +126,7 @@ class RatioFamily(Family):
         self.condition, self.families, self._built = condition, families, {}
         self.probes = ()
         self.proved: dict = {}  # c → every family's independence at c proved (RankDecision.proof)
+        self.witnesses: dict = {}  # c → the exact check's witness ProbeResult (None: none)
 
     def evaluate(self, values) -> GridValue:
         (c,) = values
@@ -158,6 +160,7 @@ class RatioFamily(Family):
         one.__dict__.update(setup.__dict__)
         one.probes = lambda: [probe]  # the full check of this probe alone
         result = run(one, certify=certify)
+        self.witnesses[c] = result.witness_probe
         relation = result.witness_probe.relation if result.witness_probe is not None else None
         point = ExceptionalPoint(
             values=(("c", c),),
@@ -187,6 +190,7 @@ class RatioScan:
     statement: str = ""
     why_not: str | None = None
     seconds: float = 0.0
+    witnesses: tuple = field(default=(), compare=False, repr=False)  # per exceptional ratio: its ProbeResult or None
 
     def to_dict(self) -> dict:
         return {
@@ -263,6 +267,7 @@ def scan_ratios(condition, lo, hi, count=DEFAULT_COUNT, certify=False, seconds=3
         tuple(cells),
         statement,
         seconds=round(time.perf_counter() - started, 3),
+        witnesses=tuple(family.witnesses.get(p.values[0][1]) for p in exceptional),
     )
 
 
@@ -320,8 +325,9 @@ def check_every_ratio(phi, ratios, *, certify: bool = False, progress=None, incl
     """:func:`identcheck.check` of a type-1 φ, then the scan of every ratio c in ``ratios`` (``"LO:HI[:COUNT]"``
     or (lo, hi[, count])) of parallel experts, shared M and a2 = c·a1 (module docstring);
     ``details["ratios"]`` holds the outcome. A ratio proved exceptional makes the verdict *not identifiable*
-    (proof), the stratum's. A range that is empty or contains 0 or ±1, or a condition other than type1, is
-    refused (:class:`~identcheck.errors.IdentcheckError`) before any probe runs."""
+    (proof), the stratum's, its probe "shared M, a2 = c·a1" the witness (:mod:`identcheck.scan.override`).
+    A range that is empty or contains 0 or ±1, or a condition other than type1, is refused
+    (:class:`~identcheck.errors.IdentcheckError`) before any probe runs."""
     started = time.perf_counter()
     lo, hi, count = parse_ratios(ratios)
     condition = arguments.pop("condition", "type1")
@@ -335,15 +341,13 @@ def check_every_ratio(phi, ratios, *, certify: bool = False, progress=None, incl
         every = scan_ratios(setup, lo, hi, count, certify=certify)
     seconds = round(time.perf_counter() - started, 3)
     result = replace(result, details={**result.details, "ratios": every}, seconds=seconds)
-    found = next((p for p in every.exceptional if p.proved), None)
+    found = next(((p, w) for p, w in zip(every.exceptional, every.witnesses) if p.proved), None)
     if found is None or result.verdict == Verdict.NOT_IDENTIFIABLE:
         return result
-    c = found.values[0][1]  # a proved dependence at an admissible ratio: the verdict is that of the stratum there
-    return replace(
-        result,
-        verdict=Verdict.NOT_IDENTIFIABLE,
-        evidence=Evidence.PROOF,
-        summary=f"dependent at the ratio c = {c} of parallel experts (shared M, a2 = {c}·a1), found by the "
-        f"ratio scan and proved by sympy: {found.relation}",
-        scope=setup.scope.statement(Verdict.NOT_IDENTIFIABLE),
+    point, witness = found
+    c = point.values[0][1]  # a proved dependence at an admissible ratio: the verdict is that of the stratum there
+    summary = (
+        f"dependent at the ratio c = {c} of parallel experts (shared M, a2 = {c}·a1), found by the "
+        f"ratio scan and proved by sympy: {point.relation}"
     )
+    return found_dependence(result, witness, setup.scope, summary, "the ratio scan")

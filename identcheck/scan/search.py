@@ -156,6 +156,7 @@ def _exact_check(condition, coordinates, objective, theta, every, name) -> Witne
             a_nonzero=all(any(v != 0 for v in c.a) for c in components),
             in_known=tuple(k.name for k in every if k.distance(point) < 1e-12),
             grid=q,
+            outcome=found,
         )
     return None
 

@@ -6,7 +6,8 @@ already proves K = 1 for every (M, a ≠ 0) at this d on all of ℝ. The probes 
 give the known sets their strata stand for. The outcome is ``details["search"]``
 (:class:`~identcheck.scan.search.SearchResult`). Only a *new* witness — a dependence found by the
 search, admissible, with every a ≠ 0, its relation proved by sympy, in no known set — makes the verdict
-*not identifiable* (proof); a search that finds nothing changes nothing.
+*not identifiable* (proof), the probe checked exactly at its point the witness
+(:mod:`identcheck.scan.override`); a search that finds nothing changes nothing.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from ..check import make_condition, run
 from ..conditions import CONDITIONS
 from ..conditions.type1 import Type1
 from ..errors import IdentcheckError
-from ..evidence import Evidence, Verdict
+from ..evidence import Verdict
+from .override import found_dependence
 from .ratio import check_every_ratio
 from .search import SEARCH_SECONDS, search_strata
 
@@ -123,12 +125,8 @@ def check_searching(
     w = None if new is None else new.witness
     if new is None or w is None or result.verdict == Verdict.NOT_IDENTIFIABLE:
         return result
-    return replace(
-        result,
-        verdict=Verdict.NOT_IDENTIFIABLE,
-        evidence=Evidence.PROOF,
-        summary=f"dependent on the stratum of '{new.probe}' ({new.stratum}) at a point found by search, "
-        f"proved by sympy: {w.relation}",
-        scope=setup.scope.statement(Verdict.NOT_IDENTIFIABLE),
+    summary = (
+        f"dependent on the stratum of '{new.probe}' ({new.stratum}) at a point found by search, "
+        f"proved by sympy: {w.relation}"
     )
-
+    return found_dependence(result, w.outcome, setup.scope, summary, "search")

@@ -9,14 +9,17 @@ stratum's search (starts, the smallest margin m = s/D found, where, the nearest 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 __all__ = ["SearchResult", "StratumSearch", "Witness"]
 
 
 @dataclass(frozen=True, slots=True)
 class Witness:
-    """A snapped minimum checked exactly: the probe's components, its decision and first relation."""
+    """A snapped minimum checked exactly: the probe's components, its decision and first relation;
+    ``outcome`` the exact check's :class:`~identcheck.results.ProbeResult` (a new witness's relations: the
+    verdict's witness and its ``bites``, :mod:`identcheck.scan.override`; not in the JSON)."""
 
     components: tuple  # Component, exact
     dependent: bool | None
@@ -27,6 +30,7 @@ class Witness:
     a_nonzero: bool
     in_known: tuple  # names of the known sets (all of them, left-out included) the point lies in
     grid: int
+    outcome: Any = field(default=None, compare=False, repr=False)
 
     @property
     def new(self) -> bool:

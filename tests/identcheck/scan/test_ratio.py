@@ -3,6 +3,7 @@
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 import sympy as sp
 
@@ -10,7 +11,8 @@ from identcheck.check import check, make_condition
 from identcheck.errors import IdentcheckError
 from identcheck.evidence import Verdict
 from identcheck.rank.parallel import decide_at, maximal_families
-from identcheck.scan.ratio import check_every_ratio, parse_ratios, scan_ratios
+from identcheck.scan.ratio import check_every_ratio, parse_ratios, ratio_probe, scan_ratios
+from identcheck.util.bites import Bites, Cells
 
 
 def test_exp_sum_drops_rank_at_two_and_a_half():
@@ -59,6 +61,35 @@ def test_a_proved_exceptional_ratio_decides_the_verdict():
     assert "c = 2" in result.summary and result.to_dict()["details"]["ratios"]["exceptional"][0]["proved"]
     unchanged = check_every_ratio("sigmoid(z + 1)", "3/2:5/2:3", dim=2)
     assert unchanged.verdict == Verdict.IDENTIFIABLE and unchanged.details["ratios"].exceptional == ()
+    assert unchanged.bites is None and unchanged.witness is None
+
+
+def test_a_proved_exceptional_ratio_is_the_witness_and_bites_at_order_two():
+    """e^z + e^{2z} at c = 2. By hand (test_exp_sum_drops_rank_at_two_and_a_half), x_j·x_k·e^{xᵀMx} times
+    φ''(z) − φ(z) = 3e^{2z} at the first component and φ''(2z) − 4φ(2z) = −3e^{2z} at the second: one relation
+    ∂ū/∂M_jk-terms + ∂²ū/∂a_j∂a_k-terms per (j, k) ≤ (1, 1), (1, 2), (2, 2) at d = 2 — three, each with its own
+    second-order columns, so no combination of them drops every term of order 2: the span's order is 2, the
+    dependence bites only in over-fitted cells. And rightly: the 12 columns of order ≤ 1 (ū, ∂ū/∂a_j, ∂ū/∂M_jk
+    per component, the exact-fitted expansion) are independent on that probe, float64's scaled smallest
+    singular value far above the rank rule's borderline √eps."""
+    result = check_every_ratio("exp(z) + exp(2*z)", "3/2:5/2:3", dim=2)
+    witness = result.witness_probe
+    assert result.witness == "shared M, a2 = 2·a1" and witness is result.probes[-1]
+    assert witness.dependent and witness.counts_for_verdict and witness.nullity == 3
+    assert str(witness.relation) == "−∂ū/∂M11[1] + ∂²ū/∂a1²[1] − 4·∂ū/∂M11[2] + ∂²ū/∂a1²[2] = 0"
+    second = [{k for k in r.keys if len(k[1]) == 2} for r in witness.relations]  # type-1 keys: (c, derivative)
+    assert all(second) and all(not (a & b) for i, a in enumerate(second) for b in second[i + 1 :])
+    assert result.bites == Bites(2, Cells.OVER_FITTED)
+    assert result.to_dict()["bites"] == {"order": 2, "cells": "over-fitted"}
+    assert "order 2: bites only in over-fitted cells (|V| ≥ 2) (earliest on probe 'shared M, a2 = 2·a1')" in (
+        result.to_text()
+    )
+    setup = make_condition("exp(z) + exp(2*z)", "type1", 2)
+    matrix = setup.matrix(ratio_probe(setup, sp.Integer(2)), 0)
+    low = [j for j, key in enumerate(matrix.keys) if len(key[1]) <= 1]
+    values = matrix.float64()[:, low]
+    s = np.linalg.svd(values / np.linalg.norm(values, axis=0), compute_uv=False)
+    assert len(low) == 12 and s[-1] > 1e2 * np.sqrt(np.finfo(float).eps) * s[0]
 
 
 def test_catalog_cells_carry_the_ratio_scan():

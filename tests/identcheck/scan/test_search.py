@@ -12,11 +12,13 @@ import sympy as sp
 from identcheck.check import check, make_condition
 from identcheck.cli.main import main
 from identcheck.evidence import Evidence, Verdict
+from identcheck.results import ProbeResult, Relation
 from identcheck.scan import search_check
 from identcheck.scan.known import COINCIDING, ZERO_EXPERT, Coordinates, known_sets
 from identcheck.scan.search import SearchResult, StratumSearch, Witness, search_strata
 from identcheck.terms.probes import Component
 from identcheck.terms.strata import Stratum
+from identcheck.util.bites import Bites, Cells
 
 
 def _pair(dim):
@@ -83,33 +85,70 @@ def _fake_search(witness):
     return SearchResult(1, 0.1, 60.0, False, (replace(stratum, witness=witness),))
 
 
+def _found_probe(name, components):
+    """The exact check's outcome a fake witness carries: two relations on the pair at d = 1, keyed as type-1's
+    (component, derivative): R1 = ∂ū/∂a1[1] + ½·∂²ū/∂a1²[2], R2 = −3·∂ū/∂M11[2] + ½·∂²ū/∂a1²[2]. Each is of
+    order 2 (∂²ū/∂a1²: two derivatives), R1 − R2 = ∂ū/∂a1[1] + 3·∂ū/∂M11[2] of order 1: by hand, the span's
+    order is 1, the dependence bites in exact-fitted cells."""
+    a, M, aa = (("a", 0),), (("M", 0, 0),), (("a", 0), ("a", 0))
+    rows = [
+        [("∂ū/∂a1[1]", (0, a), "1"), ("∂²ū/∂a1²[2]", (1, aa), "1/2")],
+        [("∂ū/∂M11[2]", (1, M), "-3"), ("∂²ū/∂a1²[2]", (1, aa), "1/2")],
+    ]
+    relations = tuple(
+        Relation(
+            terms=tuple((label, float(sp.Rational(c))) for label, _, c in row),
+            exact=tuple((label, c) for label, _, c in row),
+            family=None,
+            hypothesis=None,
+            proved=True,
+            keys=tuple(key for _, key, _ in row),
+        )
+        for row in rows
+    )
+    return ProbeResult(name, components, 12, 48, 1e-40, 60, True, 2, relations, True, ((30, 1e-35, 2), (60, 1e-65, 2)))
+
+
 @pytest.mark.parametrize("proved", [False, True])
 def test_only_a_proved_new_dependence_changes_the_verdict(monkeypatch, proved):
     """A dependence the search reports changes an identifiable verdict only when its relation is proved (and
-    it is admissible, a ≠ 0, in no known set); the same witness unproved leaves the verdict as the probes said."""
+    it is admissible, a ≠ 0, in no known set); the same witness unproved leaves the verdict as the probes said.
+    A changed verdict names the probe checked exactly as its witness, and bites where that probe's relations
+    do (order 1 by hand, :func:`_found_probe`)."""
     one = sp.Rational(1, 2)
-    witness = Witness(
-        (Component(((one,),), (one,)), Component(((one,),), (-one,))),
-        True,
-        "a relation",
-        None,
-        proved,
-        True,
-        True,
-        (),
-        8,
-    )
+    components = (Component(((one,),), (one,)), Component(((one,),), (-one,)))
+    found = _found_probe("search: (M1, a1, M2, a2)", components)
+    witness = Witness(components, True, "a relation", None, proved, True, True, (), 8, outcome=found)
     monkeypatch.setattr(search_check, "search_strata", lambda *a, **k: _fake_search(witness))
     plain = check("sigmoid(z + 1)", dim=1)
     result = search_check.check_searching("sigmoid(z + 1)", 1, dim=1)
-    assert plain.verdict == Verdict.IDENTIFIABLE
+    assert plain.verdict == Verdict.IDENTIFIABLE and plain.bites is None and plain.witness is None
     if proved:
         assert result.verdict == Verdict.NOT_IDENTIFIABLE and result.evidence == Evidence.PROOF
         assert "found by search" in result.details["search"].statement
+        assert result.witness == "search: (M1, a1, M2, a2)" and result.witness_probe is found
+        assert result.probes == (*plain.probes, found)
+        assert result.bites == Bites(1, Cells.EXACT_FITTED)
+        assert result.to_dict()["bites"] == {"order": 1, "cells": "exact-fitted"}
+        assert "order 1: bites in exact-fitted cells (earliest on probe 'search: (M1, a1, M2, a2)')" in result.to_text()
+        assert result.scope == make_condition("sigmoid(z + 1)", "type1", 1).scope.statement(Verdict.NOT_IDENTIFIABLE)
     else:
         assert (result.verdict, result.evidence, result.summary) == (plain.verdict, plain.evidence, plain.summary)
         assert "a search, not a proof" in result.details["search"].statement
+        assert result.bites is None and result.witness is None and result.probes == plain.probes
     assert result.to_dict()["details"]["search"]["found"] == ("random pair" if proved else None)
+
+
+def test_a_found_probe_named_like_a_check_probe_is_told_apart(monkeypatch):
+    """The witness names one probe: a found probe whose name a probe of the check has is renamed."""
+    one = sp.Rational(1, 2)
+    components = (Component(((one,),), (one,)), Component(((one,),), (-one,)))
+    found = _found_probe("random pair", components)
+    witness = Witness(components, True, "a relation", None, True, True, True, (), 8, outcome=found)
+    monkeypatch.setattr(search_check, "search_strata", lambda *a, **k: _fake_search(witness))
+    result = search_check.check_searching("sigmoid(z + 1)", 1, dim=1)
+    assert result.witness == "random pair (found by search)" and result.witness_probe.relations == found.relations
+    assert [p.name for p in result.probes].count("random pair") == 1
 
 
 @pytest.mark.parametrize(
