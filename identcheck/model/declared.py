@@ -29,6 +29,7 @@ from .denominator import DenominatorTerms, denominator_terms
 from .joint import joint_independence
 from .mixed import cleared_bases
 from .recombination import recombinations
+from .shared_decisions import shared_decisions
 from .tied import check_tied
 from .verdict import ModelVerdict, check_atom, check_limits
 
@@ -214,21 +215,8 @@ def check_declaration(
     start = time.monotonic()
     atoms = [(part, atom) for part in declaration.parts for atom in declared_atoms(declaration, part.name)]
     results: list[tuple[str, ModelVerdict]] = []
-    for part, atom in atoms:
-        tied = tuple(p for p in atom.params if p.name in _tied_names(declaration, part))
-
-        def run(order, budget, atom=atom, tied=tied):
-            if tied:
-                return check_tied(atom, tied, max_order=order, max_cell=max_cell, seconds=budget)
-            return check_atom(atom, max_order=order, max_cell=max_cell, seconds=budget)
-
-        share = max(seconds - (time.monotonic() - start), 0.0) / (len(atoms) - len(results))
-        begun = time.monotonic()
-        verdict = run(min(FIRST_ORDER, max_order), share)
-        left = share - (time.monotonic() - begun)
-        if max_order > FIRST_ORDER and not _settled(verdict) and left > 1:
-            verdict = run(max_order, left)
-        results.append((part.name, verdict))
+    with shared_decisions():  # atoms with the same coefficient systems decide them once
+        _check_atoms(declaration, atoms, results, max_order, max_cell, seconds, start)
     unfinished: list[str] = []
     softmax = tuple(spec.name for spec in declaration.parts if spec.gate.kind == "softmax")  # structural: no time
     joint, joint_proved, denominators, cleared = None, False, (), ()
@@ -256,6 +244,25 @@ def check_declaration(
         softmax=softmax,
         cleared=cleared,
     )
+
+
+def _check_atoms(declaration, atoms, results: list, max_order, max_cell, seconds, start) -> None:
+    """Each atom's verdict appended to ``results``, within an equal share of the model's time left."""
+    for part, atom in atoms:
+        tied = tuple(p for p in atom.params if p.name in _tied_names(declaration, part))
+
+        def run(order, budget, atom=atom, tied=tied):
+            if tied:
+                return check_tied(atom, tied, max_order=order, max_cell=max_cell, seconds=budget)
+            return check_atom(atom, max_order=order, max_cell=max_cell, seconds=budget)
+
+        share = max(seconds - (time.monotonic() - start), 0.0) / (len(atoms) - len(results))
+        begun = time.monotonic()
+        verdict = run(min(FIRST_ORDER, max_order), share)
+        left = share - (time.monotonic() - begun)
+        if max_order > FIRST_ORDER and not _settled(verdict) and left > 1:
+            verdict = run(max_order, left)
+        results.append((part.name, verdict))
 
 
 def _in_time(step, *args, deadline: float):

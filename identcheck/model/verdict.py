@@ -43,8 +43,9 @@ from ..evidence import Evidence, Verdict
 from ..util.bites import Bites, Cells, bites_at
 from .atom import MAX_CELL, MAX_ORDER, AtomFunction
 from .basis import SpanBasis, build_basis
-from .decide import DECIDE_SECONDS, INCONCLUSIVE, NON_TRIVIAL, TRIVIAL, SystemDecision, decide_system
+from .decide import DECIDE_SECONDS, INCONCLUSIVE, NON_TRIVIAL, TRIVIAL, SystemDecision
 from .grading import Grading, find_grading
+from .shared_decisions import decide
 from .system import coefficient_system
 
 __all__ = ["CHECK_SECONDS", "CellResult", "ExactFitted", "ModelVerdict", "Outcome", "check_atom", "check_limits"]
@@ -209,7 +210,7 @@ def _cell(basis, grading, m, max_order, deadline) -> CellResult:
         left = deadline - time.monotonic()
         if left <= 0:
             break
-        decision = decide_system(coefficient_system(basis, grading, m, order), seconds=min(DECIDE_SECONDS, left))
+        decision = decide(coefficient_system(basis, grading, m, order), seconds=min(DECIDE_SECONDS, left))
         decisions.append(decision)
         for name in decision.forced:
             forced_at.setdefault(name, order)
