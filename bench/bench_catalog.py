@@ -2,6 +2,7 @@
 
     python3 bench/bench_catalog.py                       # this tree and the reference commit
     python3 bench/bench_catalog.py --ref none --phases   # this tree only, plus a profile by phase
+    python3 bench/bench_catalog.py --ref 9ea6a82 --jobs 1 --repeats 3   # A/B, alternated, medians
 
 Each measurement runs in a fresh interpreter (imports not timed) and reports wall time and CPU
 time (the process's own plus its worker processes'). The reference commit (default: ``REFERENCE``,
@@ -22,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -61,12 +63,15 @@ print(json.dumps(out))
 PHASES = {
     "arb evaluation (compile.arb)": [("compile.py", "arb")],
     "type-2 φ-dependent product (Type2Matrix._product; F's evaluation inside it too)": [("type2.py", "_product")],
-    "high-precision Gram (rank.raw_gram)": [("rank.py", "raw_gram")],
-    "deflation / Schur (rank._deflate)": [("rank.py", "_deflate")],
-    "proof of independence first (rank._prove_independent)": [("rank.py", "_prove_independent")],
+    "rank decisions, all of them (rank.rule.decide_rank)": [("rank/rule.py", "decide_rank")],
+    "high-precision Gram (rank.rule.raw_gram)": [("rank/rule.py", "raw_gram")],
+    "deflation / Schur (rank.rule._deflate)": [("rank/rule.py", "_deflate")],
+    "proof of independence first (rank.rule._prove_independent)": [("rank/rule.py", "_prove_independent")],
     "float64 SVD (numpy)": [("_linalg.py", "svd")],
     "type-2 reduction (reduce.reduce_groups)": [("reduce.py", "reduce_groups")],
     "relations read and proved (explain, extras)": [("relations.py", "explain_null_space")],
+    "sympy's exact-zero proofs inside them (proofs._exact_zero)": [("proofs.py", "_exact_zero")],
+    "the witness's order words (bites._span_order)": [("bites.py", "_span_order")],
 }
 
 
@@ -96,6 +101,9 @@ def main(argv=None) -> int:
     parser.add_argument("--ref", default=REFERENCE, help="reference commit, or 'none' (default %(default)s)")
     parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2], help="job counts to time (default 1 2)")
     parser.add_argument("--phases", action="store_true", help="also profile one serial run of this tree by phase")
+    parser.add_argument(
+        "--repeats", type=int, default=1, help="runs per tree and job count, the trees alternated; medians (default 1)"
+    )
     args = parser.parse_args(argv)
 
     trees = {"this tree": ROOT}
@@ -108,10 +116,20 @@ def main(argv=None) -> int:
             trees[f"reference {args.ref}"] = ref_dir
         results = {}
         for jobs in args.jobs:
-            for name, tree in trees.items():
-                results[name, jobs] = measure(tree, jobs)
-                r = results[name, jobs]
-                print(f"{name:>22}  --jobs {jobs}: wall {r['wall']:7.1f} s   cpu {r['cpu']:7.1f} s", flush=True)
+            runs: dict = {name: [] for name in trees}
+            for _ in range(args.repeats):  # A, B, A, B, …: back to back, so both see the same machine
+                for name, tree in trees.items():
+                    r = measure(tree, jobs)
+                    runs[name].append(r)
+                    load = os.getloadavg()[0]
+                    times = f"wall {r['wall']:7.1f} s   cpu {r['cpu']:7.1f} s"
+                    print(f"{name:>22}  --jobs {jobs}: {times}   (load {load:.1f})", flush=True)
+            for name in trees:
+                results[name, jobs] = {
+                    "wall": statistics.median(r["wall"] for r in runs[name]),
+                    "cpu": statistics.median(r["cpu"] for r in runs[name]),
+                    "rows": runs[name][0]["rows"],
+                }
         rows = {name: results[name, args.jobs[0]]["rows"] for name in trees}
         if len({json.dumps(r, sort_keys=True) for r in rows.values()}) > 1:
             print("FAIL: the catalog rows differ between the trees", file=sys.stderr)
@@ -121,7 +139,7 @@ def main(argv=None) -> int:
             for jobs in args.jobs:
                 new, old = results["this tree", jobs], results[ref, jobs]
                 print(
-                    f"ratio reference / this tree, --jobs {jobs}: wall {old['wall'] / new['wall']:.1f}x, "
+                    f"ratio reference / this tree (medians), --jobs {jobs}: wall {old['wall'] / new['wall']:.1f}x, "
                     f"cpu {old['cpu'] / new['cpu']:.1f}x"
                 )
         if args.phases:
