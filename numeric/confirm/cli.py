@@ -218,6 +218,8 @@ def format_expert_result(result) -> str:
     lines.append(result.verdict)
     lines.append(result.comparison)
     lines.append(f"({result.seconds:.1f} s, sequences {result.sequence_seconds:.1f} s; output in {result.out})")
+    if result.figure is not None:
+        lines.append(f"figure: {result.figure}")
     return "\n".join(lines)
 
 

@@ -44,6 +44,11 @@ class ExpertRate:
     worse_than_truth: int
     store: str
 
+    @property
+    def mean_loss(self) -> tuple:
+        """The mean loss per size (the name the confirm figure's rate panel reads)."""
+        return self.means
+
     def to_dict(self) -> dict:
         return {
             "truth": self.truth,

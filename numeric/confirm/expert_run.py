@@ -18,6 +18,8 @@ identcheck's expert condition, the model-level check, and their consequence in t
    the measured paths agree with the prediction.
 6. With ``rates`` and ``out``: a small fixed grid of fits at the compared truth and the generic
    truth (:mod:`numeric.confirm.expert_rates`); it does not enter the outcome (:data:`RATES_NOTE`).
+7. With ``out`` (and ``figure``): ``confirm.png``, the paths' ratios and the rate grid
+   (:func:`numeric.confirm.plot.ratio_figure`), beside ``confirm.json``.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from .expert_paths import (
 from .expert_rates import expert_rates
 from .outcome import paths_outcome
 from .paths import NULL_TOL
+from .plot import ratio_figure
 from .result import OUTCOMES, SCHEMA, SymbolicSummary
 from .run import T_VALUES
 from .splits import RESIDUAL_TOL
@@ -61,6 +64,8 @@ RATES_NOTE = (
     "rates: a small fixed grid of EM fits (numeric.confirm.expert_rates), slope of the mean declared loss in n; "
     "it does not grow and does not enter the outcome, which is the paths'"
 )
+#: The figure's axis labels: the ratio along a path, the declared loss of the rate grid
+FIGURE_LABELS = ("‖f_t − f*‖ / D (L² over x and y)", "mean declared Voronoi loss D")
 #: Seconds of the model-level check (shared among the model's atoms): quick, default.
 QUICK_MODEL_SECONDS, MODEL_SECONDS = 60.0, 180.0
 
@@ -119,6 +124,7 @@ class ExpertConfirmResult:
     separation: Any = None
     skipped: tuple = field(repr=False, default=())
     out: str | None = None
+    figure: str | None = None
     environment: dict | None = field(default=None, compare=False, repr=False)
 
     @property
@@ -161,6 +167,7 @@ class ExpertConfirmResult:
                 "split_residual": f"||Q + J w|| <= {RESIDUAL_TOL:g} * ||Q||: limit 0",
             },
             "out": self.out,
+            "figure": self.figure,
             "environment": self.environment,
         }
 
@@ -244,6 +251,7 @@ def confirm_expert(
     rates: bool = False,
     jobs: int = 1,
     progress=False,
+    figure: bool = True,
 ) -> ExpertConfirmResult:
     """Run the expert confirmation (module docstring). Bad input raises IdentcheckError / NumericError
     before anything is written."""
@@ -320,7 +328,7 @@ def confirm_expert(
 
     symbolic = SymbolicSummary.of(check, used_probe, used_relation)
     out_path = Path(out) if out is not None else None
-    rows, rates_seconds = (), 0.0
+    rows, rates_seconds, figure_path = (), 0.0, None
     if out_path is not None:
         try:
             out_path.mkdir(parents=True, exist_ok=True)
@@ -331,6 +339,9 @@ def confirm_expert(
             truths = [] if truth_name == "generic" else [(f"probe {truth_name}", settings[truth_name][1])]
             rows = expert_rates(truths + [("generic", generic)], out_path, quick, jobs, seed, progress)
             rates_seconds = time.perf_counter() - rates_started
+        if figure:
+            title = f"{expert} [{condition}, part '{generic.part}' of {BASE}]: {outcome}{' (quick)' if quick else ''}"
+            figure_path = ratio_figure(sequences, out_path / "confirm.png", title, rows, labels=FIGURE_LABELS)
     result = ExpertConfirmResult(
         expert=expert,
         condition=condition,
@@ -352,6 +363,7 @@ def confirm_expert(
         check_seconds=round(check_seconds, 2),
         skipped=tuple(skipped),
         out=None if out_path is None else str(out_path),
+        figure=figure_path,
         environment=environment(),
     )
     if out_path is not None:

@@ -38,9 +38,16 @@ STATUS = {"to zero": "→ 0", "bounded": "bounded", "not resolved": "not resolve
 STUB = 3.0  # a t → 0 limit is drawn from t_min / STUB to t_min
 
 
-def ratio_figure(sequences, path: Path, title: str, rates=(), separation=None, witness_probe=None) -> str:
-    """Write the figure (module docstring) to ``path``; returns its name."""
-    confirm_figure(sequences, title, rates, separation, witness_probe).savefig(path, dpi=DPI)
+#: The axes' labels of a φ condition's confirmation (attention models, loss L2)
+RATIO_LABEL, LOSS_LABEL = "‖g_t − g*‖ / L2(G_t, G*)", "mean Voronoi loss L2"
+
+
+def ratio_figure(
+    sequences, path: Path, title: str, rates=(), separation=None, witness_probe=None, labels=(RATIO_LABEL, LOSS_LABEL)
+) -> str:
+    """Write the figure (module docstring) to ``path``; returns its name. ``labels``: the ratio's and the
+    loss's axis labels (an expert condition's: ‖f_t − f*‖ / D and the declared loss)."""
+    confirm_figure(sequences, title, rates, separation, witness_probe, labels).savefig(path, dpi=DPI)
     return str(path)
 
 
@@ -51,10 +58,12 @@ def _drawn(sequences, witness_probe):
     return [s for s in sequences if s not in folded], folded
 
 
-def confirm_figure(sequences, title: str = "", rates=(), separation=None, witness_probe=None):
+def confirm_figure(sequences, title: str = "", rates=(), separation=None, witness_probe=None, labels=None):
     """The figure of ``sequences`` (:class:`~numeric.confirm.result.Sequence`) and, when given, the
     rate rows (:class:`~numeric.confirm.result.RateRow`) and their separation, as a
-    :class:`matplotlib.figure.Figure`. The first axes is the ratio panel."""
+    :class:`matplotlib.figure.Figure`. The first axes is the ratio panel. A rate row without ``K``
+    (an expert condition's :class:`~numeric.confirm.expert_rates.ExpertRate`) is labelled by its truth."""
+    ratio_label, loss_label = labels or (RATIO_LABEL, LOSS_LABEL)
     from matplotlib import color_sequences
 
     # every path its own (colour, marker): 9 colours and 12 markers cycle together, distinct for 36 paths
@@ -98,28 +107,30 @@ def confirm_figure(sequences, title: str = "", rates=(), separation=None, witnes
     ax.set_yscale("log")
     ax.set_xlim(t_min / (STUB * 1.3), t_max * 1.3)  # the data's range, the limit stubs inside it
     ax.set_xlabel("t")
-    ax.set_ylabel("‖g_t − g*‖ / L2(G_t, G*)")
+    ax.set_ylabel(ratio_label)
     ax.set_title("ratio along each path (dotted stub: its t → 0 limit)", fontsize=9)
     label_log_ticks(ax)  # a ratio that hardly moves spans less than two decades: labelled ticks between
     ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2, frameon=False)
     if rates:
-        _rate_panel(axes[1], rates, separation)
+        _rate_panel(axes[1], rates, separation, loss_label)
     fig.suptitle(title, fontsize=10)
     return fig
 
 
-def _rate_panel(ax, rates, separation) -> None:
+def _rate_panel(ax, rates, separation, loss_label: str = LOSS_LABEL) -> None:
     """Mean loss against n per (truth, K), with its slope and interval; the title says whether they separate."""
     colours = {"witness": "red", "hardest probe": "tab:purple", "generic": "tab:blue"}
     sizes_drawn: set = set()
-    for r in rates:
-        colour = colours.get(r.truth, "0.3")
-        style = "-" if r.K == r.K_star else "--"
-        marker = "o" if r.K == r.K_star else "s"
+    for i, r in enumerate(rates):
+        K, K_star = getattr(r, "K", None), getattr(r, "K_star", None)
+        colour = colours.get(r.truth, "0.3" if K is not None else ("tab:red", "tab:blue", "tab:green")[i % 3])
+        style = "-" if K == K_star else "--"
+        marker = "o" if K == K_star else "s"
         sizes = np.asarray(r.sizes, dtype=float)
         sizes_drawn.update(r.sizes)
         e = r.estimate
-        label = f"{r.truth}, K = {r.K}{' (K*)' if r.K == r.K_star else ''}: {e.legend()}"
+        fitted = "" if K is None else f", K = {K}{' (K*)' if K == K_star else ''}"
+        label = f"{r.truth}{fitted}: {e.legend()}"
         if e.slope is None or e.intercept is None:  # one size: the points alone carry the label
             ax.plot(sizes, r.mean_loss, marker, color=colour, ms=5, label=label)
             continue
@@ -130,7 +141,7 @@ def _rate_panel(ax, rates, separation) -> None:
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("n")
-    ax.set_ylabel("mean Voronoi loss L2")
+    ax.set_ylabel(loss_label)
     label_log_ticks(ax)
     label_sizes(ax, sorted(sizes_drawn))
     if separation is not None:

@@ -46,7 +46,7 @@ __all__ = [
 #: The JSON's schema (docs/changelog.md). 1 was the unversioned JSON with ``consistent``; 2 had no
 #: ``interval`` on a rate row (every interval a bootstrap, zero-width with one repetition); 3 had no
 #: ``expert``, ``part``, ``model_check`` and ``model_comparison`` (null for a φ condition).
-SCHEMA = "numeric.confirm/4"
+SCHEMA = "numeric.confirm/5"
 
 #: ``ConfirmResult.outcome``: value → what it means (the verdict line starts with the value).
 OUTCOMES = {

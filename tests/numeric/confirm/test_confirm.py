@@ -194,7 +194,7 @@ def test_cli_json_equals_api_and_has_the_documented_shape(tmp_path, capsys):
         "paths_outcome",
         "rates_separation",
     } <= set(printed)
-    assert printed["schema"] == "numeric.confirm/4" and "consistent" not in printed
+    assert printed["schema"] == "numeric.confirm/5" and "consistent" not in printed
     assert set(printed["symbolic"]) >= {"verdict", "evidence", "witness_probe"}
     assert {"kind", "name", "t", "ratio", "slope", "exact_invariance"} <= set(printed["sequences"][0])
     assert printed["sequences"][0]["slope"] is None and printed["sequences"][0]["exact_invariance"] is True

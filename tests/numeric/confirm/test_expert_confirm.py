@@ -16,9 +16,12 @@ import pytest
 import identcheck
 from numeric.confirm.expert_model import expert_setting, generic_atoms
 from numeric.confirm.expert_paths import expert_sequence, relation_path, split_path
-from numeric.confirm.expert_run import confirm_expert
+from numeric.confirm.expert_rates import ExpertRate
+from numeric.confirm.expert_run import FIGURE_LABELS, confirm_expert
+from numeric.confirm.plot import confirm_figure
 from numeric.confirm.run import T_VALUES
 from numeric.errors import NumericError
+from numeric.experiments.slope import SlopeEstimate
 
 BIAS = "eta2*tanh(dot(eta1, x) + eta0)"
 PRODUCT = "eta2*eta3*tanh(dot(eta1, x))"
@@ -212,7 +215,7 @@ def test_end_to_end_routed_json(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
-    assert data["schema"] == "numeric.confirm/4" and data["expert"] == BIAS and data["part"] == "routed"
+    assert data["schema"] == "numeric.confirm/5" and data["expert"] == BIAS and data["part"] == "routed"
     assert data["symbolic"]["verdict"] == "not identifiable"
     witness = data["sequences"][0]
     assert witness["kind"] == "witness" and witness["status"] == "bounded"
@@ -228,3 +231,21 @@ def test_end_to_end_routed_json(tmp_path):
     assert [r["truth"] for r in data["rates"]] == ["probe S3: sign pair θ2 = −θ1", "generic"]
     assert all(r["fits"] == 9 and len(r["sizes"]) == 3 for r in data["rates"])
     assert json.loads((out / "confirm.json").read_text())["outcome"] == data["outcome"]
+    assert data["figure"] == str(out / "confirm.png")
+    assert (out / "confirm.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.filterwarnings("ignore:No artists with labels")  # no path drawn: the ratio panel has no legend
+def test_the_figure_draws_an_expert_rate_grid_by_truth_with_the_expert_labels():
+    """An expert confirmation's rate rows have no K: the rate panel labels each by its truth and slope, with the
+    points at the given means and the fitted line through exp(c)·n^b; the axes carry the expert labels."""
+    estimate = SlopeEstimate(-0.5, 1.0, -0.6, -0.4, "bootstrap", "", 3, 3)
+    row = ExpertRate("generic", estimate, (2000, 8000, 32000), (0.1, 0.05, 0.025), 3, 9, 9, 0, "s")
+    figure = confirm_figure((), "t", (row,), labels=FIGURE_LABELS)
+    ratio_axes, rate_axes = figure.axes[:2]
+    assert ratio_axes.get_ylabel() == FIGURE_LABELS[0] and rate_axes.get_ylabel() == FIGURE_LABELS[1]
+    labels = [t.get_text() for t in rate_axes.get_legend().get_texts()]
+    assert labels == [f"generic: {estimate.legend()}"]
+    points, line = rate_axes.get_lines()[:2]
+    assert list(points.get_ydata()) == [0.1, 0.05, 0.025]
+    assert line.get_ydata()[1] == pytest.approx(np.exp(1.0) * 8000**-0.5, rel=1e-12)
