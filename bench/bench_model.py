@@ -32,6 +32,7 @@ CHECKS = {
     "gaussian-moe": ["softmax-gaussian-moe"],
     "gaussian-moe-m3": ["softmax-gaussian-moe", "--order", "6", "--cells", "3"],
     "deepseek-d2": ["deepseek-d2"],
+    "deepseek-d2-gate": [str(HERE / "docs" / "examples" / "deepseek-d2-gate.toml")],
     "deepseek-gelu": ["deepseek-gelu", "--order", "2", "--cells", "4"],
     "deepseek-tanh": ["deepseek-tanh", "--order", "2", "--cells", "4"],
     "deepseek-sigmoid": ["deepseek-sigmoid", "--order", "2", "--cells", "4"],
