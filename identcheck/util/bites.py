@@ -172,9 +172,11 @@ def _span_order(pairs) -> int | None:
     have rank below their count (exact rank over the rationals when every coefficient is exact, else
     float64's: singular values above :data:`FLOAT_RANK` × the largest singular value of the *whole*
     coefficient matrix, so a restricted block that is tiny beside the rest counts as zero rather than
-    being judged against itself). None when there is no relation or an order is unknown."""
-    relations = [r for r, _ in pairs if relation_order(r) is not None]
-    if not relations:
+    being judged against itself). None when there is no relation or any relation's order is unknown: a
+    relation whose order no key tells may combine with the others into one of any order, so the known
+    ones alone would only bound the order from above, and "only in over-fitted cells" would not be shown."""
+    relations = [r for r, _ in pairs]
+    if not relations or any(relation_order(r) is None for r in relations):
         return None
     columns: dict = {}
     rows = []

@@ -136,3 +136,14 @@ def test_the_check_reports_the_order_in_json_text_and_markdown():
     assert "order 1: bites in exact-fitted cells" in sigmoid.to_text()
     relation = Relation.from_dict(witness["relations"][0])  # read back: the keys carry the order
     assert relation_order(relation) == 2
+
+
+def test_a_relation_of_unknown_order_makes_the_span_order_unknown():
+    """Beside exp's second-order heat relation, a relation whose key tells no order might be first-order
+    (or combine with the heat relation into one): the span's order is then not known, never 2 read off the
+    known relation alone, which would claim "only in over-fitted cells" without having shown it."""
+    heat = _relation([("∂ū/∂M11", (0, (("M", 0, 0),)), 1), ("∂²ū/∂a1²", (0, (("a", 0), ("a", 0))), -1)])
+    unknown = _relation([("?", ("what", 1, 2), 1), ("∂ū/∂a1", (0, (("a", 0),)), 1)])
+    assert span_order([heat]) == 2
+    assert span_order([heat, unknown]) is None and span_order([unknown, heat]) is None
+    assert bites_at(span_order([heat, unknown])) is None
