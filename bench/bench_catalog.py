@@ -1,15 +1,15 @@
 """Time `identcheck catalog` (27 activations x type-1 and type-2, d = 2): serial and --jobs 2.
 
-    python3 bench/bench_catalog.py                       # this tree and the reference commit
+    python3 bench/bench_catalog.py                       # this tree and the last commit (HEAD)
     python3 bench/bench_catalog.py --ref none --phases   # this tree only, plus a profile by phase
-    python3 bench/bench_catalog.py --ref 9ea6a82 --jobs 1 --repeats 3   # A/B, alternated, medians
+    python3 bench/bench_catalog.py --ref REV --jobs 1 --repeats 3   # A/B against REV, alternated, medians
 
 Each measurement runs in a fresh interpreter (imports not timed) and reports wall time and CPU
-time (the process's own plus its worker processes'). The reference commit (default: ``REFERENCE``,
-the tree before the proof-first rank decision) is exported with `git archive` into a temporary folder and run
-the same way, so the ratio compares like with like on the same machine at the same time of day;
-the machine is shared, so read ratios, not absolute seconds. The rows of both trees are
-compared: they must be equal (the bench fails otherwise).
+time (the process's own plus its worker processes'). The reference revision (default: ``HEAD``,
+so a change not yet committed is measured against the last commit) is exported with
+`git archive` into a temporary folder and run the same way, so the ratio compares like with like
+on the same machine at the same time of day; the machine is shared, so read ratios, not absolute
+seconds. The rows of both trees are compared: they must be equal (the bench fails otherwise).
 
 ``--phases`` profiles one serial run (cProfile, which slows it down) and sums the cumulative time
 of the functions that make up the pipeline (the phases overlap where one calls another: the proof
@@ -31,7 +31,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 # the tree before the proof-first rank decision (docs/performance.md, The catalog in seconds)
-REFERENCE = "7b477aa"
+REFERENCE = "HEAD"
 
 RUN = r"""
 import json, resource, sys, time
