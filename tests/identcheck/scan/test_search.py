@@ -1,6 +1,7 @@
 """The adversarial search of a stratum (identcheck/scan/search.py, known.py, search_check.py)."""
 
 import json
+import re
 import subprocess
 import sys
 from dataclasses import replace
@@ -175,12 +176,29 @@ def test_a_count_that_is_not_a_number_or_a_condition_without_strata_is_refused()
 
 
 def test_the_command_line_json_is_the_api_s(capsys):
-    """``check --search N --json`` prints ``details.search`` as the API's ``to_dict()`` (the time aside)."""
+    """``check --search N --json`` prints ``details.search`` as the API's ``to_dict()`` (the time aside).
+    exp(z) fails its probes, so nothing is searched; sigmoid(z + 1) passes them and its strata are searched:
+    their records must be plain JSON (a numpy bool or float in a field crashed the printer) and equal."""
     assert main(["check", "exp(z)", "--dim", "1", "--search", "2", "--json"]) == 0
     printed = json.loads(capsys.readouterr().out)[0]["details"]["search"]
     api = search_check.check_searching("exp(z)", 2, dim=1).to_dict()["details"]["search"]
     assert {**printed, "seconds": 0} == {**api, "seconds": 0}
     assert printed["starts"] == 2 and printed["found"] is None and printed["strata"] == []
+
+    assert main(["check", "sigmoid(z + 1)", "--dim", "1", "--search", "2", "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)[0]["details"]["search"]
+    api = search_check.check_searching("sigmoid(z + 1)", 2, dim=1).to_dict()["details"]["search"]
+    searched = [s for s in api["strata"] if s["starts"] > 0]
+    assert len(searched) >= 3 and all(s["margin"] is not None for s in searched)
+    for record in api["strata"]:
+        assert type(record["floor"]) is bool
+        assert all(type(record[k]) in (float, type(None)) for k in ("margin", "singular_value", "normaliser"))
+    assert json.loads(json.dumps(api)) == api  # plain JSON values only
+
+    def timeless(record):  # the time aside, also in the statement's "(…, 1.7 s)"
+        return {**record, "seconds": 0, "statement": re.sub(r"[0-9.]+ s\)", "T s)", record["statement"])}
+
+    assert timeless(printed) == timeless(api)
 
 
 def test_the_search_is_in_the_text_and_markdown_however_its_record_was_read(monkeypatch):
