@@ -14,6 +14,9 @@ tables (schema version 2, ``PRAGMA user_version``):
 Records of different settings never mix: rates group by settings id and say which. Reading
 never writes: :func:`read_records` opens the file read-only and refuses a file that is not a
 store. Writing checks the folder is writable before the first fit (:func:`open_for_writing`).
+The sqlite side — the format, creating, checking, opening, inserting, merging and what each
+guarantees — is :mod:`numeric.experiments.sqlite_store`, shared with the declared models' store;
+this module holds the record, the settings and the :data:`LAYOUT`.
 """
 
 from __future__ import annotations
@@ -28,9 +31,9 @@ from pathlib import Path
 
 from identcheck import parse_activation
 
-from ..errors import NoFitStore
 from ..model.attention import exact_constants
 from ..model.attention_params import HMoEParams, NumericError
+from . import sqlite_store
 
 __all__ = [
     "FitRecord",
@@ -42,6 +45,7 @@ __all__ = [
     "merge_stores",
     "kept_fits",
     "STORE_FILE",
+    "LAYOUT",
 ]
 
 STORE_FILE = "fits.sqlite"
@@ -141,119 +145,36 @@ class FitRecord:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
 
-def _sql_type(annotation: str) -> str:
-    return {"int": "INTEGER", "float": "REAL", "str": "TEXT", "bool": "INTEGER"}[annotation]
-
-
-_FIELDS = [f.name for f in dataclasses.fields(FitRecord)]
-_SCHEMA = [
-    "CREATE TABLE IF NOT EXISTS settings (id TEXT PRIMARY KEY, json TEXT NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS fits ("
-    + ", ".join(f"{f.name} {_sql_type(str(f.type))}" for f in dataclasses.fields(FitRecord))  # str: postponed
-    + ", PRIMARY KEY (settings_id, model, K, n, rep))",
-]
-
-
-def _path(folder) -> Path:
-    return Path(folder) / STORE_FILE
-
-
-def _check_version(connection: sqlite3.Connection, path: Path) -> None:
-    version = connection.execute("PRAGMA user_version").fetchone()[0]
-    tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    if version != SCHEMA_VERSION or not {"settings", "fits"} <= tables:
-        if "fits" in tables and version < SCHEMA_VERSION:
-            why = "it was written by an older version of numeric (no settings table, no fitted parameters)"
-        else:
-            why = "it is not a fit store of this version"
-        raise NumericError(f"{str(path)!r}: {why}; move it away or choose another folder")
-    columns = [row[1] for row in connection.execute("PRAGMA table_info(fits)")]
-    if columns != _FIELDS:
-        raise NumericError(f"{str(path)!r}: its fits table has columns {columns}, expected {_FIELDS}")
+_KEY = ("settings_id", "model", "K", "n", "rep")
+LAYOUT = sqlite_store.Layout(
+    file=STORE_FILE,
+    version=SCHEMA_VERSION,
+    tables=(sqlite_store.SETTINGS_TABLE, sqlite_store.fits_table(FitRecord, _KEY)),
+    record=FitRecord,
+    key=_KEY,
+    older="it was written by an older version of numeric (no settings table, no fitted parameters)",
+)
 
 
 def open_for_writing(folder) -> sqlite3.Connection:
     """Open (creating) ``folder/fits.sqlite`` for writing; fail now, before any fit, if it cannot be written."""
-    folder = Path(folder)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise NumericError(f"folder {str(folder)!r}: cannot create ({exc.strerror})") from None
-    path = _path(folder)
-    try:
-        connection = sqlite3.connect(path)
-        tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        if not tables:
-            _create_schema(connection)
-        _check_version(connection, path)
-        connection.execute("PRAGMA synchronous=FULL")
-        # a write that is rolled back: a read-only file or folder fails here, not after the first fit
-        connection.execute("BEGIN IMMEDIATE")
-        connection.execute("CREATE TABLE IF NOT EXISTS _writable_probe (x)")
-        connection.rollback()
-    except sqlite3.DatabaseError as exc:  # includes OperationalError: read-only, locked, not a database
-        raise NumericError(f"{str(path)!r}: cannot be written as a fit store ({exc})") from None
-    return connection
-
-
-def _create_schema(connection: sqlite3.Connection) -> None:
-    """The tables and the version in one transaction: an interrupt (Ctrl-C, kill -9) leaves the
-    schema whole or absent — an empty file, which the next run fills — never half a schema that no
-    later run accepts (each CREATE TABLE used to commit on its own)."""
-    connection.execute("PRAGMA synchronous=FULL")
-    connection.execute("BEGIN IMMEDIATE")
-    try:
-        for statement in _SCHEMA:
-            connection.execute(statement)
-        connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-        connection.commit()
-    except BaseException:
-        connection.rollback()
-        raise
-
-
-def _open_read_only(folder) -> sqlite3.Connection:
-    path = _path(folder)
-    if not path.exists():
-        raise NoFitStore(str(folder))
-    if path.stat().st_size == 0:
-        raise NumericError(f"{str(path)!r}: an empty file, not a fit store")
-    try:
-        connection = sqlite3.connect(
-            path.resolve().as_uri() + "?mode=ro", uri=True
-        )  # escaped: '?' or '#' in a folder name
-        _check_version(connection, path)
-    except sqlite3.DatabaseError as exc:
-        raise NumericError(f"{str(path)!r}: not a fit store ({exc})") from None
-    return connection
+    return sqlite_store.open_writable(LAYOUT, folder)
 
 
 def insert(connection: sqlite3.Connection, settings: Settings, record: FitRecord) -> None:
     """Store ``record`` (and its settings), committed at once: a kill loses only fits in flight."""
-    connection.execute("INSERT OR IGNORE INTO settings VALUES (?, ?)", (settings.id, settings.to_json()))
-    connection.execute(f"INSERT OR REPLACE INTO fits VALUES ({','.join('?' * len(_FIELDS))})", record.values())
-    connection.commit()
+    sqlite_store.insert(connection, LAYOUT, (settings.id, settings.to_json()), record)
 
 
 def finished_keys(connection: sqlite3.Connection) -> set:
-    return {tuple(row) for row in connection.execute("SELECT settings_id, model, K, n, rep FROM fits")}
-
-
-def _rows(connection) -> list[FitRecord]:
-    cursor = connection.execute(f"SELECT {', '.join(_FIELDS)} FROM fits ORDER BY settings_id, model, K, n, rep")
-    records = []
-    for row in cursor:
-        values = dict(zip(_FIELDS, row))
-        values["converged"] = bool(values["converged"])
-        records.append(FitRecord(**values))
-    return records
+    return sqlite_store.finished_keys(connection, LAYOUT)
 
 
 def read_records(folder) -> list[FitRecord]:
     """Every record of the store in ``folder`` (read-only)."""
-    connection = _open_read_only(folder)
+    connection = sqlite_store.open_read_only(LAYOUT, folder)
     try:
-        return _rows(connection)
+        return sqlite_store.read_records(connection, LAYOUT)
     finally:
         connection.close()
 
@@ -265,11 +186,11 @@ def kept_fits(folder) -> tuple[int, int]:
     fits = 0
     for store in stores:
         try:
-            connection = _open_read_only(store.parent)
+            connection = sqlite_store.open_read_only(LAYOUT, store.parent)
         except NumericError:
             continue
         try:
-            fits += connection.execute("SELECT COUNT(*) FROM fits").fetchone()[0]
+            fits += sqlite_store.count(connection)
         finally:
             connection.close()
     return len(stores), fits
@@ -277,9 +198,9 @@ def kept_fits(folder) -> tuple[int, int]:
 
 def read_settings(folder) -> dict:
     """settings id → :class:`Settings` of the store in ``folder`` (read-only)."""
-    connection = _open_read_only(folder)
+    connection = sqlite_store.open_read_only(LAYOUT, folder)
     try:
-        return {row[0]: Settings.from_json(row[1]) for row in connection.execute("SELECT id, json FROM settings")}
+        return {sid: Settings.from_json(text) for sid, text in sqlite_store.read_settings_rows(connection)}
     finally:
         connection.close()
 
@@ -287,40 +208,8 @@ def read_settings(folder) -> dict:
 def merge_stores(target, sources) -> dict:
     """Copy every record of the stores in ``sources`` into the store in ``target`` (created if needed).
 
-    A record whose key is already in the target is skipped; if its values differ (another machine's
-    floating point), it is counted as a conflict and the target's record is kept.
+    A key is counted once: the first record met is kept; met again, with the same values but the
+    wall-clock time it is already present, with other values (another machine's floating point) a
+    conflict (:func:`numeric.experiments.sqlite_store.merge`).
     """
-    for source in sources:
-        _open_read_only(source).close()
-    connection = open_for_writing(target)
-    added = skipped = conflicts = 0
-    try:
-        for source in sources:
-            other = _open_read_only(source)
-            try:
-                for settings_id, text in other.execute("SELECT id, json FROM settings"):
-                    connection.execute("INSERT OR IGNORE INTO settings VALUES (?, ?)", (settings_id, text))
-                existing = {r.key: r for r in _rows(connection)}
-                for record in _rows(other):
-                    if record.key not in existing:
-                        connection.execute(f"INSERT INTO fits VALUES ({','.join('?' * len(_FIELDS))})", record.values())
-                        added += 1
-                    elif _same_result(existing[record.key], record):
-                        skipped += 1
-                    else:
-                        conflicts += 1
-            finally:
-                other.close()
-        connection.commit()
-    finally:
-        connection.close()
-    return {"added": added, "already_present": skipped, "conflicts": conflicts}
-
-
-def _same_result(a: FitRecord, b: FitRecord) -> bool:
-    """Equal in everything but the wall-clock time (NaN equal to NaN)."""
-
-    def values(r):
-        return [None if isinstance(v, float) and v != v else v for v in dataclasses.replace(r, seconds=0.0).values()]
-
-    return values(a) == values(b)
+    return sqlite_store.merge(LAYOUT, target, sources)

@@ -1,6 +1,7 @@
 """Ctrl-C and SIGTERM end `numeric reproduce --jobs 2` within 2 s, workers included; the store
 keeps every finished fit and the message says how many and that the same command continues
-(docs/architecture.md; the pool: tests/identcheck/util/test_pool.py; every command: bench/bench_interrupt.py)."""
+(docs/architecture.md; the pool: tests/identcheck/util/test_pool.py; every command: bench/bench_interrupt.py;
+an interrupt while a store is created: tests/numeric/experiments/test_sqlite_store.py)."""
 
 import re
 import signal
@@ -44,21 +45,3 @@ def test_an_interrupt_ends_reproduce_keeps_the_store_and_says_so(tmp_path, signu
     assert int(kept.group(1)) == _fits(folder) >= 1  # the store holds what the message says
     with sqlite3.connect(folder / "fits.sqlite") as connection:
         assert connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-
-
-def test_an_interrupt_while_the_store_is_created_leaves_no_half_schema(tmp_path, monkeypatch):
-    """Each CREATE TABLE used to commit on its own: Ctrl-C between two left a file that every later
-    run refused ("not a fit store of this version"), seen by bench/bench_interrupt.py."""
-    from numeric.experiments import store
-
-    def interrupted_after_the_first(statements):
-        yield statements[0]
-        raise KeyboardInterrupt
-
-    schema = list(store._SCHEMA)
-    monkeypatch.setattr(store, "_SCHEMA", interrupted_after_the_first(schema))
-    with pytest.raises(KeyboardInterrupt):
-        store.open_for_writing(tmp_path)
-    monkeypatch.setattr(store, "_SCHEMA", schema)
-    store.open_for_writing(tmp_path).close()  # the same command again: the store is created whole
-    assert store.read_records(tmp_path) == []

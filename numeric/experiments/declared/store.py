@@ -16,7 +16,9 @@
 
 Each fit is committed when it ends (``synchronous=FULL``): a kill loses only the fits in flight.
 Reading never writes (:func:`read_declared` opens read-only). The hand-written models' store
-(``fits.sqlite``, :mod:`numeric.experiments.store`) is a separate file, unchanged.
+(``fits.sqlite``, :mod:`numeric.experiments.store`) is a separate file; both go through one sqlite
+layer, :mod:`numeric.experiments.sqlite_store` (the format, its guarantees, merge), with this
+module's :data:`LAYOUT`.
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ from pathlib import Path
 
 from identcheck.declaration import Declaration, canonical_json, digest
 
-from ...errors import NoFitStore, NumericError
+from ...errors import NumericError
+from .. import sqlite_store
 
 __all__ = [
     "DECLARED_FILE",
@@ -38,6 +41,7 @@ __all__ = [
     "DeclaredRecord",
     "DeclaredSettings",
     "DeclaredStore",
+    "LAYOUT",
     "count_declared",
     "finished_declared",
     "insert_declared",
@@ -123,30 +127,31 @@ class DeclaredStore:
     settings: dict = field(repr=False)  # settings id → DeclaredSettings
 
 
-_TYPES = {"int": "INTEGER", "float": "REAL", "str": "TEXT", "bool": "INTEGER", "float | None": "REAL"}
-_FIELDS = [f.name for f in dataclasses.fields(DeclaredRecord)]
-_SCHEMA = [
-    "CREATE TABLE declaration (digest TEXT PRIMARY KEY, name TEXT NOT NULL, canonical TEXT NOT NULL, "
-    "declaration TEXT NOT NULL)",
-    "CREATE TABLE settings (id TEXT PRIMARY KEY, json TEXT NOT NULL)",
-    "CREATE TABLE fits ("
-    + ", ".join(f"{f.name} {_TYPES[str(f.type)]}" for f in dataclasses.fields(DeclaredRecord))
-    + ", PRIMARY KEY (settings_id, n, rep))",
-]
+def _timeless(record: DeclaredRecord) -> tuple:
+    """Its values but the wall-clock time: the field ``seconds`` and the fit record's own."""
+    fit = record.fit()
+    fit.pop("seconds", None)
+    return sqlite_store.without_seconds(dataclasses.replace(record, record=json.dumps(fit, sort_keys=True)))
 
 
-def _path(folder) -> Path:
-    return Path(folder) / DECLARED_FILE
-
-
-def _check(connection: sqlite3.Connection, path: Path) -> None:
-    version = connection.execute("PRAGMA user_version").fetchone()[0]
-    tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    if version != DECLARED_SCHEMA_VERSION or not {"declaration", "settings", "fits"} <= tables:
-        raise NumericError(f"{str(path)!r}: not a declared-model fit store of this version; move it away")
-    columns = [row[1] for row in connection.execute("PRAGMA table_info(fits)")]
-    if columns != _FIELDS:
-        raise NumericError(f"{str(path)!r}: its fits table has columns {columns}, expected {_FIELDS}")
+_KEY = ("settings_id", "n", "rep")
+LAYOUT = sqlite_store.Layout(
+    file=DECLARED_FILE,
+    version=DECLARED_SCHEMA_VERSION,
+    tables=(
+        (
+            "declaration",
+            "CREATE TABLE declaration (digest TEXT PRIMARY KEY, name TEXT NOT NULL, canonical TEXT NOT NULL, "
+            "declaration TEXT NOT NULL)",
+        ),
+        sqlite_store.SETTINGS_TABLE,
+        sqlite_store.fits_table(DeclaredRecord, _KEY),
+    ),
+    record=DeclaredRecord,
+    key=_KEY,
+    kind="declared-model fit store",
+    timeless=_timeless,
+)
 
 
 def _model_row(connection) -> tuple:
@@ -157,103 +162,69 @@ def _model_row(connection) -> tuple:
     return tuple(row)
 
 
+def _declaration_row(declaration: Declaration) -> tuple:
+    content = json.dumps(declaration.to_dict(), sort_keys=True)
+    return (digest(declaration), declaration.name, canonical_json(declaration), content)
+
+
 def open_declared(folder, declaration: Declaration) -> sqlite3.Connection:
     """Open (creating) ``folder/declared.sqlite`` for ``declaration``; refuse a store of another model.
 
-    Fails now, before any fit, if the store cannot be written."""
+    Fails now, before any fit, if the store cannot be written. A new store gets its model in the
+    schema's own transaction: whole or absent after a kill."""
     folder = Path(folder)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise NumericError(f"folder {str(folder)!r}: cannot create ({exc.strerror})") from None
-    path, mine = _path(folder), digest(declaration)
     if (folder / "fits.sqlite").exists():
         raise NumericError(f"folder {str(folder)!r} holds the hand-written models' store: choose another folder")
+    row = _declaration_row(declaration)
+    connection = sqlite_store.open_writable(LAYOUT, folder, [("declaration", row)])
     try:
-        connection = sqlite3.connect(path)
-        connection.execute("PRAGMA synchronous=FULL")
-        connection.execute("BEGIN IMMEDIATE")  # a read-only file or folder fails here, not after the first fit
-        tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        if not tables:  # the schema and the model in one transaction: whole or absent after a kill
-            for statement in _SCHEMA:
-                connection.execute(statement)
-            connection.execute(f"PRAGMA user_version = {DECLARED_SCHEMA_VERSION}")
-            content = json.dumps(declaration.to_dict(), sort_keys=True)
-            row = (mine, declaration.name, canonical_json(declaration), content)
-            connection.execute("INSERT INTO declaration VALUES (?, ?, ?, ?)", row)
-        connection.commit()
-        _check(connection, path)
-    except sqlite3.DatabaseError as exc:
-        raise NumericError(f"{str(path)!r}: cannot be written as a fit store ({exc})") from None
-    held = _model_row(connection)
-    if held[0] != mine:
+        held = _model_row(connection)
+    except BaseException:
+        connection.close()
+        raise
+    if held[0] != row[0]:
         connection.close()
         raise NumericError(
-            f"{str(path)!r} holds model {held[1]!r} (digest {held[0][:12]}), not {declaration.name!r} "
-            f"(digest {mine[:12]}): "
+            f"{str(LAYOUT.path(folder))!r} holds model {held[1]!r} (digest {held[0][:12]}), not {declaration.name!r} "
+            f"(digest {row[0][:12]}): "
             "two models never pool; choose another folder"
         )
-    return connection
-
-
-def _open_read_only(folder) -> sqlite3.Connection:
-    path = _path(folder)
-    if not path.exists():
-        raise NoFitStore(str(folder))
-    try:
-        connection = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
-        _check(connection, path)
-    except sqlite3.DatabaseError as exc:
-        raise NumericError(f"{str(path)!r}: not a fit store ({exc})") from None
     return connection
 
 
 def count_declared(folder) -> tuple[int, int]:
     """(stores, finished fits) of the declared store in ``folder``: what an interrupted run kept."""
     try:
-        connection = _open_read_only(folder)
+        connection = sqlite_store.open_read_only(LAYOUT, folder)
     except NumericError:
-        return (1 if _path(folder).exists() else 0), 0
+        return (1 if LAYOUT.path(folder).exists() else 0), 0
     try:
-        return 1, connection.execute("SELECT COUNT(*) FROM fits").fetchone()[0]
+        return 1, sqlite_store.count(connection)
     finally:
         connection.close()
 
 
 def insert_declared(connection: sqlite3.Connection, settings: DeclaredSettings, record: DeclaredRecord) -> None:
     """Store ``record`` (and its settings), committed at once."""
-    connection.execute("INSERT OR IGNORE INTO settings VALUES (?, ?)", (record.settings_id, settings.to_json()))
-    connection.execute(f"INSERT OR REPLACE INTO fits VALUES ({','.join('?' * len(_FIELDS))})", record.values())
-    connection.commit()
+    sqlite_store.insert(connection, LAYOUT, (record.settings_id, settings.to_json()), record)
 
 
 def finished_declared(connection: sqlite3.Connection) -> set:
-    return {tuple(row) for row in connection.execute("SELECT settings_id, n, rep FROM fits")}
-
-
-def _rows(connection) -> list[DeclaredRecord]:
-    cursor = connection.execute(f"SELECT {', '.join(_FIELDS)} FROM fits ORDER BY settings_id, n, rep")
-    out = []
-    for row in cursor:
-        values = dict(zip(_FIELDS, row))
-        values["converged"] = bool(values["converged"])
-        values["worse_than_truth"] = bool(values["worse_than_truth"])
-        out.append(DeclaredRecord(**values))
-    return out
+    return sqlite_store.finished_keys(connection, LAYOUT)
 
 
 def _store(connection) -> DeclaredStore:
     model_digest, name, canonical, declaration = _model_row(connection)
-    rows = connection.execute("SELECT id, json FROM settings")
+    rows = sqlite_store.read_settings_rows(connection)
     settings = {sid: DeclaredSettings.from_json(text) for sid, text in rows}
     return DeclaredStore(model_digest, name, json.loads(canonical), json.loads(declaration), settings)
 
 
 def read_declared(folder) -> tuple[DeclaredStore, list[DeclaredRecord]]:
     """The model, the settings and every record of the declared store in ``folder`` (read-only)."""
-    connection = _open_read_only(folder)
+    connection = sqlite_store.open_read_only(LAYOUT, folder)
     try:
-        return _store(connection), _rows(connection)
+        return _store(connection), sqlite_store.read_records(connection, LAYOUT)
     finally:
         connection.close()
 
@@ -262,18 +233,16 @@ def merge_declared(target, sources) -> dict:
     """Copy every record of the declared stores in ``sources`` into ``target`` (created if needed).
 
     Every source must hold the same model (digest) as the others and the target, else nothing is
-    written. A key already in the target is skipped; differing values (another machine's floating
-    point) count as a conflict and the target's record is kept."""
+    written. A key is counted once: the first record met is kept; met again, with the same values
+    but the wall-clock time it is already present, with other values (another machine's floating
+    point) a conflict (:func:`numeric.experiments.sqlite_store.merge`)."""
     models = []
-    for source in sources:
-        connection = _open_read_only(source)
-        models.append((source, _model_row(connection)))
-        connection.close()
-    path = _path(target)
-    if path.exists():
-        connection = _open_read_only(target)
-        models.insert(0, (target, _model_row(connection)))
-        connection.close()
+    for folder in ([target] if LAYOUT.path(target).exists() else []) + list(sources):
+        connection = sqlite_store.open_read_only(LAYOUT, folder)
+        try:
+            models.append((folder, _model_row(connection)))
+        finally:
+            connection.close()
     first = models[0]
     for source, row in models[1:]:
         if row[0] != first[1][0]:
@@ -281,46 +250,5 @@ def merge_declared(target, sources) -> dict:
                 f"{str(source)!r} holds model {row[1]!r} (digest {row[0][:12]}), {str(first[0])!r} holds "
                 f"{first[1][1]!r} (digest {first[1][0][:12]}): two models never pool"
             )
-    name = first[1][1]
-    Path(target).mkdir(parents=True, exist_ok=True)
-    connection = sqlite3.connect(path)
-    added = skipped = conflicts = 0
-    try:
-        if not {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")}:
-            for statement in _SCHEMA:
-                connection.execute(statement)
-            connection.execute(f"PRAGMA user_version = {DECLARED_SCHEMA_VERSION}")
-            connection.execute("INSERT INTO declaration VALUES (?, ?, ?, ?)", first[1])
-        _check(connection, path)
-        existing = {r.key: r for r in _rows(connection)}
-        for source in sources:
-            other = _open_read_only(source)
-            try:
-                for row in other.execute("SELECT id, json FROM settings"):
-                    connection.execute("INSERT OR IGNORE INTO settings VALUES (?, ?)", row)
-                for record in _rows(other):
-                    if record.key not in existing:
-                        connection.execute(f"INSERT INTO fits VALUES ({','.join('?' * len(_FIELDS))})", record.values())
-                        existing[record.key] = record
-                        added += 1
-                    elif _same(existing[record.key], record):
-                        skipped += 1
-                    else:
-                        conflicts += 1
-            finally:
-                other.close()
-        connection.commit()
-    finally:
-        connection.close()
-    return {"added": added, "already_present": skipped, "conflicts": conflicts, "model": name}
-
-
-def _same(a: DeclaredRecord, b: DeclaredRecord) -> bool:
-    """Equal in everything but the wall-clock time (the record's ``seconds`` too)."""
-
-    def values(r: DeclaredRecord):
-        fit = r.fit()
-        fit.pop("seconds", None)
-        return dataclasses.replace(r, seconds=0.0, record=json.dumps(fit, sort_keys=True)).values()
-
-    return values(a) == values(b)
+    counts = sqlite_store.merge(LAYOUT, target, sources, [("declaration", first[1])])
+    return counts | {"model": first[1][1]}

@@ -195,9 +195,7 @@ def test_an_unwritable_store_fails_before_the_first_fit(tmp_path, monkeypatch):
     if os.geteuid() == 0:  # root writes anywhere: make the store file read-only for sqlite instead
         run_grid(Grid(models=("mha",), Ks=(2,), sizes=(300, 600), reps=1), tmp_path, progress=False)
         connect = sqlite3.connect
-        monkeypatch.setattr(
-            "numeric.experiments.store.sqlite3.connect", lambda path, *a, **k: connect(f"file:{path}?mode=ro", uri=True)
-        )
+        monkeypatch.setattr(sqlite3, "connect", lambda path, *a, **k: connect(f"file:{path}?mode=ro", uri=True))
     else:
         tmp_path.chmod(0o500)
     fits = []
