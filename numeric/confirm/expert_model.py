@@ -1,19 +1,12 @@
 r"""The declared DeepSeekMoE model with the user's expert in one part: the setting of
 ``numeric confirm --condition deepseek-routed|deepseek-shared --expert EXPR`` (docs/confirm.md).
 
-**The model.** The shipped declaration ``deepseek-tanh`` (arXiv 2505.10860's model (1), Gaussian
-mixture, softmax-routed and constant-gated shared parts, X ~ U[−3, 3]):
-
-    f(y | x) = ½ Σ_i ω_i N(y | h1(x, κ_i), τ_i) + ½ Σ_i softmax_i(β1ᵢᵀx + β0ᵢ) N(y | h2(x, η_i), ν_i),
-
-with the user's expert put in as h2 (``deepseek-routed``, ``deepseek-weak``) or h1
-(``deepseek-shared``); the other part keeps the declaration's tanh expert and truth (for
-``deepseek-shared`` the routed gate made to vary in x: β1 = (1, 0), β0 = (−1, 0) — the printed
-β1 = (5, 5) normalises to a gate constant in x, whose denominator couples the model-level check's
-cells). The loss is
-the declaration's D1 with the user's parameters as the expert term: per cell the mass term and
-Σ u(θ_i)‖Δ(gate)‖ + ‖Δη‖ + |Δν| (exponent 1 on a cell of one atom, 2 on larger cells)
-(:func:`numeric.losses.voronoi.voronoi_loss`).
+**The model.** The declaration of :mod:`identcheck.declaration.deepseek_expert` (the shipped
+``deepseek-tanh`` with the user's expert as h2 for ``deepseek-routed``/``deepseek-weak`` or h1 for
+``deepseek-shared``, the routed gate varying in x, the D1 loss with the user's parameters as the
+expert term), compiled by :func:`numeric.model.compile_model`; identcheck's catalog checks the
+same declaration at the model level (``identcheck catalog --experts --model-level``). This module
+keeps the numeric parts: the points of the function distance and the Jacobian.
 
 **Truths.** The *witness* truth puts a probe's atoms (identcheck's exact values, the expert's
 flat parameters) in the expert's part, with gates that vary in x (β1 = 1, −½, … and β0 = ¼, −¼, …
@@ -31,16 +24,13 @@ see by construction, which are not witnesses).
 
 from __future__ import annotations
 
-import copy
-import tomllib
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
 from identcheck import IdentcheckError
-from identcheck.declaration import Declaration, example_path, parse_declaration
-from identcheck.parse.expert import parse_expert
+from identcheck.declaration import Declaration
+from identcheck.declaration.deepseek_expert import BASE, PART_FOR, expert_declaration, generic_atoms
 
 from ..errors import NumericError
 from ..losses.voronoi import voronoi_loss
@@ -56,44 +46,10 @@ __all__ = [
     "generic_atoms",
 ]
 
-#: The shipped declaration the user's expert is put into.
-BASE = "deepseek-tanh"
-#: condition → the part that holds the user's expert
-PART_FOR = {"deepseek-routed": "routed", "deepseek-shared": "shared", "deepseek-weak": "routed"}
 #: Quadrature points of the function distance for d = 1 (inputs × outputs); Monte Carlo inputs for d ≥ 2.
 X_POINTS, Y_POINTS = 120, 160
 MC_INPUTS = 2000
-VARIANCE = 0.4
 SPREAD = 6.0
-_BETA1 = (1.0, -0.5, 0.75, -1.0)
-_BETA0 = (0.25, -0.25, 0.5, -0.5)
-RESERVED = ("x", "y", "beta0", "beta1", "omega", "nu", "tau")
-
-
-def _fail(expert: str, reason: str):
-    raise NumericError(param="expert", value=expert, reason=reason)
-
-
-def _atom_table(expert, values, names_of_part: dict) -> dict:
-    """The declaration's truth entry for flat parameter ``values`` (expert.params order)."""
-    out: dict[str, Any] = {}
-    position = 0
-    for name in expert.names:
-        if name in expert.vectors:
-            out[name] = [float(v) for v in values[position : position + expert.dim]]
-            position += expert.dim
-        else:
-            out[name] = float(values[position])
-            position += 1
-    return out | names_of_part
-
-
-def generic_atoms(expert, seed: int, count: int = 2) -> list[tuple]:
-    """``count`` atoms of the expert's flat parameters: each entry ±U[½, 3/2] from ``seed``, the
-    atoms distinct."""
-    rng = np.random.default_rng([seed, 0xE4])
-    size = len(expert.params)
-    return [tuple(rng.choice((-1.0, 1.0), size) * rng.uniform(0.5, 1.5, size)) for _ in range(count)]
 
 
 @dataclass(frozen=True)
@@ -211,56 +167,21 @@ def _points(declaration: Declaration, model: DeclaredModel, seed: int):
 
 def expert_setting(condition: str, expert_text: str, atoms, seed: int = 0) -> ExpertSetting:
     """The model of the module docstring with the expert's part holding ``atoms`` (each the
-    expert's flat parameters, identcheck's order). Bad input: :class:`NumericError` naming ``expert``."""
-    if condition not in PART_FOR:
-        raise NumericError(
-            param="condition", value=condition, reason=f"no declaration holds its expert (choose {', '.join(PART_FOR)})"
-        )
-    data = tomllib.loads(example_path(BASE).read_text(encoding="utf-8"))
-    dim = data["inputs"]["dim"]
+    expert's flat parameters, identcheck's order): the declaration built by
+    :func:`identcheck.declaration.deepseek_expert.expert_declaration`, compiled, and its points.
+    Bad input: :class:`NumericError` naming ``expert`` (or ``condition``)."""
     try:
-        expert = parse_expert(expert_text, dim)
+        declaration = expert_declaration(condition, expert_text, atoms)
     except IdentcheckError as exc:
-        _fail(expert_text, str(exc.reason if getattr(exc, "reason", None) else exc))
-    clash = sorted(set(expert.names) & set(RESERVED))
-    if clash:
-        _fail(expert_text, f"its parameter {clash[0]!r} is a name the declaration's gate or variance uses")
-    part = PART_FOR[condition]
-    table = data["parts"][part]
-    spec = copy.deepcopy(table)
-    variance = spec["variance"]
-    k = len(atoms)
-    entries = []
-    gate: dict[str, Any]
-    for i, values in enumerate(atoms):
-        if part == "routed":
-            gate = {"beta1": 0.0, "beta0": 0.0} if i == k - 1 else {"beta1": _BETA1[i % 4], "beta0": _BETA0[i % 4]}
-            gate = {key: ([v] * dim if key == "beta1" and dim > 1 else v) for key, v in gate.items()}
-        else:
-            gate = {"omega": (1 + i / 2) / sum(1 + j / 2 for j in range(k))}
-        entries.append(_atom_table(expert, values, gate | {variance: VARIANCE}))
-    if part == "shared":  # the routed truth's gate made to vary in x (the printed beta1 = (5, 5) normalises to 0)
-        for other, beta1 in zip(data["parts"]["routed"]["truth"], (1.0, 0.0)):
-            other["beta1"], other["beta0"] = beta1, 0.0 if beta1 == 0.0 else -1.0
-    spec["expert"] = expert_text
-    spec["truth"] = entries
-    spec["fitted"] = k + 1
-    data["parts"][part] = spec
-    functions = data.get("functions", {})
-    if "phi" in functions and "phi(" not in data["parts"]["shared" if part == "routed" else "routed"]["expert"]:
-        functions.pop("phi")
-    loss = data["loss"]["parts"][part]
-    gate_cells = [c for c in loss["cells"] if c in ("beta1",)]
-    loss["cells"] = gate_cells + list(expert.names) + [variance]
-    loss["terms"] = [t for t in loss["terms"] if t["params"] in (["beta1"],)] + [
-        {"params": list(expert.names), "exact": 1, "over": 2},
-        {"params": [variance], "exact": 1, "over": 2},
-    ]
-    data["name"] = f"{BASE}-{part}-confirm"
+        if exc.param not in ("expert", "condition"):
+            raise
+        raise NumericError(param=exc.param, value=exc.value, reason=exc.reason) from None
     try:
-        declaration = parse_declaration(data)
         model = compile_model(declaration)
     except IdentcheckError as exc:
-        _fail(expert_text, f"the declaration cannot hold it ({exc})")
+        raise NumericError(
+            param="expert", value=expert_text, reason=f"the declaration cannot hold it ({exc})"
+        ) from None
+    part = PART_FOR[condition]
     X, Y, weights = _points(declaration, model, seed)
     return ExpertSetting(condition, expert_text, part, declaration, model, X, Y, weights, _free_coordinates(model))
