@@ -10,15 +10,18 @@ probes with relations specific to the expert. No floating-point number is in the
 from __future__ import annotations
 
 from ..check import check
+from ..declaration.deepseek_expert import PART_FOR
 from ..errors import IdentcheckError
 from ..families.reach import REACH_EXPERT, REACH_TEMPLATE
 from ..util.bites import witness_words
 from ..util.pool import WorkerPool
+from .expert_models import PARTS, SECONDS, check_model_seconds, model_level_cell, model_level_words
 
 __all__ = ["EXPERT_CATALOG", "EXPERT_CONDITIONS", "beyond_cell", "expert_catalog_rows", "expert_catalog_markdown"]
 
 MAX_JOBS = 64
 EXPERT_CONDITIONS = ("deepseek-shared", "deepseek-routed", "deepseek-weak")
+MODEL_LEVEL = "model-level"  # a task's tag: the model-level check of one part
 
 #: (expert, note): the paper's examples, then experts a practitioner would try.
 EXPERT_CATALOG = [
@@ -94,6 +97,9 @@ def beyond_cell(beyond) -> str:
 
 
 def _cell(task) -> dict:
+    if task[0] == MODEL_LEVEL:  # the model-level check of the expert's part (identcheck.catalog.expert_models)
+        _, expert, part, seconds = task
+        return model_level_cell(expert, part, seconds)
     expert, condition = task
     result = check(expert, condition=condition)
     return {
@@ -105,26 +111,38 @@ def _cell(task) -> dict:
     }
 
 
-def expert_catalog_rows(progress=None, jobs: int = 1, entries=None) -> list[dict]:
+def expert_catalog_rows(
+    progress=None, jobs: int = 1, entries=None, model_level: bool = False, model_seconds: float = SECONDS
+) -> list[dict]:
     """Check every entry (default :data:`EXPERT_CATALOG`) for the three conditions, in ``jobs``
-    processes (order kept); ``progress(done, total, expert)`` as rows complete."""
+    processes (order kept); ``progress(done, total, expert)`` as rows complete. With ``model_level``
+    each condition's cell gains ``model_level``, the model-level record of the expert's part
+    (:func:`~identcheck.catalog.expert_models.model_level_cell`, ``model_seconds`` per check; routed
+    and weak share the routed part's record); without it, ``model_level`` is None."""
     if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= MAX_JOBS:
         raise IdentcheckError(param="jobs", value=jobs, reason=f"must be an integer from 1 to {MAX_JOBS}")
+    if model_level:
+        model_seconds = check_model_seconds(model_seconds)
     entries = list(EXPERT_CATALOG if entries is None else entries)
     tasks = [(i, condition) for i in range(len(entries)) for condition in EXPERT_CONDITIONS]
+    items: list[tuple] = [(entries[i][0], condition) for i, condition in tasks]
+    if model_level:  # the slow checks first: the pool's last minutes are not spent on one of them alone
+        model_tasks = [(i, (MODEL_LEVEL, part)) for i in range(len(entries)) for part in PARTS]
+        items = [(MODEL_LEVEL, entries[i][0], part, model_seconds) for i, (_, part) in model_tasks] + items
+        tasks = model_tasks + tasks
+    per_row = len(tasks) // max(len(entries), 1)
     cells: list[dict] = [{} for _ in entries]
     done = 0
 
     def store(k, cell):
         nonlocal done
-        i, condition = tasks[k]
-        cells[i][condition] = cell
-        if len(cells[i]) == len(EXPERT_CONDITIONS):
+        i, key = tasks[k]
+        cells[i][key] = cell
+        if len(cells[i]) == per_row:
             done += 1
             if progress is not None:
                 progress(done, len(entries), entries[i][0])
 
-    items = [(entries[i][0], condition) for i, condition in tasks]
     if jobs == 1:
         for k, item in enumerate(items):
             store(k, _cell(item))
@@ -132,14 +150,28 @@ def expert_catalog_rows(progress=None, jobs: int = 1, entries=None) -> list[dict
         with WorkerPool(jobs) as pool:  # an interrupt kills the workers at once (identcheck.util.pool)
             for k, cell in pool.imap_unordered(_cell, items):
                 store(k, cell)
-    return [{"expert": expert, "note": note, **cells[i]} for i, (expert, note) in enumerate(entries)]
+    rows = []
+    for i, (expert, note) in enumerate(entries):
+        row = {"expert": expert, "note": note}
+        for condition in EXPERT_CONDITIONS:
+            record = cells[i].get((MODEL_LEVEL, PART_FOR[condition])) if model_level else None
+            row[condition] = cells[i][condition] | {"model_level": record}
+        rows.append(row)
+    return rows
 
 
 def expert_catalog_markdown(rows) -> str:
+    """The rows as the page docs/conditions/deepseekmoe_catalog.md; with the model-level records
+    (``--model-level``) a *model level* column beside each literal verdict."""
+    model_level = any(row[c].get("model_level") is not None for row in rows for c in EXPERT_CONDITIONS)
+    flag = " --model-level" if model_level else ""
+    budgets = sorted(
+        {row[c]["model_level"]["budget"] for row in rows for c in EXPERT_CONDITIONS if model_level} - {None}
+    )
     lines = [
         "# Expert catalog: DeepSeekMoE's conditions (arXiv 2505.10860)",
         "",
-        "Generated by `identcheck catalog --experts --markdown --out docs/conditions/deepseekmoe_catalog.md`",
+        f"Generated by `identcheck catalog --experts{flag} --markdown --out docs/conditions/deepseekmoe_catalog.md`",
         "(d = 2, seed 0). *shared*: Definition 1's S1 and S2; *routed*: its S3; *weak*: Definition 2",
         "(docs/conditions/deepseekmoe.md). *identifiable* means independent on every probe — numerical",
         "evidence at the probed atoms, not a proof. *not identifiable* comes with a witness: the probe,",
@@ -153,19 +185,40 @@ def expert_catalog_markdown(rows) -> str:
         "*none* when every relation read holds for every expert of the template. Neither column is an",
         "identifiability verdict: a template's relation can be harmless under one likelihood and harmful",
         "under another, which the model-level check decides (docs/model.md).",
-        "",
-        "| expert | condition | verdict | witness | reach | beyond its template |",
-        "| --- | --- | --- | --- | --- | --- |",
     ]
+    if model_level:
+        lines += [
+            "",
+            "*model level*: the model's own answer, which the literal conditions only suffice for: `identcheck",
+            "model` (docs/model.md) on the DeepSeekMoE declaration `deepseek-tanh` at d = 1 with the expert in",
+            "the shared part (*shared*) or the routed part (*routed* and *weak*: one model, one check), two true",
+            "atoms drawn from seed 0, order ≤ 4, cells of ≤ 2 atoms, "
+            + " or ".join(f"{b:g} s" for b in budgets)
+            + " per check (`--model-seconds`;",
+            "identcheck/catalog/expert_models.py). *proof* is exact; r̄(2) is the smallest Taylor order",
+            "whose coefficient system of a cell of two atoms has only the trivial solution. *cut by the",
+            "budget* names the step that did not finish (then *inconclusive*); *refused* gives the reason (an",
+            "expert in x2 needs d = 2).",
+        ]
+    head = (
+        ["expert", "condition", "verdict"]
+        + (["model level"] if model_level else [])
+        + [
+            "witness",
+            "reach",
+            "beyond its template",
+        ]
+    )
+    lines += ["", "| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
     for row in rows:
         name = f"`{row['expert']}`" + (f" ({row['note']})" if row["note"] else "")
         for condition in EXPERT_CONDITIONS:
             cell = row[condition]
             witness = cell["witness"].replace("|", "\\|") or "—"
             beyond = cell["beyond_template"].replace("|", "\\|") or "—"
-            lines.append(
-                f"| {name} | {condition.removeprefix('deepseek-')} | {cell['verdict']} ({cell['evidence']}) "
-                f"| {witness} | {cell['reach'] or '—'} | {beyond} |"
-            )
+            model = [model_level_words(cell["model_level"]).replace("|", "\\|")] if model_level else []
+            values = [name, condition.removeprefix("deepseek-"), f"{cell['verdict']} ({cell['evidence']})"]
+            values += model + [witness, cell["reach"] or "—", beyond]
+            lines.append("| " + " | ".join(values) + " |")
             name = ""
     return "\n".join(lines) + "\n"

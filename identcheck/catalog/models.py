@@ -23,11 +23,24 @@ from ..errors import IdentcheckError
 from ..model import check_declaration
 from ..util.bites import Bites
 
-__all__ = ["model_catalog_markdown", "model_catalog_rows", "model_catalog_text"]
+__all__ = ["atom_record", "model_catalog_markdown", "model_catalog_rows", "model_catalog_text", "verdict_words"]
 
 ORDER = 4
 CELLS = 2
 SECONDS = 60.0
+
+
+def atom_record(verdict, size: int = CELLS) -> dict:
+    """One true atom's record (a :class:`~identcheck.model.ModelVerdict`): its name, verdict, and r̄ and
+    the exponents of its cells of ``size`` atoms (None when that size was not checked or has none)."""
+    cells = [c for c in verdict.cells if c.m == size]
+    exponents = cells[0].exponents if cells and cells[0].exponents is not None else None
+    return {
+        "atom": verdict.atom.name,
+        "verdict": str(verdict.verdict),
+        "rbar": cells[0].rbar if cells else None,
+        "exponents": None if exponents is None else {k: str(v) for k, v in exponents.items()},
+    }
 
 
 def model_catalog_rows(progress: Callable | None = None, jobs: int = 1, names=None) -> list[dict]:
@@ -47,16 +60,7 @@ def model_catalog_rows(progress: Callable | None = None, jobs: int = 1, names=No
             continue
         parts: dict[str, list] = {}
         for part, verdict in result.results:
-            cells = [c for c in verdict.cells if c.m == CELLS]
-            exponents = cells[0].exponents if cells and cells[0].exponents is not None else None
-            parts.setdefault(part, []).append(
-                {
-                    "atom": verdict.atom.name,
-                    "verdict": str(verdict.verdict),
-                    "rbar": cells[0].rbar if cells else None,
-                    "exponents": None if exponents is None else {k: str(v) for k, v in exponents.items()},
-                }
-            )
+            parts.setdefault(part, []).append(atom_record(verdict))
         rows.append(
             {
                 "model": name,
@@ -85,12 +89,15 @@ def _cells(row: dict) -> str:
     return "; ".join(shown)
 
 
-def _verdict(row: dict) -> str:
-    """``'not identifiable (proof; order 1: bites in exact-fitted cells)'``, ``'identifiable (proof)'``, …"""
+def verdict_words(row: dict, extra: str = "") -> str:
+    """A model-level record's verdict (``verdict``, ``evidence``, ``bites``; ``verdict`` None: refused) in words:
+    ``'not identifiable (proof; order 1: bites in exact-fitted cells)'``, ``'identifiable (proof)'``, …;
+    ``extra`` is added inside the brackets."""
     if row["verdict"] is None:
         return "refused"
     bites = row.get("bites")
-    return f"{row['verdict']} ({row['evidence']}" + ("" if bites is None else f"; {Bites.from_dict(bites).text}") + ")"
+    inside = [row["evidence"]] + ([] if bites is None else [Bites.from_dict(bites).text]) + ([extra] if extra else [])
+    return f"{row['verdict']} ({'; '.join(inside)})"
 
 
 def model_catalog_markdown(rows: list[dict]) -> str:
@@ -103,7 +110,7 @@ def model_catalog_markdown(rows: list[dict]) -> str:
         "|---|---|---|---|",
     ]
     for row in rows:
-        lines.append(f"| {row['model']} | {_verdict(row)} | {_cells(row).replace('|', '/')} | {row['seconds']} |")
+        lines.append(f"| {row['model']} | {verdict_words(row)} | {_cells(row).replace('|', '/')} | {row['seconds']} |")
     return "\n".join(lines) + "\n"
 
 
@@ -112,6 +119,6 @@ def model_catalog_text(rows: list[dict]) -> str:
     width = max(len(r["model"]) for r in rows)
     out = []
     for row in rows:
-        out.append(f"{row['model']:<{width}}  {_verdict(row)}  [{row['seconds']} s]")
+        out.append(f"{row['model']:<{width}}  {verdict_words(row)}  [{row['seconds']} s]")
         out.append(f"{'':<{width}}  {_cells(row)}")
     return "\n".join(out) + "\n"

@@ -282,6 +282,14 @@ def _catalog(args) -> int:
         raise IdentcheckError("--ratios: not with --experts or --models (it scans type-1's parallel experts)")
     if args.search is not None and (args.models or args.experts):
         raise IdentcheckError("--search: not with --experts or --models (it searches type-1's strata)")
+    if args.model_level and not args.experts:
+        raise IdentcheckError("--model-level: only with --experts (the model-level column of the expert catalog)")
+    if args.model_seconds is not None and not args.model_level:
+        raise IdentcheckError("--model-seconds: only with --model-level (the time budget of each model-level check)")
+    if args.model_level and args.model_seconds is not None:  # refused before any check runs: nothing written
+        from ..catalog.expert_models import check_model_seconds
+
+        check_model_seconds(args.model_seconds)
     if args.models and (args.experts or args.conditions):
         raise IdentcheckError("--models: not with --experts or --condition (its table is the shipped declarations')")
     if args.models:  # the shipped declarations' model-level verdicts (docs/model.md)
@@ -293,6 +301,11 @@ def _catalog(args) -> int:
         from ..catalog.experts import expert_catalog_markdown, expert_catalog_rows
 
         make_rows = expert_catalog_rows
+        if args.model_level:
+            from ..catalog.expert_models import SECONDS
+
+            seconds = SECONDS if args.model_seconds is None else args.model_seconds
+            make_rows = functools.partial(expert_catalog_rows, model_level=True, model_seconds=seconds)
         render = expert_catalog_markdown
     else:  # any registered condition on φ, default type-1 and type-2 (docs/catalog.md)
         make_rows = functools.partial(

@@ -228,6 +228,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="the shipped declarations' model-level verdicts instead (identcheck model; text, --markdown, --json)",
     )
     cat.add_argument(
+        "--model-level",
+        action="store_true",
+        help="with --experts: beside each literal verdict, the model-level check (identcheck model) of the "
+        "DeepSeekMoE declaration holding the expert at d = 1 (routed and weak share the routed part's check)",
+    )
+    cat.add_argument(
+        "--model-seconds",
+        metavar="S",
+        type=_float("--model-seconds"),
+        default=None,
+        help="with --model-level: the time budget of each model-level check in seconds (default 120); "
+        "what does not finish is inconclusive and names the step cut",
+    )
+    cat.add_argument(
         "--ratios",
         metavar="LO:HI[:COUNT]",
         default=None,
@@ -255,6 +269,16 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--json", action="store_true", help="print the replays as JSON")
     add_model_parser(sub)
     return parser
+
+
+def _float(flag):
+    def convert(text):
+        try:
+            return float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{flag} {text!r}: not a number") from None
+
+    return convert
 
 
 def _int(flag):
