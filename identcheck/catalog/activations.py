@@ -261,4 +261,9 @@ def _head() -> list[str]:
         "*not identifiable* — the sufficient condition fails; the model may still be locally identifiable",
         "(exp(z), docs/confirm.md).",
         "",
+        "Other tables of the same command: `--experts` (DeepSeekMoE's expert conditions; with",
+        "`--model-level [--model-seconds S]`, the model-level verdict beside each literal one:",
+        "docs/conditions/deepseekmoe_catalog.md) and `--models` (the shipped declarations' model-level",
+        "verdicts, docs/model.md).",
+        "",
     ]

@@ -1,7 +1,9 @@
 """The expert catalog: the DeepSeekMoE conditions (arXiv 2505.10860) for common experts.
 
-``identcheck catalog --experts --markdown --out docs/conditions/deepseekmoe_catalog.md`` writes the
-table committed in docs/; a test regenerates rows of it. Each cell holds the verdict, the witness
+``identcheck catalog --experts --model-level --markdown --out docs/conditions/deepseekmoe_catalog.md``
+writes the table committed in docs/; a test regenerates rows of it. With ``--model-level`` each cell
+also holds the model-level verdict of the DeepSeekMoE declaration holding the expert
+(:mod:`identcheck.catalog.expert_models`). Each cell holds the verdict, the witness
 (probe — family: exact relation, or the labels of a numerical one) and the reach of the failure:
 *template only* when every relation found is shared by every expert of the template, else the
 probes with relations specific to the expert. No floating-point number is in the table.
