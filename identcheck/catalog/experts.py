@@ -11,6 +11,8 @@ probes with relations specific to the expert. No floating-point number is in the
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..check import check
 from ..declaration.deepseek_expert import PART_FOR
 from ..errors import IdentcheckError
@@ -126,7 +128,7 @@ def expert_catalog_rows(
     if model_level:
         model_seconds = check_model_seconds(model_seconds)
     entries = list(EXPERT_CATALOG if entries is None else entries)
-    tasks = [(i, condition) for i in range(len(entries)) for condition in EXPERT_CONDITIONS]
+    tasks: list[tuple[int, Any]] = [(i, condition) for i in range(len(entries)) for condition in EXPERT_CONDITIONS]
     items: list[tuple] = [(entries[i][0], condition) for i, condition in tasks]
     if model_level:  # the slow checks first: the pool's last minutes are not spent on one of them alone
         model_tasks = [(i, (MODEL_LEVEL, part)) for i in range(len(entries)) for part in PARTS]

@@ -41,7 +41,9 @@ def test_the_cell_is_what_identcheck_model_says_of_the_same_declaration(exp_rows
     direct = json.loads(capsys.readouterr().out)
     record = exp_rows[0][condition]["model_level"]
     assert record["part"] == part and record["refused"] is None
-    assert (record["verdict"], record["evidence"]) == (direct["verdict"], direct["evidence"]) == ("identifiable", "proof")
+    assert (
+        (record["verdict"], record["evidence"]) == (direct["verdict"], direct["evidence"]) == ("identifiable", "proof")
+    )
     mine = [a for a in direct["atoms"] if a["part"] == part]
     assert [a["atom"] for a in record["atoms"]] == [a["atom"]["name"] for a in mine] == [f"{part}[1]", f"{part}[2]"]
     for got, want in zip(record["atoms"], mine):

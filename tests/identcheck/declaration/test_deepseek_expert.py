@@ -39,7 +39,11 @@ def test_the_shared_part_holds_the_atoms_and_the_routed_gate_varies_in_x():
     data = expert_declaration_data("deepseek-shared", "c*tanh(dot(w, x))", [(1.0, 2.0), (3.0, 4.0), (5.0, 6.0)])
     shared = data["parts"]["shared"]
     assert [a["omega"] for a in shared["truth"]] == pytest.approx([1 / 4.5, 1.5 / 4.5, 2 / 4.5])  # ∝ 1 + i/2
-    assert [(a["c"], a["w"], a["tau"]) for a in shared["truth"]] == [(1.0, [2.0], 0.4), (3.0, [4.0], 0.4), (5.0, [6.0], 0.4)]
+    assert [(a["c"], a["w"], a["tau"]) for a in shared["truth"]] == [
+        (1.0, [2.0], 0.4),
+        (3.0, [4.0], 0.4),
+        (5.0, [6.0], 0.4),
+    ]
     assert shared["fitted"] == 4
     assert [(a["beta1"], a["beta0"]) for a in data["parts"]["routed"]["truth"]] == [(1.0, -1.0), (0.0, 0.0)]
     assert tomllib.loads(declaration_toml(data)) == data
