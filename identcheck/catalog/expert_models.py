@@ -53,11 +53,8 @@ def check_model_seconds(seconds) -> float:
     if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
         raise IdentcheckError(param="model_seconds", value=seconds, reason="not a number")
     if not (math.isfinite(seconds) and 0 < seconds <= MAX_SECONDS):
-        raise IdentcheckError(
-            param="model_seconds",
-            value=seconds,
-            reason=f"must be a finite number of seconds, above 0 and at most {MAX_SECONDS:g}",
-        )
+        reason = f"must be a finite number of seconds, above 0 and at most {MAX_SECONDS:g}"
+        raise IdentcheckError(param="model_seconds", value=seconds, shown=f"{seconds:g}", reason=reason)
     return float(seconds)
 
 
