@@ -2,11 +2,12 @@
 
 The format is docs/declaration.md. Reading validates at the boundary, one refusal per line naming
 the key (:mod:`.keys`): an unknown key or gate, an expert the grammar refuses, a truth parameter
-the part does not have, a missing atom or parameter, a variance ≤ 0 or below the floor, weights
-or shares that do not sum to one in a density (|Σ − 1| > :data:`SUM_TOLERANCE`), a fitted count
-below the truth's, a top-K above the atoms, a reference atom that does not exist, and the loss's
-own refusals (:mod:`.read_loss`). Expert text goes through identcheck's expert grammar (never
-``eval`` or ``sympify``), with ``relu`` accepted for simulation (:meth:`.Declaration.refusal`).
+the part does not have, a missing atom or parameter, a variance ≤ 0 or below the floor, a weight
+ω ≤ 0 in a density, weights or shares that do not sum to one in a density (|Σ − 1| >
+:data:`SUM_TOLERANCE`), a fitted count below the truth's, a top-K above the atoms, a reference atom
+that does not exist, and the loss's own refusals (:mod:`.read_loss`). Expert text goes through
+identcheck's expert grammar (never ``eval`` or ``sympify``), with ``relu`` accepted for simulation
+(:meth:`.Declaration.refusal`).
 
 Declared functions (``[functions]``, :mod:`.functions`) are written out in the experts before the
 grammar reads them; a nested part's inner mixture and groups are read by :mod:`.read_nested`;
@@ -202,6 +203,9 @@ def _part(table: Table, name: str, inputs: Inputs, noise: Noise, functions: dict
     gate = _gate(gate_table, kind, len(truth), fitted)
     table.done()
     if kind == "constant" and noise.density:
+        for index, atom in enumerate(truth):
+            if as_number(atom["omega"]) <= 0:  # (-0.5, 1.5) sums to one, and is no density
+                fail(f"{table.key('truth')}[{index}].omega", atom["omega"], "a weight must be positive")
         _sums_to_one([atom["omega"] for atom in truth], table.key("truth") + "[*].omega", "the truth's weights omega")
     return Part(name, gate, expert, truth, fitted, share, variance, inner, groups)
 

@@ -74,6 +74,18 @@ CASES = [
         "above the 3 fitted atoms",
     ),
     (
+        "a negative weight, the weights summing to one",
+        lambda data: data["parts"]["shared"].update(
+            truth=[
+                {"omega": -0.5, "k1": 2.0, "k0": 0.0, "tau": 0.2},
+                {"omega": 1.5, "k1": 3.0, "k0": 1.0, "tau": 0.2},
+            ]
+        ),
+        "parts.shared.truth[0].omega",
+        "a weight must be positive",
+    ),
+    ("a zero weight", _set("parts.shared.truth[0].omega", 0.0), "parts.shared.truth[0].omega", "must be positive"),
+    (
         "weights not summing to one",
         _set("parts.shared.truth[0].omega", 0.9),
         "parts.shared.truth[*].omega",
