@@ -6,8 +6,10 @@ nothing written), runs the grid (:func:`numeric.experiments.declared.run_declare
 hand-written models' flags (``--models``, ``--K``, ``--optimizer``, ``--truth``, ``--phi``, ``--param``,
 ``--gd-objective``, ``--init``, ``--allow-weak-truth``, ``--preset``) are refused with it, not
 silently ignored. ``rates`` prints :func:`~numeric.experiments.declared.rates.declared_rates_text` (``--json``: a
-:class:`~numeric.experiments.declared.rates.DeclaredRate` row each, schema ``numeric.declared_rates/1``);
-``plot`` writes ``rates_declared.png`` and ``.pdf``.
+:class:`~numeric.experiments.declared.rates.DeclaredRate` row each, schema ``numeric.declared_rates/2``, with the
+declaration's notes); ``plot`` writes ``rates_declared.png`` and ``.pdf``. The notes (a truth
+normalised, a gate constant in x) are ``warning:`` lines in the text of ``reproduce`` and ``rates``
+and a ``notes`` list in their JSON.
 """
 
 from __future__ import annotations
@@ -63,15 +65,16 @@ def declared_reproduce(args, defaults, sizes, shard) -> int:
     grid = DeclaredGrid(tuple(sizes), reps, args.method, args.start, args.restarts, args.box, args.seed, scale)
     progress = "always" if args.progress else not args.json
     counts = run_declared(declaration, grid, args.out, jobs=args.jobs, progress=progress, shard=shard)
+    notes = [{"key": n.key, "text": n.text} for n in declaration.notes]
     if args.json:
-        print(json.dumps(counts | {"out": args.out, "environment": environment()}))
+        print(json.dumps(counts | {"out": args.out, "notes": notes, "environment": environment()}))
     else:
         print(
             f"{declaration.name}: {counts['ran']} fits run ({counts['worse_than_truth']} worse than the truth), "
             f"{counts['skipped']} already done, {counts['total']} in the grid; "
             f"store: {args.out}/{DECLARED_FILE} (digest {counts['digest'][:12]}, settings {counts['settings']})"
         )
-        for line in warning_lines([{"key": n.key, "text": n.text} for n in declaration.notes]):
+        for line in warning_lines(notes):
             print(line)
     return 0
 

@@ -17,7 +17,10 @@ from five — is :func:`numeric.experiments.slope.estimate_slope`'s rule, the on
 that are not finite or not positive are dropped (counted); a size keeps the repetitions every size
 has. Beside the slopes, the fits' health: how many were **worse than the truth** (a fit whose
 objective on its own data is below the truth's: it stopped short of the estimator), converged,
-and ended with a parameter on the box.
+and ended with a parameter on the box. And the declaration's **notes** — its truth normalised to a
+reference atom, its gate constant in x (:mod:`identcheck.declaration.normalise`) — which the text
+prints as warnings and the JSON carries as ``notes``: a rate measured on a printed truth that
+is not the model the paper assumes says so in either form.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ __all__ = [
 ]
 
 #: The schema of a declared rate row in ``numeric rates --json`` (docs/changelog.md).
-DECLARED_RATES_SCHEMA = "numeric.declared_rates/1"
+DECLARED_RATES_SCHEMA = "numeric.declared_rates/2"
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +65,7 @@ class DeclaredRate:
     converged: int
     box_active: int
     dropped: int = 0
+    notes: tuple[tuple[str, str], ...] = ()  # the declaration's (key, text) notes
 
     def to_dict(self) -> dict:
         return {
@@ -81,6 +85,7 @@ class DeclaredRate:
             "converged": self.converged,
             "box_active": self.box_active,
             "dropped_values": self.dropped,
+            "notes": [{"key": key, "text": text} for key, text in self.notes],
         }
 
 
@@ -120,6 +125,7 @@ def declared_rates(store: DeclaredStore, records, quantities=None, n_boot: int =
     groups: dict = {}
     for r in records:
         groups.setdefault(r.settings_id, []).append(r)
+    notes = tuple((note["key"], note["text"]) for note in store.declaration.get("notes", ()))
     out = []
     for sid, members in sorted(groups.items()):
         described = store.settings[sid].describe() if sid in store.settings else sid
@@ -157,6 +163,7 @@ def declared_rates(store: DeclaredStore, records, quantities=None, n_boot: int =
                     reps,
                     *health,
                     dropped,
+                    notes,
                 )
             )
     return out

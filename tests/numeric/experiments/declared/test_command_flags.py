@@ -1,7 +1,10 @@
 """``numeric reproduce --model-file`` takes ``--init-scale`` (stored in the settings, changing the starts),
-and ``numeric plot --quantity`` draws only the quantities asked of a declared store."""
+``numeric plot --quantity`` draws only the quantities asked of a declared store, and the
+declaration's notes are warning lines of the text and ``notes`` of the JSON."""
 
-from identcheck.declaration import example_path
+import json
+
+from identcheck.declaration import example_path, read_declaration
 from numeric.cli.main import main
 from numeric.experiments.declared import read_declared
 
@@ -63,3 +66,21 @@ def test_a_normalised_truth_is_a_warning_line_of_reproduce_and_rates(tmp_path, c
     assert len(warnings) == 2 and "do not vary with x" in warnings[1]
     fit = read_declared(tmp_path)[1][0].fit()
     assert any("do not vary with x" in note for note in fit["notes"])  # and the record says so
+
+
+def test_the_notes_are_in_the_json_of_reproduce_and_rates(tmp_path, capsys):
+    """The warnings the text prints are the JSON's ``notes``: D1's printed β1 = (5, 5) normalised and
+    constant in x, as the declaration reads them; a declaration without notes has ``[]``."""
+    path = example_path("deepseek-d1")
+    expected = [{"key": n.key, "text": n.text} for n in read_declaration(path).notes]
+    assert [n["text"][:26] for n in expected] == ["normalised to the referenc", "every atom has the same be"]
+    argv = ["reproduce", "--model-file", str(path), "--sizes", "100", "200", "--reps", "1", "--json"]
+    assert main(argv + ["--out", str(tmp_path / "d1")]) == 0
+    assert json.loads(capsys.readouterr().out)["notes"] == expected
+    assert main(["rates", str(tmp_path / "d1"), "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert rows and all(row["notes"] == expected and row["schema"] == "numeric.declared_rates/2" for row in rows)
+    assert main(ARGV + ["--out", str(tmp_path / "plain"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["notes"] == []
+    assert main(["rates", str(tmp_path / "plain"), "--json"]) == 0
+    assert all(row["notes"] == [] for row in json.loads(capsys.readouterr().out))
