@@ -169,7 +169,9 @@ def _m_step(layout: Layout, theta, X, Y, r, sums, box: Box, features, expert_ste
 
 def _linear_step(Phi, Y, rp, eta0, lo, hi):
     """Weighted least squares per atom in closed form (Φ of shape (E, n)), moved from eta0 as far
-    towards the solution as the box allows."""
+    towards the solution as the box allows. An atom whose posteriors nearly vanish but at a few
+    samples makes ΦR_iΦᵀ ill-conditioned: scipy's LinAlgWarning is silenced at that solve alone
+    (the solution, however far, is clipped to the box like any)."""
     k = eta0.shape[0]
     eta = eta0.copy()
     sse = np.empty(k)
@@ -177,7 +179,9 @@ def _linear_step(Phi, Y, rp, eta0, lo, hi):
         weighted = Phi * rp[i]
         A, b = weighted @ Phi.T, weighted @ Y
         try:
-            target = solve(A, b, assume_a="pos")
+            with warnings.catch_warnings():  # an atom of vanishing weight: its step is taken as far as the box allows
+                warnings.simplefilter("ignore", LinAlgWarning)
+                target = solve(A, b, assume_a="pos")
         except (LinAlgError, ValueError):
             target = eta0[i]
         step = target - eta0[i]
