@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from identcheck.declaration import atom_functions, digest, read_declaration
+from identcheck.declaration import atom_functions, digest, read_declaration, read_example
 from numeric.cli.main import main
 from numeric.experiments.declared import read_declared
 
@@ -24,6 +24,7 @@ NAMES = (
     "deepseek-gelu-d2-mild",
     "deepseek-tanh-mild",
     "deepseek-tanh-bias-mild",
+    "deepseek-d3-gate",
 )
 
 
@@ -48,6 +49,20 @@ def test_each_reads_normalised_with_a_gate_varying_in_x(name):
     part, _ = _routed(model)
     slopes = {dict(atom.values)["beta1"] for atom in part.truth}
     assert len(slopes) == len(part.truth)  # distinct true beta1: the gate varies with x
+
+
+def test_d3_gate_is_d3_with_the_second_routed_beta1_moved():
+    """deepseek-d3-gate (docs/conditions/deepseekmoe.md, "D3 with a gate varying in x") is the shipped D3
+    but for the second routed atom's β1 = −5: the first, the one the papers' start over-fits, keeps β1 = 0."""
+    gate, printed = _read("deepseek-d3-gate"), read_example("deepseek-d3")
+    assert [dict(a.values)["beta1"] for a in gate.part("routed").truth] == [(0.0,), (-5.0,)]
+    assert [dict(a.values)["beta1"] for a in printed.part("routed").truth] == [(0.0,), (0.0,)]
+    moved = printed.to_dict()
+    moved["parts"]["routed"]["truth"][1]["beta1"] = [-5.0]
+    ours = gate.to_dict()
+    for data in (moved, ours):
+        del data["name"], data["description"], data["source"], data["notes"]
+    assert ours == moved
 
 
 def test_the_declarations_are_distinct_models():
