@@ -16,7 +16,8 @@ median seconds.
 Measured 2026-12-03 (x86_64, a shared 2-core machine, one BLAS thread), gated1, K = 3,
 n = 10⁵, 7 seeds × 3 alternating pairs: median ratio declared / hand-written 1.18 (per seed
 1.00–1.31), the same iterations and MSE (≤ 1.7e-16 relative) on every seed; load average 1.8
-before, 3.0 after. Before the declared nested Jacobian was written in place (the same day, 7 seeds,
+before, 3.0 after; on a quiet machine (load average 0.91 before, 0.96 after) the same command gave
+1.18 again (per seed 1.16–1.21). Before the declared nested Jacobian was written in place (the same day, 7 seeds,
 one pair each, load 0.9 → 1.2): 1.38.
 """
 
