@@ -22,6 +22,7 @@ import time
 
 from ..declaration.deepseek_expert import PART_FOR, expert_declaration, generic_atoms, parse_base_expert
 from ..errors import IdentcheckError
+from ..model import check_declaration
 from .models import atom_record, verdict_words
 
 __all__ = [
@@ -94,8 +95,6 @@ def _sizes(verdict) -> list[dict]:
 def model_level_cell(expert: str, part: str, seconds: float = SECONDS) -> dict:
     """The model-level record of ``expert`` in ``part`` (module docstring): never raises for an expert
     the declaration or the check refuses (the record says ``refused`` and why)."""
-    from ..model import check_declaration
-
     condition = _conditions(part)[0]
     try:
         parsed = parse_base_expert(expert)
