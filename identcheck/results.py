@@ -32,7 +32,7 @@ from typing import Any, Callable, Mapping
 
 from .evidence import Certificate, Evidence, RankProof, Verdict
 from .scope import ScopeStatement
-from .util.bites import bites_at, lowest, span_order
+from .util.bites import bites_at, lowest_known, span_order
 from .util.jsonable import jsonable, key_from_json
 from .util.relation import Relation, format_relation, hypothesis_text
 from .util.written import with_written_numbers
@@ -210,7 +210,7 @@ class CheckResult:
             "bites": jsonable(self.bites),
         }
 
-    bites = property(lambda self: lowest(p.bites for p in self.probes if p.counts_for_verdict and p.dependent))
+    bites = property(lambda self: lowest_known(p.bites for p in self.probes if p.counts_for_verdict and p.dependent))
 
     @property
     def witness_probe(self) -> ProbeResult | None:  # the probe named by ``witness``, or None

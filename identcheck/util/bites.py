@@ -31,7 +31,8 @@ from functools import lru_cache
 import flint
 import numpy as np
 
-__all__ = ["Bites", "Cells", "bites_at", "earliest", "key_order", "lowest", "relation_bites", "relation_order"]
+__all__ = ["Bites", "Cells", "bites_at", "earliest", "key_order", "lowest", "lowest_known", "relation_bites"]
+__all__ += ["relation_order"]
 __all__ += ["span_order", "witness_words"]
 
 FLOAT_RANK = 1e-8  # relative singular value below which float coefficients count as rank-deficient
@@ -76,6 +77,17 @@ def bites_at(order: int | None) -> Bites | None:
     if order is None:
         return None
     return Bites(order, Cells.EXACT_FITTED if order <= 1 else Cells.OVER_FITTED)
+
+
+def lowest_known(records) -> Bites | None:
+    """:func:`lowest`, where a None entry is a failure whose order is not known: the earliest known record
+    when it bites in exact-fitted cells (nothing bites earlier), else None if any entry is None (the
+    unknown one might bite in exact-fitted cells), else the earliest."""
+    records = list(records)
+    known = lowest(records)
+    if known is not None and known.cells == Cells.EXACT_FITTED:
+        return known
+    return None if any(r is None for r in records) else known
 
 
 def lowest(records) -> Bites | None:
@@ -172,12 +184,21 @@ def _span_order(pairs) -> int | None:
     have rank below their count (exact rank over the rationals when every coefficient is exact, else
     float64's: singular values above :data:`FLOAT_RANK` × the largest singular value of the *whole*
     coefficient matrix, so a restricted block that is tiny beside the rest counts as zero rather than
-    being judged against itself). None when there is no relation or any relation's order is unknown: a
-    relation whose order no key tells may combine with the others into one of any order, so the known
-    ones alone would only bound the order from above, and "only in over-fitted cells" would not be shown."""
-    relations = [r for r, _ in pairs]
-    if not relations or any(relation_order(r) is None for r in relations):
+    being judged against itself). None when there is no relation of known order. A relation whose order
+    no key tells may combine with the others into one of any order, so beside one the known relations'
+    order is only an upper bound: it is returned when it is ≤ 1 (exact-fitted cells either way), and
+    None above (an unknown relation might be first-order: "only in over-fitted cells" is not shown)."""
+    relations = [r for r, _ in pairs if relation_order(r) is not None]
+    if not relations:
         return None
+    order = _known_span_order(relations)
+    if len(relations) < len(pairs) and order is not None and order > 1:
+        return None
+    return order
+
+
+def _known_span_order(relations) -> int | None:
+    """:func:`_span_order` of relations whose orders are all known."""
     columns: dict = {}
     rows = []
     for relation in relations:

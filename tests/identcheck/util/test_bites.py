@@ -6,13 +6,14 @@ heat relation ties ∂ū/∂M11 to ∂²ū/∂a1² (order 2, over-fitted cells o
 """
 
 import json
+from dataclasses import replace
 
 import pytest
 import sympy as sp
 
 import identcheck
 from identcheck.results import Relation
-from identcheck.util.bites import Bites, Cells, bites_at, key_order, lowest, relation_order, span_order
+from identcheck.util.bites import Bites, Cells, bites_at, key_order, lowest, lowest_known, relation_order, span_order
 
 X1, X2, M11, A1, A2 = sp.symbols("x1 x2 m11 a1 a2", real=True)
 
@@ -147,3 +148,26 @@ def test_a_relation_of_unknown_order_makes_the_span_order_unknown():
     assert span_order([heat]) == 2
     assert span_order([heat, unknown]) is None and span_order([unknown, heat]) is None
     assert bites_at(span_order([heat, unknown])) is None
+    # beside a known first-order relation the unknown one cannot make it bite later: exact-fitted stands
+    pair = _relation([("∂ū/∂a1[2]", (1, (("a", 0),)), 1), ("∂ū/∂a1[1]", (0, (("a", 0),)), -1)])
+    assert span_order([pair, unknown]) == 1 and bites_at(span_order([unknown, pair])) == Bites(1, Cells.EXACT_FITTED)
+
+
+def test_a_probe_of_unknown_order_keeps_the_check_from_claiming_over_fitted_cells():
+    """exp(z)'s dependent probes all bite at order 2 (the heat relation). Give one of them only a
+    relation whose order is not known: that probe might bite in exact-fitted cells, so the check's
+    order is not known, never "only in over-fitted cells" read off the other probes. A probe of known
+    first order decides "exact-fitted" whatever the unknown one holds."""
+    result = identcheck.check("exp(z)", dim=1)
+    dependent = [i for i, p in enumerate(result.probes) if p.counts_for_verdict and p.dependent]
+    assert len(dependent) >= 2 and result.bites == Bites(2, Cells.OVER_FITTED)
+    unknown = _relation([("?", ("what", 1, 2), 1)])
+    probes = list(result.probes)
+    probes[dependent[0]] = replace(probes[dependent[0]], relations=(unknown,))
+    assert probes[dependent[0]].bites is None
+    assert replace(result, probes=tuple(probes)).bites is None
+    first = _relation([("∂ū/∂a1[2]", (1, (("a", 0),)), 1), ("∂ū/∂a1[1]", (0, (("a", 0),)), -1)])
+    probes[dependent[1]] = replace(probes[dependent[1]], relations=(first,))
+    assert replace(result, probes=tuple(probes)).bites == Bites(1, Cells.EXACT_FITTED)
+    assert lowest_known([None, Bites(2, Cells.OVER_FITTED)]) is None
+    assert lowest_known([Bites(2, Cells.OVER_FITTED)]) == Bites(2, Cells.OVER_FITTED)
