@@ -88,6 +88,16 @@ def em(
     def m_step(t, r, sums):
         return _m_step(layout, t, X, Y, r, sums, box, features, expert_steps, gate_steps)
 
+    # scipy's LinAlgWarning of an ill-conditioned expert step (an atom of vanishing weight) is silenced
+    # for the whole fit: a filter set per solve would reset Python's once-per-location memory of every
+    # other warning at each step, so a numpy RuntimeWarning would print once per iteration
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", LinAlgWarning)
+        return _em_loop(theta, e_step, m_step, box, tol, max_iter, accelerate, report)
+
+
+def _em_loop(theta, e_step, m_step, box: Box, tol, max_iter, accelerate, report) -> EMResult:
+    """:func:`em`'s iterations from the clipped ``theta``."""
     ll, r, sums = e_step(theta)
     history = [ll]
     converged = False
@@ -170,7 +180,7 @@ def _m_step(layout: Layout, theta, X, Y, r, sums, box: Box, features, expert_ste
 def _linear_step(Phi, Y, rp, eta0, lo, hi):
     """Weighted least squares per atom in closed form (Φ of shape (E, n)), moved from eta0 as far
     towards the solution as the box allows. An atom whose posteriors nearly vanish but at a few
-    samples makes ΦR_iΦᵀ ill-conditioned: scipy's LinAlgWarning is silenced at that solve alone
+    samples makes ΦR_iΦᵀ ill-conditioned: scipy's LinAlgWarning about it is silenced by :func:`em`
     (the solution, however far, is clipped to the box like any)."""
     k = eta0.shape[0]
     eta = eta0.copy()
@@ -179,9 +189,7 @@ def _linear_step(Phi, Y, rp, eta0, lo, hi):
         weighted = Phi * rp[i]
         A, b = weighted @ Phi.T, weighted @ Y
         try:
-            with warnings.catch_warnings():  # an atom of vanishing weight: its step is taken as far as the box allows
-                warnings.simplefilter("ignore", LinAlgWarning)
-                target = solve(A, b, assume_a="pos")
+            target = solve(A, b, assume_a="pos")  # an atom of vanishing weight: taken as far as the box allows
         except (LinAlgError, ValueError):
             target = eta0[i]
         step = target - eta0[i]
@@ -233,9 +241,7 @@ def _gauss_newton(expert, X, Y, rp, eta0, lo, hi, steps, first=None):
                 continue
             scale = np.maximum(np.diag(A[i]), 1e-12 * np.diag(A[i]).max())
             try:
-                with warnings.catch_warnings():  # an ill-conditioned step is tried like any: kept only if S_i falls
-                    warnings.simplefilter("ignore", LinAlgWarning)
-                    step = solve(A[i] + damping[i] * np.diag(scale), b[i])
+                step = solve(A[i] + damping[i] * np.diag(scale), b[i])  # ill-conditioned: kept only if S_i falls
                 trial[i] = np.clip(eta[i] + step, lo[i], hi[i])
             except (LinAlgError, ValueError):
                 damping[i] *= 4

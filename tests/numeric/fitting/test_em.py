@@ -1,15 +1,21 @@
 """EM's closed-form step for linear experts (numeric/fitting/em.py, step 4): the weighted least
 squares numpy's lstsq computes, moved as far as the box allows; an ill-conditioned atom (posteriors
 vanishing but at one sample, as an over-fitted atom of D2 at large n) lets no LinAlgWarning escape,
-and the warning is silenced at that call only."""
+and em() silences that warning for the whole fit, leaving other warnings' once-per-location memory."""
 
+import importlib
 import warnings
 
 import numpy as np
 import pytest
 from scipy.linalg import LinAlgWarning, solve
 
+from identcheck.declaration import read_example
+from numeric.fitting import declared_box, paper_start
 from numeric.fitting.em import _linear_step
+from numeric.model import compile_model, sample_declared
+
+em_module = importlib.import_module("numeric.fitting.em")  # the package exports the function em under that name
 
 
 def _data(n=300, seed=0):
@@ -50,7 +56,7 @@ def _ill_conditioned():
     return Phi, Y, rp
 
 
-def test_an_ill_conditioned_step_lets_no_warning_escape_and_is_clipped():
+def test_an_ill_conditioned_step_is_clipped():
     Phi, Y, rp = _ill_conditioned()
     A = (Phi * rp[0]) @ Phi.T
     with warnings.catch_warnings():  # the matrix is one scipy warns about
@@ -59,25 +65,41 @@ def test_an_ill_conditioned_step_lets_no_warning_escape_and_is_clipped():
             solve(A, (Phi * rp[0]) @ Y, assume_a="pos")
     eta0 = np.array([[1.0, 0.5]])
     lo, hi = np.full((1, 2), -10.0), np.full((1, 2), 10.0)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", LinAlgWarning)  # as em() does for the whole fit
         eta, sse = _linear_step(Phi, Y, rp, eta0, lo, hi)
-    assert [w for w in caught if issubclass(w.category, LinAlgWarning)] == []
+        target = solve(A, (Phi * rp[0]) @ Y, assume_a="pos")
     assert np.all(np.isfinite(eta)) and np.all((lo <= eta) & (eta <= hi)) and np.isfinite(sse[0])
     # the step as before: along the segment towards the solution, as far as the box allows
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", LinAlgWarning)
-        target = solve(A, (Phi * rp[0]) @ Y, assume_a="pos")
     step = target - eta0[0]
     room = np.where(step > 0, (hi[0] - eta0[0]) / step, (lo[0] - eta0[0]) / step)
     assert eta[0] == pytest.approx(eta0[0] + min(1.0, room.min()) * step, rel=1e-9, abs=1e-12)
 
 
-def test_the_warning_is_silenced_at_that_call_only():
-    Phi, Y, rp = _ill_conditioned()
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", LinAlgWarning)
-        _linear_step(Phi, Y, rp, np.array([[1.0, 0.5]]), np.full((1, 2), -10.0), np.full((1, 2), 10.0))
-        A = (Phi * rp[0]) @ Phi.T
-        with pytest.raises(LinAlgWarning):  # the filter is the caller's again after the step
-            solve(A, (Phi * rp[0]) @ Y, assume_a="pos")
+def test_em_silences_linalg_warnings_for_the_fit_and_keeps_other_warnings_once(monkeypatch):
+    """Every expert solve of an EM fit on D2 (linear experts) is made to warn twice: scipy's
+    LinAlgWarning, which em() silences, and a RuntimeWarning, which Python's default action shows once
+    per location. One filter for the whole fit keeps that memory: the RuntimeWarning is shown once, not
+    once per solve (a filter set per solve resets it each time). The caller's filters are intact after."""
+    calls = []
+
+    def noisy_solve(*args, **kwargs):
+        calls.append(1)
+        warnings.warn("ill-conditioned", LinAlgWarning, stacklevel=1)
+        warnings.warn("some other warning", RuntimeWarning, stacklevel=1)
+        return solve(*args, **kwargs)
+
+    monkeypatch.setattr(em_module, "solve", noisy_solve)
+    model = compile_model(read_example("deepseek-d2"))
+    layout = model.layout(True)
+    X, Y = sample_declared(model, 400, 0)
+    box = declared_box(model, layout)
+    theta = paper_start(model, layout, box, 400, np.random.default_rng(0))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        warnings.simplefilter("error", LinAlgWarning)  # one escaping would raise here
+        result = em_module.em(layout, theta, X, Y, box, max_iter=6)
+        with pytest.raises(LinAlgWarning):  # the caller's filter again after the fit
+            warnings.warn("after", LinAlgWarning, stacklevel=1)
+    assert len(calls) >= 6 and np.isfinite(result.log_likelihood)
+    assert [str(w.message) for w in caught if w.category is RuntimeWarning] == ["some other warning"]
