@@ -28,6 +28,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+import numbers
 import tomllib
 from typing import Any, Sequence
 
@@ -163,14 +164,20 @@ def expert_declaration(condition: str, expert_text: str, atoms: Sequence[Sequenc
 
 
 def _value(value) -> str:
-    if isinstance(value, bool):
+    if isinstance(value, (bool, np.bool_)):
         return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        if isinstance(value, float) and not math.isfinite(value):
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, numbers.Real):  # numpy's floats too, written as Python's float repr
+        value = float(value)
+        if not math.isfinite(value):
             raise ValueError(f"no TOML for {value!r}")
         return repr(value)
     if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)  # a TOML basic string is a JSON string
+        if any(0xD800 <= ord(c) <= 0xDFFF for c in value):
+            raise ValueError(f"no TOML for {value!r}: a lone surrogate is not a Unicode scalar value")
+        # a JSON string is a TOML basic string but for DEL (U+007F), which TOML requires escaped
+        return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
     if isinstance(value, list):
         return "[" + ", ".join(_value(v) for v in value) + "]"
     if isinstance(value, dict):

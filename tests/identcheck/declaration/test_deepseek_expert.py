@@ -3,6 +3,7 @@ values written out here from docs/confirm.md's description, not read from the mo
 
 import tomllib
 
+import numpy as np
 import pytest
 
 from identcheck.declaration.deepseek_expert import (
@@ -68,3 +69,26 @@ def test_bad_input_names_the_expert_or_the_condition(condition, expert, param, r
     with pytest.raises(IdentcheckError) as caught:
         expert_declaration_data(condition, expert, [(1.0, 1.0, 1.0)])
     assert caught.value.param == param and reason in caught.value.reason
+
+
+def test_the_toml_writer_reads_back_numpy_numbers_and_control_characters():
+    """numpy's scalars are written as Python's numbers (``np.float64(0.5)`` is no TOML), DEL (U+007F),
+    which JSON leaves raw and TOML forbids raw, is escaped; a lone surrogate has no TOML and is refused."""
+    data = {
+        "name": "quote \" back\\slash \t tab \x7f del",
+        "x": np.float64(0.1),
+        "n": np.int64(3),
+        "t": {"f": [np.float32(0.25), 2.5], "flag": np.bool_(False), "k": -7},
+    }
+    text = declaration_toml(data)
+    assert "np." not in text
+    assert tomllib.loads(text) == {
+        "name": "quote \" back\\slash \t tab \x7f del",
+        "x": 0.1,
+        "n": 3,
+        "t": {"f": [0.25, 2.5], "flag": False, "k": -7},
+    }
+    with pytest.raises(ValueError, match="surrogate"):
+        declaration_toml({"name": "a\ud800b"})
+    with pytest.raises(ValueError, match="no TOML"):
+        declaration_toml({"x": float("nan")})
