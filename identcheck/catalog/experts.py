@@ -169,9 +169,9 @@ def expert_catalog_markdown(rows) -> str:
     (``--model-level``) a *model level* column beside each literal verdict."""
     model_level = any(row[c].get("model_level") is not None for row in rows for c in EXPERT_CONDITIONS)
     flag = " --model-level" if model_level else ""
-    budgets = sorted(
-        {row[c]["model_level"]["budget"] for row in rows for c in EXPERT_CONDITIONS if model_level} - {None}
-    )
+    records = [row[c].get("model_level") for row in rows for c in EXPERT_CONDITIONS]
+    budgets = sorted({r["budget"] for r in records if r is not None} - {None})
+    budget_words = " or ".join(f"{b:g} s" for b in budgets) or "the seconds given"
     lines = [
         "# Expert catalog: DeepSeekMoE's conditions (arXiv 2505.10860)",
         "",
@@ -196,13 +196,11 @@ def expert_catalog_markdown(rows) -> str:
             "*model level*: the model's own answer, which the literal conditions only suffice for: `identcheck",
             "model` (docs/model.md) on the DeepSeekMoE declaration `deepseek-tanh` at d = 1 with the expert in",
             "the shared part (*shared*) or the routed part (*routed* and *weak*: one model, one check), two true",
-            "atoms drawn from seed 0, order ≤ 4, cells of ≤ 2 atoms, "
-            + " or ".join(f"{b:g} s" for b in budgets)
-            + " per check (`--model-seconds`;",
+            f"atoms drawn from seed 0, order ≤ 4, cells of ≤ 2 atoms, {budget_words} per check (`--model-seconds`;",
             "identcheck/catalog/expert_models.py). *proof* is exact; r̄(2) is the smallest Taylor order",
             "whose coefficient system of a cell of two atoms has only the trivial solution. *cut by the",
-            "budget* names the step that did not finish (then *inconclusive*); *refused* gives the reason (an",
-            "expert in x2 needs d = 2).",
+            "budget* names the step that did not finish (then *inconclusive*, unless an atom's failure was",
+            "proved); *refused* gives the reason (an expert in x2 needs d = 2).",
         ]
     head = (
         ["expert", "condition", "verdict"]
@@ -220,7 +218,9 @@ def expert_catalog_markdown(rows) -> str:
             cell = row[condition]
             witness = cell["witness"].replace("|", "\\|") or "—"
             beyond = cell["beyond_template"].replace("|", "\\|") or "—"
-            model = [model_level_words(cell["model_level"]).replace("|", "\\|")] if model_level else []
+            record = cell.get("model_level")
+            words = "—" if record is None else model_level_words(record).replace("|", "\\|")
+            model = [words] if model_level else []
             values = [name, condition.removeprefix("deepseek-"), f"{cell['verdict']} ({cell['evidence']})"]
             values += model + [witness, cell["reach"] or "—", beyond]
             lines.append("| " + " | ".join(values) + " |")

@@ -249,7 +249,7 @@ def _merge(args) -> int:
     else:
         print(
             f"{counts['added']} records added, {counts['already_present']} already present, "
-            f"{counts['conflicts']} conflicting (kept the target's); store: {args.out}/fits.sqlite"
+            f"{counts['conflicts']} conflicting (kept the record met first); store: {args.out}/fits.sqlite"
         )
     return 0
 

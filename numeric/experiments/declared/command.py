@@ -86,7 +86,7 @@ def declared_merge(args) -> int:
     else:
         print(
             f"{counts['model']}: {counts['added']} records added, {counts['already_present']} already present, "
-            f"{counts['conflicts']} conflicting (kept the target's); store: {args.out}/{DECLARED_FILE}"
+            f"{counts['conflicts']} conflicting (kept the record met first); store: {args.out}/{DECLARED_FILE}"
         )
     return 0
 

@@ -90,6 +90,20 @@ def test_an_expert_in_x2_is_refused_with_its_reason_not_crashed(exp_rows):
     assert "| refused: x2 is not a component of x in dimension d = 1 (x1..x1) |" in shared
 
 
+def test_the_table_states_the_budget_and_takes_rows_without_a_record(exp_rows):
+    """The header names the budget the checks were given (120 s here), a table whose every record was
+    refused (no budget) says so in words rather than leaving a gap, and a row without a model-level
+    record beside rows with one gets a dash, not a crash."""
+    text = experts.expert_catalog_markdown(exp_rows)
+    assert "cells of ≤ 2 atoms, 120 s per check" in text
+    refused_only = experts.expert_catalog_markdown([exp_rows[1]])
+    assert "cells of ≤ 2 atoms, the seconds given per check" in refused_only and ",  per" not in refused_only
+    bare = {**exp_rows[0], **{c: {**exp_rows[0][c], "model_level": None} for c in experts.EXPERT_CONDITIONS}}
+    table = experts.expert_catalog_markdown([exp_rows[1], bare]).splitlines()
+    row = next(line for line in table if line.startswith(f"| `{EXP}`"))
+    assert row.split(" | ")[3] == "—"
+
+
 def test_a_check_the_budget_cut_says_inconclusive_and_names_the_step():
     record = model_level_cell("e2*tanh(dot(e1, x) + e0)", "routed", seconds=0.3)
     assert record["verdict"] == "inconclusive" and record["unfinished"]
