@@ -30,7 +30,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-# the tree before the proof-first rank decision (docs/performance.md, The catalog in seconds)
+# the reference revision: the last commit, so an uncommitted change is measured against it
 REFERENCE = "HEAD"
 
 RUN = r"""
