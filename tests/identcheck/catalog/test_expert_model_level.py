@@ -29,8 +29,11 @@ def exp_rows():
 
 @pytest.mark.parametrize(("condition", "part"), [("deepseek-shared", "shared"), ("deepseek-routed", "routed")])
 def test_the_cell_is_what_identcheck_model_says_of_the_same_declaration(exp_rows, tmp_path, capsys, condition, part):
-    """The independent path: the declaration written to a TOML file (seed 0's truth drawn here), read by
-    ``identcheck model FILE --json`` at the catalog's order, cells and seconds."""
+    """A second path through the command line: the declaration written to a TOML file (seed 0's truth
+    drawn here), read by ``identcheck model FILE --json`` at the catalog's order, cells and seconds. Both
+    sides build the declaration with ``expert_declaration_data`` (its values are checked by hand in
+    tests/identcheck/declaration/test_deepseek_expert.py); the independent oracle here is r̄(2) = 2,
+    derived by hand below."""
     atoms = generic_atoms(parse_base_expert(EXP), 0)
     data = expert_declaration_data(condition, EXP, atoms)
     text = declaration_toml(data)
