@@ -11,8 +11,8 @@ seed :data:`SEED`, order ≤ :data:`ORDER`, cells of ≤ :data:`CELLS` atoms, ``
 A record (:func:`model_level_cell`) holds the part, the model's verdict and evidence, where a failure
 bites, the summary, each true atom of the expert's part (:func:`~identcheck.catalog.models.atom_record`
 with r̄, the proof of r̄ and the exponents per cell size), the steps the budget cut (``unfinished``:
-then the verdict is inconclusive unless an atom's failure was proved), the time, or ``refused`` with the reason (an expert in x2 needs
-d = 2; an expert the check does not take).
+then the verdict is inconclusive unless an atom's failure was proved), the time, or ``refused`` with
+the reason (an expert in x2 needs d = 2; an expert the check does not take).
 """
 
 from __future__ import annotations
