@@ -1,4 +1,4 @@
-"""Wall and CPU seconds of `identcheck model` on the issue's checks (docs/model.md, Measured).
+"""Wall and CPU seconds of `identcheck model` on the acceptance checks (docs/model.md, Measured).
 
 Each check is one `python3 -m identcheck model ARGS --json` subprocess (OMP/OpenBLAS at one
 thread); the verdict, evidence and wall/CPU seconds are printed with the load average before the
