@@ -259,7 +259,11 @@ def merge(layout: Layout, target, sources: Sequence, first_rows: Iterable[tuple[
     ``first_rows`` if needed); returns ``{"added", "already_present", "conflicts"}``.
 
     Each key counts once: added when first met, then already present (equal but for the time) or a
-    conflict (the kept record stays). Nothing is written if a source is not a store."""
+    conflict (the kept record stays). Nothing is written if a source is not a store, or if there is
+    none."""
+    sources = list(sources)
+    if not sources:
+        raise NumericError(param="sources", value="[]", reason="no store to merge: give at least one source folder")
     for source in sources:
         open_read_only(layout, source).close()
     connection = open_writable(layout, target, first_rows)

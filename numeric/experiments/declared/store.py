@@ -236,8 +236,11 @@ def merge_declared(target, sources) -> dict:
     written. A key is counted once: the first record met is kept; met again, with the same values
     but the wall-clock time it is already present, with other values (another machine's floating
     point) a conflict (:func:`numeric.experiments.sqlite_store.merge`)."""
+    sources = list(sources)
+    if not sources:
+        raise NumericError(param="sources", value="[]", reason="no store to merge: give at least one source folder")
     models = []
-    for folder in ([target] if LAYOUT.path(target).exists() else []) + list(sources):
+    for folder in ([target] if LAYOUT.path(target).exists() else []) + sources:
         connection = sqlite_store.open_read_only(LAYOUT, folder)
         try:
             models.append((folder, _model_row(connection)))

@@ -238,6 +238,16 @@ def test_merge_counts_a_key_in_two_sources_once(tmp_path, kind):
 
 
 @KINDS
+def test_merge_without_a_source_is_refused_and_writes_nothing(tmp_path, kind):
+    """No source at all (through the API: the command line asks for one) is a one-line error naming
+    the sources, before any store is created; the declared store used to fail with an IndexError."""
+    with pytest.raises(NumericError, match="no store to merge") as caught:
+        kind.merge(tmp_path / "merged", [])
+    assert caught.value.param == "sources" and "\n" not in str(caught.value)
+    assert not (tmp_path / "merged").exists() or not any((tmp_path / "merged").iterdir())
+
+
+@KINDS
 def test_merge_reports_a_conflict_but_not_a_different_time(tmp_path, kind):
     kind.build(tmp_path / "a", [kind.row()])
     kind.build(tmp_path / "slower", [kind.row(seconds=9.75)])  # the same result, another wall-clock time
