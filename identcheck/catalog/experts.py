@@ -218,9 +218,7 @@ def expert_catalog_markdown(rows) -> str:
             cell = row[condition]
             witness = cell["witness"].replace("|", "\\|") or "—"
             beyond = cell["beyond_template"].replace("|", "\\|") or "—"
-            record = cell.get("model_level")
-            words = "—" if record is None else model_level_words(record).replace("|", "\\|")
-            model = [words] if model_level else []
+            model = [model_level_words(cell.get("model_level")).replace("|", "\\|")] if model_level else []
             values = [name, condition.removeprefix("deepseek-"), f"{cell['verdict']} ({cell['evidence']})"]
             values += model + [witness, cell["reach"] or "—", beyond]
             lines.append("| " + " | ".join(values) + " |")
