@@ -3,8 +3,8 @@
 For a condition (:mod:`identcheck.conditions`) and each of its probes:
 
     matrix A = condition.matrix(probe)          columns = terms, rows = x_i ∈ [−1, 1]^d
-    decision = decide_rank(A)                    float64; when borderline a proof of full rank,
-                                                 else 30/60/120 digits (:mod:`rank`)
+    decision = decide_rank(A)                    float64; at its rounding floor relations proved first;
+                                                 borderline: a proof of full rank, else 30/60/120 digits
     relations = condition.explain(decision)      when dependent: named families, proved by sympy
     certificate = certify_probe(...)             with ``certify``: exact relations / interval bounds
 
@@ -223,7 +223,8 @@ def decide_probe(condition: Condition, probe, index: int) -> tuple:
         raise IdentcheckError(
             param="phi", value=phi, reason=f"terms are not finite at the sample points of probe {probe.name!r}"
         )
-    decision = decide_rank(values, ladder=condition.ladder, gram=matrix.gram, rows=matrix.rows)
+    prove_null, gram_of = condition.relations_prover(probe, matrix), matrix.gram_of  # the rule's step 2b
+    decision = decide_rank(values, None, condition.ladder, matrix.gram, matrix.rows, prove_null, gram_of)
     dependent = None if decision.independent is None or matrix.unsettled is not None else not decision.independent
     return matrix, decision, dependent
 
@@ -232,7 +233,9 @@ def _run_probe(
     condition: Condition, probe, index: int, certify: bool, include_inadmissible: bool = False
 ) -> ProbeResult:
     matrix, decision, dependent = decide_probe(condition, probe, index)
-    relations = condition.explain(probe, matrix, decision) if decision.independent is False else ()
+    relations = decision.explained  # the relations that settled it (the rule's step 2b), else read now
+    if not relations and decision.independent is False:
+        relations = condition.explain(probe, matrix, decision)
     certificate = None
     if certify:
         certificate, relations = certify_probe(decision, matrix, condition.prover(probe, matrix), relations)
@@ -250,13 +253,14 @@ def _run_probe(
         relations=relations,
         counts_for_verdict=probe.counts and (probe.admissible or include_inadmissible),
         history=decision.history,
-        note=_note(probe, matrix, include_inadmissible),
+        note=matrix.probe_note(probe, include_inadmissible),
         certificate=certificate,
         tolerances=decision.tolerances,
         assumptions=probe.assumptions,
         admissible=probe.admissible,
         unsettled=matrix.unsettled,
         rank_proof=decision.proof if matrix.unsettled is None else None,  # only a proof that settled the probe
+        settled_by=decision.settled_by if matrix.unsettled is None else None,
         **condition.extras(probe, matrix, decision),
     )
 
@@ -289,15 +293,6 @@ def _prove_witness(condition: Condition, probes, results: list) -> None:
                 r = replace(r, family=outcome.family, hypothesis=outcome.hypothesis)
         relations.append(r)
     results[index] = replace(found, relations=tuple(relations))
-
-
-def _note(probe, matrix, include_inadmissible: bool) -> str:
-    """The probe's note; for an inadmissible probe, the violated assumption first."""
-    note = probe.note if matrix.note is None else matrix.note
-    if probe.admissible:
-        return note
-    violation = probe.violation_note + (" (counted: include_inadmissible)" if include_inadmissible else "")
-    return violation + (f"; {note}" if note else "")
 
 
 def conclude(results, ladder, certify=False) -> tuple[Verdict, Evidence, str, str | None]:

@@ -1,18 +1,20 @@
 """Results of a check, as frozen dataclasses, with their JSON form: the ground floor every builder imports.
 
 Verdicts are three-valued and one-sided (docs/method.md §9): ``not identifiable`` when a probe that
-counts has a dependence confirmed at two precisions (the witness; ``evidence = "proof"`` when sympy
-reduced its relation to an exact 0); ``identifiable`` when every probe that counts is independent
-(``"proof"`` only with ``certify`` and every counted independence proved in interval arithmetic —
-at those parameter values only, as the summary says); ``inconclusive`` otherwise. A probe counts
-unless it violates the paper's assumptions (A.1)–(A.5) (``admissible`` false; counted with
-``include_inadmissible``) or it is a = 0; the others are reported apart.
+counts has a dependence (the witness) — confirmed at two precisions, or settled by relations sympy
+proved (the rank rule's step 2b); ``evidence = "proof"`` when sympy reduced its relation to an
+exact 0; ``identifiable`` when every probe that counts is independent (``"proof"`` only with
+``certify`` and every counted independence proved in interval arithmetic — at those parameter
+values only, as the summary says); ``inconclusive`` otherwise. A probe counts unless it violates
+the paper's assumptions (A.1)–(A.5) (``admissible`` false; counted with ``include_inadmissible``)
+or it is a = 0; the others are reported apart.
 
-The JSON form (``to_dict``) is ``SCHEMA`` = identcheck.check/8 (docs/changelog.md): condition-specific
+The JSON form (``to_dict``) is ``SCHEMA`` = identcheck.check/9 (docs/changelog.md): condition-specific
 fields in one ``details`` mapping per result and per probe, every relation's structural ``keys``
 (typed tuples as JSON lists, :func:`key_from_json` reads them back), per probe
 ``almost_everywhere`` (:mod:`identcheck.rank.almost_everywhere`), and per relation, probe and result
-``bites``: the order at which the dependence bites (:mod:`identcheck.util.bites`). Goldens hold the JSON
+``bites``: the order at which the dependence bites (:mod:`identcheck.util.bites`), and per probe
+``settled_by``: what settled its rank decision (:data:`identcheck.rank.rule.SETTLED_BY`). Goldens hold the JSON
 and the text.
 
 **Where the presentation lives.** This module imports nothing above the result vocabulary
@@ -41,7 +43,7 @@ __all__ = ["CheckResult", "ProbeResult", "RENDERERS", "Relation", "SCHEMA", "for
 __all__ += ["jsonable", "key_from_json", "register_renderer"]
 
 #: the version of ``CheckResult.to_dict()``'s layout (docs/changelog.md)
-SCHEMA = "identcheck.check/8"
+SCHEMA = "identcheck.check/9"
 
 #: format → function(result) → str, or a lazy entry (module, function name) imported on first use
 RENDERERS: dict[str, Callable | tuple[str, str]] = {
@@ -74,6 +76,8 @@ class ProbeResult:
     interval record without the points. ``details``: what only the condition knows (its ``extras``
     hook), e.g. type-2's ``literal_dependent`` and ``phi_free_relations``; in the JSON as ``"details"``.
     ``coverage``: a condition's :class:`~identcheck.rank.almost_everywhere.Premise`; ``almost_everywhere``: its claim.
+    ``settled_by``: what settled the rank decision, one of :data:`~identcheck.rank.rule.SETTLED_BY`
+    (None when undecided, or when the matrix says its decision is not the outcome).
     """
 
     name: str
@@ -94,6 +98,7 @@ class ProbeResult:
     admissible: bool = True
     unsettled: str | None = field(default=None, repr=False, compare=False)
     rank_proof: RankProof | None = field(default=None, repr=False)
+    settled_by: str | None = None
     details: Mapping = field(default_factory=dict, repr=False)
     coverage: Any = field(default=None, repr=False, compare=False)
 
@@ -119,6 +124,7 @@ class ProbeResult:
             "n_points": self.n_points,
             "smallest_singular_value": self.smallest_singular_value,
             "precision_digits": self.precision_digits,
+            "settled_by": self.settled_by,
             "dependent": self.dependent,
             "nullity": self.nullity,
             "relation": None if self.relation is None else [[l, c] for l, c in self.relation.terms],

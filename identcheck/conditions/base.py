@@ -18,18 +18,24 @@ for every condition. Sample points are x_i uniform in [−1, 1]^d, n = ``points_
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
+from fractions import Fraction
 from typing import Any, Callable, ClassVar
 
+import flint
 import numpy as np
 
 from ..errors import IdentcheckError
 from ..parse.activation import Activation, parse_activation
-from ..rank.rule import DEFAULT_LADDER, raw_gram, unresolved_columns
+from ..rank.rule import DEFAULT_LADDER, ProvedNull, raw_gram, unresolved_columns
 from ..scope import Scope
 from ..terms.probes import Component, Probe
 
-__all__ = ["Condition", "ProbeMatrix", "SUBJECTS", "UNRESOLVED"]
+__all__ = ["Condition", "ProbeMatrix", "SUBJECTS", "UNRESOLVED", "remembered"]
+
+#: a coefficient the rank rule may take as exact: an integer or a fraction, as sympy writes a Rational
+_RATIONAL = re.compile(r"-?\d+(/\d+)?")
 
 #: The values of :attr:`Condition.subject`: what a condition reads from the user's text.
 SUBJECTS = ("phi", "expert", None)
@@ -90,6 +96,7 @@ class ProbeMatrix:
             raise ValueError(f"keys: {len(self.keys)} for {len(self.labels)} columns")
         self.columns = tuple(range(len(self.labels))) if columns is None else tuple(int(c) for c in columns)
         self._float64: np.ndarray | None = None
+        self.proofs: dict = {}  # the relations' proofs on this matrix, by coefficients (:func:`remembered`)
 
     def float64(self) -> np.ndarray:
         """The matrix in float64, shape (n, T) (computed once)."""
@@ -111,6 +118,23 @@ class ProbeMatrix:
         resolved there, ``note`` and ``unsettled`` say so (the last, highest precision asked counts)."""
         raw = raw_gram(self.arb(digits), digits)
         self.note = self.unsettled = resolution_note(raw, digits, self.labels)
+        return raw
+
+    def probe_note(self, probe, include_inadmissible: bool) -> str:
+        """The probe's note beside this matrix (its own ``note`` first); for an inadmissible probe,
+        the violated assumption first."""
+        note = probe.note if self.note is None else self.note
+        if probe.admissible:
+            return note
+        violation = probe.violation_note + (" (counted: include_inadmissible)" if include_inadmissible else "")
+        return violation + (f"; {note}" if note else "")
+
+    def gram_of(self, columns, digits: int):
+        """AᵀA of those columns alone, as :meth:`gram` (the rank rule's step 2b climbs the ladder on
+        the columns its proved relations leave)."""
+        full = self.arb(digits)
+        raw = raw_gram(flint.arb_mat([[full[i, j] for j in columns] for i in range(full.nrows())]), digits)
+        self.note = self.unsettled = resolution_note(raw, digits, [self.labels[j] for j in columns])
         return raw
 
 
@@ -141,6 +165,10 @@ class Condition(ABC):
     #: whether ``explain`` already tries to prove every relation it reads exactly (an expert's, classified
     #: by reach); False: the driver proves the witness's relations read as exact rationals when the budget allows
     explain_proves: ClassVar[bool] = False
+    #: whether ``explain`` reads a provisional float64 null space (templates only, no raw relation
+    #: from it) so that the rank rule may settle a dependence by the relations proved first
+    #: (:mod:`~identcheck.rank.rule`, step 2b)
+    relations_first: ClassVar[bool] = False
     #: the term set its ``__init__`` builds (a TermSet, a type-2 head's set, an expert's member set)
     term_set: Any
 
@@ -252,6 +280,31 @@ class Condition(ABC):
         """``prove(coefficients, thorough=False, family=None)``: True when sympy proved
         Σ λ_c column_c ≡ 0 (``coefficients``: pairs (column, exact λ))."""
 
+    def relations_prover(self, probe, matrix: ProbeMatrix) -> Callable[..., ProvedNull | None] | None:
+        """``prove_null`` for the rank rule's step 2b (:mod:`~identcheck.rank.relations_first`), None
+        unless ``relations_first``: those of :meth:`explain`'s relations on the provisional float64
+        null space that sympy proved, with rational coefficients on columns of the matrix (None
+        when there is none)."""
+        if not self.relations_first:
+            return None
+        column = {key: j for j, key in enumerate(matrix.keys)}
+
+        def prove_null(provisional):
+            proved = [
+                r
+                for r in self.explain(probe, matrix, provisional)
+                if r.proved
+                and r.exact is not None
+                and all(k in column for k in r.keys)
+                and all(_RATIONAL.fullmatch(v) for _, v in r.exact)
+            ]
+            if not proved:
+                return None
+            vectors = [tuple((column[k], Fraction(v)) for k, (_, v) in zip(r.keys, r.exact)) for r in proved]
+            return ProvedNull(tuple(vectors), tuple(proved))
+
+        return prove_null
+
     def extras(self, probe, matrix: ProbeMatrix, decision) -> dict:
         """Further :class:`~identcheck.report.ProbeResult` fields of this condition."""
         return {}
@@ -278,3 +331,22 @@ def unresolved_summary(results) -> str:
         return ""
     first = undecided[0]
     return f"; {len(undecided)} of them because column(s) stayed below the precision, e.g. '{first.name}': {first.note}"
+
+
+def remembered(prove: Callable[..., Any], memo: dict) -> Callable[..., Any]:
+    """``prove`` with its outcomes kept in ``memo``, by (coefficients, family): a relation tried on
+    the rank rule's provisional null space (its step 2b) and again after the ladder is proved
+    once. A kept outcome is reused when it was a proof, or when the attempt asked no more
+    (``thorough`` then, or not now); an attempt that ran out of time is not kept."""
+
+    def prove_once(coefficients, thorough=False, family=None):
+        key = (tuple((int(c), str(v)) for c, v in coefficients), family)
+        kept = memo.get(key)
+        if kept is not None and (bool(kept[0]) or kept[1] or not thorough):
+            return kept[0]
+        outcome = prove(coefficients, thorough, family)
+        if not getattr(outcome, "timed_out", False):
+            memo[key] = (outcome, thorough)
+        return outcome
+
+    return prove_once

@@ -26,7 +26,7 @@ from ..scope import SETTING_I
 from ..terms.compile import compile_terms
 from ..terms.probes import default_probes
 from ..terms.type1 import type1_term_set
-from .base import Condition, ProbeMatrix
+from .base import Condition, ProbeMatrix, remembered
 
 __all__ = ["Type1", "explain_with_families"]
 
@@ -63,6 +63,7 @@ class Type1(Condition):
     scope = SETTING_I
     options = {"include_zero": False}
     stream = 1
+    relations_first = True
     base = "ū"  # the base function's name in labels
 
     def __init__(self, activation, dim=2, seed=0, points_per_term=4, ladder=DEFAULT_LADDER, include_zero=False):
@@ -116,4 +117,4 @@ class Type1(Condition):
                 family=family,
             )
 
-        return prove
+        return remembered(prove, matrix.proofs)

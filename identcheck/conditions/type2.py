@@ -32,7 +32,7 @@ from ..scope import SETTING_II
 from ..terms.compile import CompiledTerms, arb_precision, phi_functions
 from ..terms.probes import HeadConfig, head_probes
 from ..terms.type2 import type2_term_set
-from .base import Condition, ProbeMatrix, resolution_note, unresolved_summary
+from .base import Condition, ProbeMatrix, remembered, resolution_note, unresolved_summary
 
 __all__ = ["Type2"]
 
@@ -132,9 +132,10 @@ class Type2Matrix(ProbeMatrix):
             return flint.arb_mat([[kept[i, j] for j in range(len(self.columns))] for i in rows])
         return self._product(digits, list(rows))
 
-    def _product(self, digits, rows):
+    def _product(self, digits, rows, positions=None):
+        """Those ``rows`` (None: all) of the kept columns (or of those at ``positions`` among them)."""
         phi = phi_functions(tuple(self.activation.derivatives))
-        columns = self.columns
+        columns = self.columns if positions is None else [self.columns[p] for p in positions]
         with arb_precision(digits):
             factor, f_rows = self.shared.lists(digits)
             if rows is not None:
@@ -152,6 +153,19 @@ class Type2Matrix(ProbeMatrix):
             self.note = self.unsettled = reason
         return raw
 
+    def gram_of(self, positions, digits):
+        """AᵀA of the kept columns at ``positions`` alone (only they are multiplied out, unless A is at hand)."""
+        if ("A", digits) in self.memo:
+            full = self.memo[("A", digits)]
+            part = flint.arb_mat([[full[i, j] for j in positions] for i in range(full.nrows())])
+        else:
+            part = self._product(digits, None, list(positions))
+        raw = raw_gram(part, digits)
+        reason = resolution_note(raw, digits, [self.labels[j] for j in positions])
+        if reason is not None:
+            self.note = self.unsettled = reason
+        return raw
+
 
 class Type2(Condition):
     """Setting II for one head: ``n_gates`` gating matrices (the last fixed at 0), ``n_channels``
@@ -162,6 +176,7 @@ class Type2(Condition):
     scope = SETTING_II
     options = {"n_gates": 2, "n_channels": 2, "mixed_products": False}
     stream = 2
+    relations_first = True
 
     def __init__(
         self,
@@ -211,18 +226,21 @@ class Type2(Condition):
             full, points, [list(self._values(probe).values())], self.activation, self.term_set.labels, keys
         )
 
-    def _explain(self, probe, decision, values, columns, full_terms):
+    def _explain(self, probe, decision, values, columns, full_terms, memo=None):
         relations = templates(self.term_set, self.activation, probe.components[0], list(columns), full_terms)
         labels = [self.term_set.labels[c] for c in columns]
         keys = [self.term_set.terms[c].key for c in columns]
         prove = prover(self.term_set, self.activation, self._values(probe), list(columns), full_terms)
+        if memo is not None:
+            prove = remembered(prove, memo)
         return explain_null_space(decision, values, relations, labels, keys, prove)
 
     def explain(self, probe, matrix, decision):
-        return self._explain(probe, decision, matrix.float64(), matrix.columns, True)
+        return self._explain(probe, decision, matrix.float64(), matrix.columns, True, matrix.proofs)
 
     def prover(self, probe, matrix):
-        return prover(self.term_set, self.activation, self._values(probe), list(matrix.columns), True)
+        prove = prover(self.term_set, self.activation, self._values(probe), list(matrix.columns), True)
+        return remembered(prove, matrix.proofs)
 
     def extras(self, probe, matrix, decision):
         """The φ-free relations, and the literal outcome (the full set's) without deciding it again:

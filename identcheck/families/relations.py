@@ -4,10 +4,17 @@ Given the null space N found by :func:`~identcheck.rank.rule.decide_rank` (nulli
 templates of the known families (:mod:`families`), all in column-scaled coordinates:
 
 1. a template t is **recognised** when it lies in the null space:
-   ‖(I − Q Qᵀ) t‖ ≤ ``IN_NULL_SPACE`` · ‖t‖ (Q an orthonormal basis of N; 1e-6);
+   ‖(I − Q Qᵀ) t‖ ≤ ``IN_NULL_SPACE`` · ‖t‖ (Q an orthonormal basis of N; 1e-6) — or, on a
+   *provisional* null space (float64's, handed over by step 2b of :mod:`~identcheck.rank.rule`,
+   whose directions are only as accurate as float64's spectral gap allows), when the unit-column
+   matrix B maps it to float64's rounding floor: ‖B t‖ ≤ 16·eps·s_1·‖t‖ (the rule's ``proof``
+   tolerance; on the catalog every template a ladder's null space recognises has ‖B t‖ ≤
+   1.2e-16·s_1·‖t‖), a test that does not depend on how well float64 separated the directions;
 2. recognised templates are kept greedily while they add rank (a basis of what they explain):
    numerical rank of the kept unit vectors with singular values above ``ADDS_RANK`` (1e-8);
-3. if they explain fewer than k directions, the rest is reported raw — "unrecognised" — in a
+3. if they explain fewer than k directions, the rest is reported raw (not from a *provisional*
+   null space, float64's handed over by step 2b of :mod:`~identcheck.rank.rule`: it returns the
+   templates' relations alone, fewer than k) — "unrecognised" — in a
    canonical form, the same on every machine: the reduced echelon basis of N in term order
    (:mod:`echelon`; each vector writes its last term, coefficient 1, through earlier ones), of
    which the first vectors that add rank to the kept templates are reported. Their coefficients
@@ -78,6 +85,8 @@ def explain_null_space(
     norms = np.where(norms > 0, norms, 1.0)
     null = decision.null_space * norms[:, None]
     q, _ = np.linalg.qr(null)
+    if decision.provisional:  # a float64 null space: a template is recognised by its residual ‖B t‖ instead
+        unit, floor = matrix / norms, _rounding_floor(decision)
     kept_vectors: list[np.ndarray] = []
     relations: list[Relation] = []
     out_of_time = False
@@ -87,7 +96,12 @@ def explain_null_space(
             vector[column] = float(coeff)
         scaled = vector * norms
         size = np.linalg.norm(scaled)
-        if size == 0 or np.linalg.norm(scaled - q @ (q.T @ scaled)) > IN_NULL_SPACE * size:
+        if size == 0:
+            continue
+        if decision.provisional:
+            if np.linalg.norm(unit @ (scaled / size)) > floor:
+                continue
+        elif np.linalg.norm(scaled - q @ (q.T @ scaled)) > IN_NULL_SPACE * size:
             continue
         trial = np.column_stack(kept_vectors + [scaled / size])
         if np.linalg.matrix_rank(trial, tol=ADDS_RANK) <= len(kept_vectors):
@@ -115,6 +129,8 @@ def explain_null_space(
         if len(kept_vectors) == decision.nullity:
             break
     missing = decision.nullity - len(kept_vectors)
+    if missing > 0 and decision.provisional:  # a float64 null space: too coarse to read a raw relation from
+        return tuple(relations)
     if missing > 0:
         hypothesis = (
             "not recognised; the check of " + ", ".join(hypotheses_timed_out) + " ran out of time"
@@ -139,6 +155,11 @@ def explain_null_space(
                 )
             )
     return tuple(relations)
+
+
+def _rounding_floor(decision) -> float:
+    """float64's rounding floor on the decision's unit-column matrix, 16·eps·s_1 (its ``proof`` tolerance)."""
+    return next(t.value for t in decision.tolerances if t.name == "proof")
 
 
 def _then(templates, more, needed):

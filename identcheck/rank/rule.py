@@ -14,6 +14,12 @@ The rule, with its named tolerances (recorded in every :class:`RankDecision`):
    artefact: *independent*, settled at 16 digits. Below it the direction is **borderline**:
    a genuine dependence and an ill-conditioned independence look alike in float64 (both occur
    among ordinary activations), so float64 alone decides nothing there.
+2b. **Relations proved first, where float64 sees a dependence** (:mod:`~identcheck.rank.relations_first`):
+   when float64's smallest singular value is at its rounding floor (below ``PROOF_FLOOR``·s_1) or a
+   column is exactly zero, and the caller names and proves relations (``prove_null``), k relations
+   proved exactly and independent over ℚ, with the columns off their pivots independent, settle
+   the dependence, nullity exactly k, without the ladder; relations that leave part of it leave
+   the ladder to the other columns alone. Anything short of that: the ladder below, as if not tried.
 3. **Higher precision.** The matrix is re-evaluated in arb ball arithmetic (python-flint),
    and each rung p of a ladder (30, 60, 120) works with 2p digits (the first two rungs share
    one evaluation at 120 digits: what separates them is the working precision of the Gram and
@@ -70,7 +76,6 @@ that callers can read them as relations between labelled terms.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Callable
 
 import flint
@@ -78,23 +83,27 @@ import numpy as np
 
 from ..evidence import Tolerance
 from ..terms.compile import arb_precision
+from .decision import BORDERLINE_FACTOR, FLOAT64, INTERVAL_PROOF, LADDER, PROOF_FLOOR, ProvedNull, RankDecision
 from .interval import IntervalCertificate, certify_full_column_rank, start_digits
+from .relations_first import provisional_decision, settle_by_relations
 
-__all__ = ["RankDecision", "decide_rank", "raw_gram", "rule_tolerances", "unresolved_columns", "DEFAULT_LADDER"]
+__all__ = ["ProvedNull", "RankDecision", "decide_rank", "raw_gram", "rule_tolerances", "unresolved_columns"]
+__all__ += ["DEFAULT_LADDER"]
 
-EPS = np.finfo(float).eps
 #: The precision ladder: the decimal digits a borderline probe is re-evaluated at, in turn, until
 #: the decision is clear (docs/method.md, "The independence decision").
 DEFAULT_LADDER = (30, 60, 120)
-BORDERLINE_FACTOR = float(np.sqrt(EPS))  # borderline = sqrt(eps) * s_1
 AGREEMENT = 1e-6
 DEFLATION_GAP = 1e-8  # eigenvalue ratio that counts as resolved inside S
 BORDERLINE_RULE = "sqrt(eps) * s_max of the column-scaled float64 matrix"
 COLLAPSE_RULE = "singular value < 10**-p at precision p digits (arithmetic carries 2p digits)"
-PROOF_FLOOR = 16 * EPS  # try the proof first when s_T >= PROOF_FLOOR * s_1 (above float64's rounding floor)
 PROOF_RULE = (
     "full column rank proved in ball arithmetic (approximate inverse of a square minor), "
     "tried first when float64's s_min >= 16 eps s_max"
+)
+RELATIONS_RULE = (
+    "dependent when float64's s_min < 16 eps s_max and the k singular values below it are matched by k "
+    "relations proved exactly, independent over Q, the other columns independent (float64 or interval proof)"
 )
 RESOLUTION_MARGIN = 2  # resolved at p: radius of ||A_j||^2 <= 10**-(p + RESOLUTION_MARGIN) * ||M_j||^2
 
@@ -112,46 +121,8 @@ def rule_tolerances(ladder) -> tuple[Tolerance, ...]:
         ),
         Tolerance("ladder", tuple(ladder), "precisions (decimal digits) tried for borderline directions"),
         Tolerance("proof", None, PROOF_RULE),
+        Tolerance("relations", None, RELATIONS_RULE),
     )
-
-
-@dataclass(frozen=True, slots=True)
-class RankDecision:
-    """Outcome of the independence decision for one matrix.
-
-    Attributes
-    ----------
-    independent : bool or None
-        True / False, or None when the ladder ended without a consistent answer.
-    smallest_singular_value : float
-        Of the column-scaled matrix, at ``precision_digits`` (float64's when ``proof`` settled it).
-    precision_digits : int
-        16 when float64 settled it, the proof's working precision when ``proof`` did (60 with
-        the default ladder), else the ladder rung that did.
-    nullity : int
-        Number of collapsed directions (0 unless dependent).
-    null_space : ndarray, shape (T, nullity)
-        Orthonormal-ish null directions, in unscaled column coordinates.
-    history : tuple of (int, float, int)
-        (digits, smallest singular value, collapsed count) per precision tried.
-    tolerances : tuple of Tolerance
-        The thresholds used on this matrix (``borderline`` with its value).
-    note : str or None
-        Why the ladder could not decide, when columns stayed unresolved (module docstring, 3).
-    proof : IntervalCertificate or None
-        When the independence was proved (module docstring, 3a): the proof (its
-        ``sigma_min_lower_bound`` a rigorous lower bound), which a certificate reuses.
-    """
-
-    independent: bool | None
-    smallest_singular_value: float
-    precision_digits: int
-    nullity: int
-    null_space: np.ndarray = field(repr=False)
-    history: tuple
-    tolerances: tuple = field(repr=False)
-    note: str | None = None
-    proof: IntervalCertificate | None = field(default=None, repr=False)
 
 
 def decide_rank(
@@ -160,6 +131,8 @@ def decide_rank(
     ladder: tuple = DEFAULT_LADDER,
     gram: Callable[[int], "flint.arb_mat"] | None = None,
     rows: Callable[[list, int], "flint.arb_mat"] | None = None,
+    prove_null: Callable[[RankDecision], ProvedNull | None] | None = None,
+    gram_of: Callable[[list, int], "flint.arb_mat"] | None = None,
 ) -> RankDecision:
     """Decide the column rank of ``matrix`` (float64), re-evaluating borderline cases.
 
@@ -179,6 +152,12 @@ def decide_rank(
     rows : callable, optional
         ``rows(indices, digits)`` returns those rows as a ``flint.arb_mat`` of balls containing
         the exact entries: enables the proof of independence (module docstring, 3a).
+    prove_null : callable, optional
+        ``prove_null(provisional)`` returns the relations proved exactly on the provisional null
+        space (a :class:`ProvedNull`), or None: enables step 2b.
+    gram_of : callable, optional
+        ``gram_of(columns, digits)``: AᵀA of those columns alone, like ``gram``: lets step 2b
+        climb the ladder on the columns its relations leave.
 
     Returns
     -------
@@ -199,14 +178,32 @@ def decide_rank(
     s_min64 = s[-1] if s.size else 0.0
     history = [(16, float(s_min64) if not zero.any() else 0.0, int(zero.sum()))]
     if not zero.any() and s_min64 >= borderline:
-        return RankDecision(True, float(s_min64), 16, 0, np.zeros((T, 0)), tuple(history), tolerances)
+        return RankDecision(
+            True, float(s_min64), 16, 0, np.zeros((T, 0)), tuple(history), tolerances, settled_by=FLOAT64
+        )
 
     if rows is not None and not zero.any() and s_min64 >= PROOF_FLOOR * s_max:
         proof = _prove_independent(matrix, rows, float(s_min64), ladder)
         if proof is not None:
             return RankDecision(
-                True, float(s_min64), proof.digits, 0, np.zeros((T, 0)), tuple(history), tolerances, proof=proof
+                True,
+                float(s_min64),
+                proof.digits,
+                0,
+                np.zeros((T, 0)),
+                tuple(history),
+                tolerances,
+                proof=proof,
+                settled_by=INTERVAL_PROOF,
             )
+
+    if prove_null is not None and (zero.any() or s_min64 < PROOF_FLOOR * s_max):
+        provisional = provisional_decision(s, vt, norms, zero, PROOF_FLOOR * s_max, tuple(history), tolerances)
+        settled = settle_by_relations(
+            matrix, prove_null(provisional), provisional, rows, ladder, gram_of, decide_rank, _prove_independent
+        )
+        if settled is not None:
+            return settled
 
     # Rotation: full V for the live columns, identity for the zero ones; borderline directions last.
     v_full = np.zeros((T, T))
@@ -250,10 +247,14 @@ def decide_rank(
         if c_p.sum() == c_q.sum() and c_q.sum() > 0:
             null = vec_q[:, c_q] / np.where(scale > 0, scale, 1.0)[:, None]
             null /= np.linalg.norm(null, axis=0)
-            return RankDecision(False, float(v_q.min()), q, int(c_q.sum()), null, tuple(history), tolerances)
+            return RankDecision(
+                False, float(v_q.min()), q, int(c_q.sum()), null, tuple(history), tolerances, settled_by=LADDER
+            )
         if c_p.sum() == 0 and c_q.sum() == 0:
             if abs(v_p.min() - v_q.min()) <= AGREEMENT * v_q.min():
-                return RankDecision(True, float(v_q.min()), p, 0, np.zeros((T, 0)), tuple(history), tolerances)
+                return RankDecision(
+                    True, float(v_q.min()), p, 0, np.zeros((T, 0)), tuple(history), tolerances, settled_by=LADDER
+                )
     smallest = float(results[-1][1].min()) if results else history[0][1]
     note = None
     if unresolved is not None and unresolved.size:
@@ -261,7 +262,7 @@ def decide_rank(
             f"{unresolved.size} column(s) not resolved at {ladder[-1]} digits (their arb balls are wider "
             "than their values: values below the precision, e.g. a degenerate scaling of phi's argument)"
         )
-    return RankDecision(None, smallest, ladder[-1], 0, np.zeros((T, 0)), tuple(history), tolerances, note)
+    return RankDecision(None, smallest, ladder[-1], 0, np.zeros((T, 0)), tuple(history), tolerances, note)  # undecided
 
 
 def _prove_independent(matrix, rows, smallest: float, ladder) -> IntervalCertificate | None:

@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 
 from identcheck import IdentcheckError, check, default_probes, parse_activation, type1_term_set
+from identcheck.conditions.type1 import Type1
+from identcheck.conditions.type2 import Type2
 from identcheck.rank.rule import decide_rank
 from identcheck.terms.compile import arb_precision, compile_terms
 
@@ -268,3 +270,33 @@ def test_no_budget_left_leaves_the_witness_on_numeric_evidence(monkeypatch):
     result = check(RATIONAL_PHI)
     assert str(result.evidence) == "numeric"
     assert all(not r.proved and "rational reading, not proved" in r.tag for r in result.witness_probe.relations)
+
+
+@pytest.mark.parametrize(
+    "phi, condition, expected",
+    [
+        ("z", "type1", 9),  # Euler and zero-second-derivative relations on every probe, zero columns too
+        ("tanh(z)", "type1", 1),  # the sign pair of 'shared M, a2 = -a1'
+        ("tanh(z)", "type2", 1),  # the channel symmetry
+    ],
+)
+def test_dependences_settled_by_proved_relations_agree_with_the_ladder(phi, condition, expected, monkeypatch):
+    """The rank rule's step 2b against the second method, the ladder alone (the condition's
+    ``relations_first`` switched off): the same outcome, nullity and relations on every probe; the
+    probes 2b settled say so and carry the float64 entry only."""
+    first = check(phi, condition=condition)
+    monkeypatch.setattr({"type1": Type1, "type2": Type2}[condition], "relations_first", False)
+    ladder = check(phi, condition=condition)
+    assert first.verdict == ladder.verdict and first.witness == ladder.witness
+    settled = [p for p in first.probes if (p.settled_by or "").startswith("proved relations")]
+    assert len(settled) == expected
+    assert not any((p.settled_by or "").startswith("proved relations") for p in ladder.probes)
+    for new, old in zip(first.probes, ladder.probes):
+        assert (new.dependent, new.nullity) == (old.dependent, old.nullity), new.name
+        assert [(r.exact, r.family, r.proved, r.keys) for r in new.relations] == [
+            (r.exact, r.family, r.proved, r.keys) for r in old.relations
+        ], new.name
+        if new in settled:
+            assert len(new.history) == 1 and new.precision_digits in (16, 60)
+            assert old.settled_by == "precision ladder" and len(old.history) >= 3
+            assert new.to_dict()["settled_by"] == new.settled_by

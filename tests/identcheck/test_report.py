@@ -122,7 +122,7 @@ def test_type2_literal_verdict_lives_in_details_and_drives_the_lines_not_the_nam
     the same details on a type-1 result print the same lines."""
     type2 = checked("sigmoid(z + 1)", "type2", 1)
     data = type2.to_dict()
-    assert data["schema"] == "identcheck.check/8"
+    assert data["schema"] == "identcheck.check/9"
     assert "literal_verdict" not in data and "head" not in data
     assert data["details"]["literal_verdict"] == "not identifiable"
     assert data["details"]["head"] == {"n_gates": 2, "n_channels": 2, "mixed_products": False}

@@ -49,7 +49,7 @@ def test_the_result_carries_the_statement_of_its_verdict(phi, condition, verdict
     expected = CONDITIONS[condition].scope.statement(verdict)
     assert result.scope == expected and result.scope.theorem == theorem
     data = result.to_dict()
-    assert data["scope"] == expected.to_dict() and data["schema"] == "identcheck.check/8"
+    assert data["scope"] == expected.to_dict() and data["schema"] == "identcheck.check/9"
     assert f"  means: {expected.implies}" in result.to_text().splitlines()
     assert expected.implies in result._repr_markdown_()
 

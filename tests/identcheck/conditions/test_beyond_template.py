@@ -55,6 +55,6 @@ def test_a_condition_on_phi_has_no_such_field():
 
 def test_the_json_carries_it_under_a_new_schema():
     data = check(GELU, condition="deepseek-routed").to_dict()
-    assert data["schema"] == "identcheck.check/8"
+    assert data["schema"] == "identcheck.check/9"
     assert data["details"]["beyond_template"]["specific"] == 12
     assert data["details"]["members_per_atom"] == {"S3": 15}  # the counts stay as they were
