@@ -67,6 +67,9 @@ PHASES = {
     "high-precision Gram (rank.rule.raw_gram)": [("rank/rule.py", "raw_gram")],
     "deflation / Schur (rank.rule._deflate)": [("rank/rule.py", "_deflate")],
     "proof of independence first (rank.rule._prove_independent)": [("rank/rule.py", "_prove_independent")],
+    "relations proved first (rank.relations_first.settle_by_relations)": [
+        ("rank/relations_first.py", "settle_by_relations")
+    ],
     "float64 SVD (numpy)": [("_linalg.py", "svd")],
     "type-2 reduction (reduce.reduce_groups)": [("reduce.py", "reduce_groups")],
     "relations read and proved (explain, extras)": [("relations.py", "explain_null_space")],

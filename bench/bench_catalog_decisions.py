@@ -4,15 +4,16 @@
 
 Runs ``catalog_rows(jobs=1)`` (27 activations x type-1 and type-2, d = 2) in this process with
 every probe's rank decision (``identcheck.check.decide_rank``) timed by ``time.process_time``, and
-prints, per outcome (dependent / independent / undecided) and per place (float64 alone, or the
-precision ladder and the proof of independence), the calls and their CPU seconds, the whole run's
-CPU seconds and the load average before and after. A decision is counted as float64's when its
-recorded precision is float64's (16 digits), else the ladder's.
+prints, per outcome (dependent / independent / undecided) and per what settled it (the decision's
+``settled_by``: float64, the interval proof, the precision ladder, or relations proved first with
+the other columns decided by float64, that proof or the ladder; docs/method.md §3), the calls and
+their CPU seconds — a dependence settled by relations includes the sympy proofs of its relations,
+which the check would make anyway —, the whole run's CPU seconds and the load average before and
+after.
 
-What it is for (docs/performance.md, "Against the goal of twice as fast"): the CPU time of the
-dependent decisions on the ladder bounds what any change that settles a dependence without the
-ladder (by proving its relation exactly first) could save. Medians over ``--repeats`` runs in one
-process (each run's CPU seconds are printed too: a later run could reuse the process's caches).
+What it is for (docs/performance.md, "Against the goal of twice as fast"): where the catalog's
+rank decisions spend their time, by the way they were settled. Medians over ``--repeats`` runs in
+one process (each run's CPU seconds are printed too: a later run could reuse the process's caches).
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ def _run() -> tuple[float, dict]:
         decision = decide(*args, **kwargs)
         seconds = time.process_time() - start
         outcome = {False: "dependent", True: "independent", None: "undecided"}[decision.independent]
-        where = "float64" if decision.precision_digits <= 16 else "ladder"
+        where = decision.settled_by or "nothing"
         stats[(outcome, where)][0] += 1
         stats[(outcome, where)][1] += seconds
         return decision
@@ -68,9 +69,10 @@ def main() -> None:
     for key in keys:
         calls = runs[0][1].get(key, (0, 0.0))[0]
         seconds = statistics.median(s.get(key, (0, 0.0))[1] for _, s in runs)
-        print(f"  {key[0]:12s} on {key[1]:8s}: {calls:4d} decisions, {seconds:5.1f} s ({seconds / total:.0%})")
-    ladder = statistics.median(s.get(("dependent", "ladder"), (0, 0.0))[1] for _, s in runs)
-    print(f"without the dependent decisions' ladder at most {total / max(total - ladder, 1e-9):.2f}x faster")
+        print(f"  {key[0]:11s} by {key[1]:48s}: {calls:4d} decisions, {seconds:5.1f} s ({seconds / total:.0%})")
+    ladder = statistics.median(s.get(("dependent", "precision ladder"), (0, 0.0))[1] for _, s in runs)
+    bound = total / max(total - ladder, 1e-9)
+    print(f"without the dependent decisions on the whole ladder at most {bound:.2f}x faster")
     print("load average after:", " ".join(f"{v:.2f}" for v in os.getloadavg()))
 
 

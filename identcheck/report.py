@@ -62,7 +62,8 @@ def probe_result_text(probe: ProbeResult, certified: bool = False) -> str:
     if probe.rank_proof is not None and not certified:
         result += " (full rank proved)"
     if probe.dependent:
-        result += f" ({probe.nullity}): {probe.pde}"
+        proved = (probe.settled_by or "").startswith("proved relations") and all(r.proved for r in probe.relations)
+        result += f" ({probe.nullity}{', relations proved' if proved else ''}): {probe.pde}"
     if not probe.counts_for_verdict:
         result += "  [does not count: " + probe.note + "]"
     if certified:

@@ -117,10 +117,9 @@ def settle_by_relations(
     if alone.independent is None:
         return None
     history = provisional.history + alone.history[1:]  # the full matrix in float64, then C's rungs
-    if alone.independent:
+    if alone.independent:  # the nullity is r: the margin stays the full matrix's float64 value, at its floor
         return replace(
             settled,
-            smallest_singular_value=alone.smallest_singular_value,
             precision_digits=alone.precision_digits,
             history=history,
             settled_by=RELATIONS_LADDER,

@@ -57,7 +57,9 @@ def test_one_table_row_per_probe_in_order_with_its_outcome(name, request):
         assert row[0] == p.name
         assert int(row[1]) == p.n_terms and int(row[3]) == p.precision_digits
         assert float(row[2]) == pytest.approx(p.smallest_singular_value, rel=1e-2, abs=1e-300)
-        expected = {True: f"dependent ({p.nullity})", False: "independent", None: "undecided"}[p.dependent]
+        proved = (p.settled_by or "").startswith("proved relations") and all(r.proved for r in p.relations)
+        dependent = f"dependent ({p.nullity}" + (", relations proved)" if proved else ")")
+        expected = {True: dependent, False: "independent", None: "undecided"}[p.dependent]
         assert row[4].startswith(expected), (row, p.name)
 
 
