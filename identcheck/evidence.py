@@ -1,9 +1,10 @@
 """The typed vocabulary of a result: verdicts, evidence, certificates, tolerances.
 
 Verdicts are three-valued and one-sided (docs/method.md §9): *not identifiable* needs a dependence
-confirmed at two precisions, *identifiable* an independence on every probe that counts,
-anything else is *inconclusive*. The enums are ``str``-valued, so a result serialises to the
-same strings as before they existed (``json.dumps(Verdict.IDENTIFIABLE) == '"identifiable"'``).
+confirmed at two precisions or settled by relations proved first (§3, step 3), *identifiable* an
+independence on every probe that counts, anything else is *inconclusive*. The enums are
+``str``-valued, so a result serialises to the same strings as before they existed
+(``json.dumps(Verdict.IDENTIFIABLE) == '"identifiable"'``).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ class Verdict(StrEnum):
     - ``IDENTIFIABLE``: the terms are independent on every probe that counts (numerical evidence
       at those parameters, or proved there with ``certify=True``);
     - ``NOT_IDENTIFIABLE``: some probe's terms are dependent, the relation confirmed at two
-      precisions (and proved exactly where the evidence is ``PROOF``);
+      precisions or proved first (and proved exactly where the evidence is ``PROOF``);
     - ``INCONCLUSIVE``: no dependence, but a probe could not be settled up to 120 digits.
     """
 
