@@ -209,12 +209,13 @@ def run(
     )
 
 
-def decide_probe(condition: Condition, probe, index: int) -> tuple:
+def decide_probe(condition: Condition, probe, index: int, relations_first: bool = True) -> tuple:
     """(matrix, rank decision, dependent) of one probe — the core :func:`run` and the scan share.
 
     ``dependent`` is None when the decision is undecided *or* the matrix says its decision cannot
     be the probe's outcome (``matrix.unsettled``: columns below the precision, an undecided φ-free
-    reduction). Raises IdentcheckError when a term is not finite at the sample points.
+    reduction). ``relations_first=False`` leaves out the rule's relations proved first (a scan
+    reads no relations). Raises IdentcheckError when a term is not finite at the sample points.
     """
     matrix = condition.matrix(probe, index)
     values = matrix.float64()
@@ -223,8 +224,9 @@ def decide_probe(condition: Condition, probe, index: int) -> tuple:
         raise IdentcheckError(
             param="phi", value=phi, reason=f"terms are not finite at the sample points of probe {probe.name!r}"
         )
-    prove_null, gram_of = condition.relations_prover(probe, matrix), matrix.gram_of  # the rule's step 2b
-    decision = decide_rank(values, None, condition.ladder, matrix.gram, matrix.rows, prove_null, gram_of)
+    prove_null = condition.relations_prover(probe, matrix) if relations_first else None  # the rule's step 2b
+    ladder, gram, gram_of, rows = condition.ladder, matrix.gram, matrix.gram_of, matrix.rows
+    decision = decide_rank(values, ladder=ladder, gram=gram, rows=rows, prove_null=prove_null, gram_of=gram_of)
     dependent = None if decision.independent is None or matrix.unsettled is not None else not decision.independent
     return matrix, decision, dependent
 

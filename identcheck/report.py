@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from .evidence import Certificate
 from .rank.almost_everywhere import NOT_EVERY
+from .rank.decision import BY_RELATIONS
 from .results import (
     CheckResult,
     ProbeResult,
@@ -62,7 +63,7 @@ def probe_result_text(probe: ProbeResult, certified: bool = False) -> str:
     if probe.rank_proof is not None and not certified:
         result += " (full rank proved)"
     if probe.dependent:
-        proved = (probe.settled_by or "").startswith("proved relations") and all(r.proved for r in probe.relations)
+        proved = probe.settled_by in BY_RELATIONS and all(r.proved for r in probe.relations)
         result += f" ({probe.nullity}{', relations proved' if proved else ''}): {probe.pde}"
     if not probe.counts_for_verdict:
         result += "  [does not count: " + probe.note + "]"

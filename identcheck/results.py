@@ -14,7 +14,7 @@ fields in one ``details`` mapping per result and per probe, every relation's str
 (typed tuples as JSON lists, :func:`key_from_json` reads them back), per probe
 ``almost_everywhere`` (:mod:`identcheck.rank.almost_everywhere`), and per relation, probe and result
 ``bites``: the order at which the dependence bites (:mod:`identcheck.util.bites`), and per probe
-``settled_by``: what settled its rank decision (:data:`identcheck.rank.rule.SETTLED_BY`). Goldens hold the JSON
+``settled_by``: what settled its rank decision (:data:`identcheck.rank.decision.SETTLED_BY`). Goldens hold the JSON
 and the text.
 
 **Where the presentation lives.** This module imports nothing above the result vocabulary
@@ -76,7 +76,7 @@ class ProbeResult:
     interval record without the points. ``details``: what only the condition knows (its ``extras``
     hook), e.g. type-2's ``literal_dependent`` and ``phi_free_relations``; in the JSON as ``"details"``.
     ``coverage``: a condition's :class:`~identcheck.rank.almost_everywhere.Premise`; ``almost_everywhere``: its claim.
-    ``settled_by``: what settled the rank decision, one of :data:`~identcheck.rank.rule.SETTLED_BY`
+    ``settled_by``: what settled the rank decision, one of :data:`~identcheck.rank.decision.SETTLED_BY`
     (None when undecided, or when the matrix says its decision is not the outcome).
     """
 

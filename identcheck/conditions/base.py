@@ -335,18 +335,20 @@ def unresolved_summary(results) -> str:
 
 def remembered(prove: Callable[..., Any], memo: dict) -> Callable[..., Any]:
     """``prove`` with its outcomes kept in ``memo``, by (coefficients, family): a relation tried on
-    the rank rule's provisional null space (its step 2b) and again after the ladder is proved
-    once. A kept outcome is reused when it was a proof, or when the attempt asked no more
-    (``thorough`` then, or not now); an attempt that ran out of time is not kept."""
+    the rank rule's provisional null space (:mod:`~identcheck.rank.relations_first`) and again
+    after the ladder is proved once. A kept outcome is reused when it was a proof, when it ran out
+    of time (a thorough attempt runs the same routes first, under the same budget), or when the
+    attempt asked no more (``thorough`` then, or not now); else the proof is tried again."""
 
     def prove_once(coefficients, thorough=False, family=None):
         key = (tuple((int(c), str(v)) for c, v in coefficients), family)
         kept = memo.get(key)
-        if kept is not None and (bool(kept[0]) or kept[1] or not thorough):
-            return kept[0]
+        if kept is not None:
+            outcome, was_thorough = kept
+            if bool(outcome) or getattr(outcome, "timed_out", False) or was_thorough or not thorough:
+                return outcome
         outcome = prove(coefficients, thorough, family)
-        if not getattr(outcome, "timed_out", False):
-            memo[key] = (outcome, thorough)
+        memo[key] = (outcome, thorough)
         return outcome
 
     return prove_once

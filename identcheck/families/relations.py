@@ -54,7 +54,10 @@ RATIONAL_DENOMINATOR = 4096  # a raw coefficient is read as p/q with q at most t
 RATIONAL_TOL = 1e-9  # … when within this (relative, at least absolute) of it
 RATIONAL_GAP = 1e-4  # … and within this fraction of 1/q² (every real number is within 1/q² of some p/q)
 NULL_SPACE_TOLERANCE = Tolerance(
-    "in_null_space", IN_NULL_SPACE, "a template is recognised when ||(I - Q Q^T) t|| <= this * ||t||"
+    "in_null_space",
+    IN_NULL_SPACE,
+    "a template is recognised when ||(I - Q Q^T) t|| <= this * ||t||; on float64's provisional null space "
+    "when ||B t|| <= 16 eps s_1 ||t|| (B the unit-column matrix)",
 )
 
 
@@ -71,7 +74,8 @@ def explain_null_space(
     and the relation is then kept with ``timed_out=True`` (never dropped). After one timeout the
     probe's later templates are not tried (each would likely spend a whole budget too): they are
     kept, ``timed_out=True``, on their numeric evidence.
-    The first kept template is proved ``thorough``-ly (sympy's slow ``simplify`` as last resort).
+    The first kept template is proved ``thorough``-ly (sympy's slow ``simplify`` as last resort), except
+    on a provisional null space.
     ``hypotheses_timed_out`` names φ's family hypotheses whose check ran out of its budget
     (:func:`~identcheck.families.phi_properties`): an unrecognised relation might have been a
     family's, so it is reported ``timed_out`` with those names as its hypothesis.
@@ -86,7 +90,8 @@ def explain_null_space(
     null = decision.null_space * norms[:, None]
     q, _ = np.linalg.qr(null)
     if decision.provisional:  # a float64 null space: a template is recognised by its residual ‖B t‖ instead
-        unit, floor = matrix / norms, _rounding_floor(decision)
+        unit = matrix / norms
+        floor = _rounding_floor(decision, unit)
     kept_vectors: list[np.ndarray] = []
     relations: list[Relation] = []
     out_of_time = False
@@ -113,7 +118,9 @@ def explain_null_space(
         elif out_of_time:  # one proof on this probe ran out: the probe's budget is spent
             outcome = Outcome(False, True)
         else:
-            outcome = prove(template.coefficients, not relations, template.family)
+            # thorough (sympy's slow simplify last) for the first kept relation — not on a provisional null
+            # space, where a template float64 cannot tell from a relation may be kept and fail
+            outcome = prove(template.coefficients, not relations and not decision.provisional, template.family)
             out_of_time = bool(getattr(outcome, "timed_out", False))
         relations.append(
             Relation(
@@ -157,9 +164,13 @@ def explain_null_space(
     return tuple(relations)
 
 
-def _rounding_floor(decision) -> float:
-    """float64's rounding floor on the decision's unit-column matrix, 16·eps·s_1 (its ``proof`` tolerance)."""
-    return next(t.value for t in decision.tolerances if t.name == "proof")
+def _rounding_floor(decision, unit) -> float:
+    """float64's rounding floor on the unit-column matrix ``unit``, 16·eps·s_1: the decision's ``proof``
+    tolerance, which holds that value (computed here when a decision does not carry it)."""
+    for tolerance in decision.tolerances:
+        if tolerance.name == "proof" and tolerance.value is not None:
+            return float(tolerance.value)
+    return 16 * float(np.finfo(float).eps) * float(np.linalg.norm(unit, 2))
 
 
 def _then(templates, more, needed):

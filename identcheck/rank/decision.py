@@ -2,9 +2,10 @@
 directions, the precisions tried and what settled it, as frozen dataclasses.
 
 A decision is settled by one of :data:`SETTLED_BY` — float64 alone (step 2 of the rule), the proof
-of independence first (3a), the precision ladder (3–5), or relations proved exactly with the other
+of independence first (3a), the precision ladder (3–4), or relations proved exactly with the other
 columns decided by float64, that proof or the ladder (2b, :mod:`~identcheck.rank.relations_first`);
-an undecided one by none (``settled_by`` None).
+an undecided one by none (``settled_by`` None). Step numbers are the rule module's
+(:mod:`~identcheck.rank.rule`); docs/method.md §3 numbers the same steps 1–6.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import numpy as np
 
 from .interval import IntervalCertificate
 
-__all__ = ["ProvedNull", "RankDecision", "SETTLED_BY", "BORDERLINE_FACTOR", "PROOF_FLOOR"]
+__all__ = ["ProvedNull", "RankDecision", "SETTLED_BY", "BY_RELATIONS", "BORDERLINE_FACTOR", "PROOF_FLOOR"]
 
 EPS = np.finfo(float).eps
 BORDERLINE_FACTOR = float(np.sqrt(EPS))  # borderline = sqrt(eps) * s_1: float64 settles an independence above it
@@ -23,7 +24,8 @@ PROOF_FLOOR = 16 * EPS  # float64's rounding floor, 16 eps * s_1: a dependence l
 
 #: What settled a decision (``RankDecision.settled_by``; None when undecided): float64 alone, the
 #: proof of independence first (3a), the precision ladder (3–4), or proved relations with the
-#: other columns independent in float64 or by the proof of 3a (:mod:`~identcheck.rank.relations_first`).
+#: other columns decided by float64, by the proof of 3a, or by the ladder on them alone
+#: (:mod:`~identcheck.rank.relations_first`).
 SETTLED_BY = (
     "float64",
     "interval proof",
@@ -33,6 +35,8 @@ SETTLED_BY = (
     "proved relations, other columns precision ladder",
 )
 FLOAT64, INTERVAL_PROOF, LADDER, RELATIONS_FLOAT64, RELATIONS_PROOF, RELATIONS_LADDER = SETTLED_BY
+#: the ways a dependence is settled by relations proved first
+BY_RELATIONS = (RELATIONS_FLOAT64, RELATIONS_PROOF, RELATIONS_LADDER)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,16 +48,23 @@ class RankDecision:
     independent : bool or None
         True / False, or None when the ladder ended without a consistent answer.
     smallest_singular_value : float
-        Of the column-scaled matrix, at ``precision_digits`` (float64's when ``proof`` settled it).
+        Of the column-scaled matrix, at ``precision_digits`` (float64's when ``proof`` settled it,
+        or proved relations with the other columns independent; the other columns' collapsed
+        value when the ladder on them found a dependence too).
     precision_digits : int
         16 when float64 settled it, the proof's working precision when ``proof`` did (60 with
-        the default ladder), else the ladder rung that did.
+        the default ladder), else the ladder rung that did. For proved relations: 16, the proof's
+        precision, or the rung of the ladder on the other columns — how those were decided.
     nullity : int
-        Number of collapsed directions (0 unless dependent).
+        The dimension of the null space found (0 unless dependent): the collapsed directions, plus
+        the proved relations when they settled it.
     null_space : ndarray, shape (T, nullity)
-        Orthonormal-ish null directions, in unscaled column coordinates.
+        Unit null directions, in unscaled column coordinates: near-orthonormal from the ladder; the
+        proved relations, each normalised (not orthogonal), from step 2b.
     history : tuple of (int, float, int)
-        (digits, smallest singular value, collapsed count) per precision tried.
+        (digits, smallest singular value, collapsed count) per precision tried; the float64 entry's
+        count is the exactly zero columns. For proved relations, the float64 entry of the whole
+        matrix, then the rungs of the ladder on the other columns, if it ran.
     tolerances : tuple of Tolerance
         The thresholds used on this matrix (``borderline`` with its value).
     note : str or None

@@ -1,8 +1,9 @@
 """Step 2b of the rank rule (:mod:`~identcheck.rank.rule`): a dependence settled by relations proved first.
 
 When float64's smallest singular value of the unit-column matrix B is at its rounding floor
-(s_T < ``PROOF_FLOOR``·s_1 = 16·eps·s_1: the catalog's dependences land below it, an independence
-there is rare and climbs the ladder), or a column is exactly zero, and the caller can name and
+(s_T < ``PROOF_FLOOR``·s_1 = 16·eps·s_1: the catalog's dependences land below it; independences do
+too — tanh(z)'s probe 'shared M, a2 = −1/2·a1' at 1.8e-17 — and for them the attempt only costs the
+reading of the templates before the ladder), or a column is exactly zero, and the caller can name and
 prove relations (``prove_null``), the k directions float64 finds there — the right singular vectors
 of s_i < 16·eps·s_1 among the non-zero columns, and e_j for each zero column j — are handed over as
 a *provisional* null space (``provisional=True``: templates are recognised against it by their
@@ -38,8 +39,10 @@ null space is the relations' span plus C's null directions (zero on P), which th
 relations itself (``explained`` empty), as after the ladder on the whole matrix — on a Gram matrix
 of |C| columns instead of T.
 
-Anything short of that — no relation proved, one not rational, relations dependent over ℚ, more
-than k, C undecided — leaves the whole matrix to the ladder, as if not tried.
+The caller leaves out a relation that is not proved or not rational. Anything short of the above —
+no relation left, relations dependent over ℚ or more than k, one that B does not map to its
+rounding floor (‖B v‖ > 16·eps·s_1‖v‖: not the matrix's relation), C undecided on its ladder —
+leaves the whole matrix to the ladder, as if not tried.
 """
 
 from __future__ import annotations
@@ -77,7 +80,7 @@ def provisional_decision(s, vt, norms, zero, floor, history, tolerances) -> Rank
 
 
 def settle_by_relations(
-    matrix, found: ProvedNull | None, provisional: RankDecision, rows, ladder, gram_of, decide, prove_independent
+    matrix, found: ProvedNull | None, provisional: RankDecision, rows, ladder, gram_of, decide, prove_independent, floor
 ):
     """The dependent decision the proved relations ``found`` settle, or None (``decide`` and
     ``prove_independent``: the rule's :func:`~identcheck.rank.rule.decide_rank` and its proof of step 3a).
@@ -92,6 +95,8 @@ def settle_by_relations(
     r = len(found.vectors)
     exact = flint.fmpq_mat(r, T)
     for i, vector in enumerate(found.vectors):
+        if len({int(column) for column, _ in vector}) != len(vector):
+            return None  # a column named twice: not a vector of coefficients
         for column, value in vector:
             value = Fraction(value)
             exact[i, int(column)] = flint.fmpq(value.numerator, value.denominator)
@@ -105,6 +110,8 @@ def settle_by_relations(
     for i, vector in enumerate(found.vectors):
         for column, value in vector:
             null[int(column), i] = float(Fraction(value))
+    if not np.all(_residuals(matrix, null) <= floor):
+        return None  # a relation float64 does not see at its rounding floor: not the matrix's (a mislabelled column?)
     null /= np.linalg.norm(null, axis=0)
     settled = replace(provisional, nullity=r, null_space=null, explained=tuple(found.records), provisional=False)
     if r == k:
@@ -136,6 +143,14 @@ def settle_by_relations(
         settled_by=RELATIONS_LADDER,
         explained=(),  # C's relations are the ladder's to read: the caller reads them all
     )
+
+
+def _residuals(matrix, vectors) -> np.ndarray:
+    """‖B·(D v)‖ / ‖D v‖ per column v of ``vectors`` (unscaled coefficients), B = A·D⁻¹ the unit-column
+    matrix (D the column norms; a zero column's taken as 1): how far each is from the matrix's null space."""
+    norms = np.linalg.norm(matrix, axis=0)
+    norms = np.where(norms > 0, norms, 1.0)
+    return np.linalg.norm(matrix @ vectors, axis=0) / np.linalg.norm(vectors * norms[:, None], axis=0)
 
 
 def _independent_at_once(rest, others, rows, ladder, prove_independent):

@@ -102,8 +102,8 @@ PROOF_RULE = (
     "tried first when float64's s_min >= 16 eps s_max"
 )
 RELATIONS_RULE = (
-    "dependent when float64's s_min < 16 eps s_max and the k singular values below it are matched by k "
-    "relations proved exactly, independent over Q, the other columns independent (float64 or interval proof)"
+    "at float64's s_min < 16 eps s_max (or a zero column): r relations proved exactly, independent over Q, "
+    "and the other columns decided alone (float64, interval proof or the ladder): nullity r + theirs"
 )
 RESOLUTION_MARGIN = 2  # resolved at p: radius of ||A_j||^2 <= 10**-(p + RESOLUTION_MARGIN) * ||M_j||^2
 
@@ -199,8 +199,9 @@ def decide_rank(
 
     if prove_null is not None and (zero.any() or s_min64 < PROOF_FLOOR * s_max):
         provisional = provisional_decision(s, vt, norms, zero, PROOF_FLOOR * s_max, tuple(history), tolerances)
+        found, floor = prove_null(provisional), PROOF_FLOOR * s_max
         settled = settle_by_relations(
-            matrix, prove_null(provisional), provisional, rows, ladder, gram_of, decide_rank, _prove_independent
+            matrix, found, provisional, rows, ladder, gram_of, decide_rank, _prove_independent, floor
         )
         if settled is not None:
             return settled

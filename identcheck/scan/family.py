@@ -141,7 +141,7 @@ class Family:
         try:
             condition = self.condition_at(values)
             for index, probe in enumerate(condition.probes()):
-                _, decision, dependent = decide_probe(condition, probe, index)
+                _, decision, dependent = decide_probe(condition, probe, index, relations_first=False)
                 counts = probe.counts and probe.admissible
                 margins.append(
                     ProbeMargin(

@@ -6,8 +6,10 @@ value's condition is the one :func:`~identcheck.check.check` sets up at that exa
 (:class:`~identcheck.scan.family.Family`), for φ made fast (:class:`~identcheck.scan.phi.PhiFamily`:
 term set, probes and compiled terms built once, only φ's placeholders F_m(aᵀx, p) rebound). Per
 value every probe is decided with the rank rule of :func:`~identcheck.rank.rule.decide_rank`
-unchanged (float64; where borderline, a proof of full rank at 60 digits when float64 sees a value
-above its rounding floor, else 30/60/120 digits, with the exact rational p); a value where the
+(float64; where borderline, a proof of full rank at 60 digits when float64 sees a value above its
+rounding floor, else 30/60/120 digits, with the exact rational p) — without the relations proved
+first, since a scan reads no relations: a dependence is the ladder's, where ``check`` at that value
+may settle it by proved relations (the same outcome, other digits and margin); a value where the
 expression is not valid (φ's domain check, an expert's members not finite) is reported with its
 reason and the scan goes on. The verdict per value is the rule of :func:`identcheck.check.conclude`.
 

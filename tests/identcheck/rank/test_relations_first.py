@@ -114,14 +114,15 @@ def test_the_other_columns_must_be_independent():
     matrix, provider = _functions_matrix(cols, POINTS)
     provisional = rule.RankDecision(False, 0.0, 16, 1, np.eye(4)[:, :1], ((16, 0.0, 0),), (), provisional=True)
     found = ProvedNull((RELATION,), ("r",))
+    floor = 16 * np.finfo(float).eps * np.linalg.norm(matrix / np.linalg.norm(matrix, axis=0), 2)
     args = (matrix, found, provisional, None, rule.DEFAULT_LADDER)
-    assert settle_by_relations(*args, None, decide_rank, rule._prove_independent) is None
+    assert settle_by_relations(*args, None, decide_rank, rule._prove_independent, floor) is None
 
     def gram_of(columns, digits):
         full = provider(digits)
         return rule.raw_gram(flint.arb_mat([[full[i, j] for j in columns] for i in range(full.nrows())]), digits)
 
-    d = settle_by_relations(*args, gram_of, decide_rank, rule._prove_independent)
+    d = settle_by_relations(*args, gram_of, decide_rank, rule._prove_independent, floor)
     assert (d.independent, d.nullity, d.settled_by) == (False, 2, "proved relations, other columns precision ladder")
     assert d.explained == ()  # the second relation is the ladder's: the caller reads them all
     assert len(d.history) == 1 + 2  # the full matrix in float64, then the other columns' two rungs
@@ -200,3 +201,14 @@ def test_every_decision_names_what_settled_it():
     matrix, provider = _functions_matrix([_exp(k, 0.002) for k in range(10)], POINTS)
     undecided = decide_rank(matrix, provider, ladder=(20, 25))  # as test_rank's inconclusive case
     assert undecided.independent is None and undecided.settled_by is None
+
+
+def test_a_relation_the_matrix_does_not_satisfy_is_refused():
+    """A 'proved' relation that is not the matrix's (a column mislabelled on the caller's side): its
+    residual ‖B v‖ is far above float64's rounding floor, so the whole set is refused — the ladder."""
+    matrix, provider = _functions_matrix(DEPENDENT, POINTS)
+    wrong = ((0, Fraction(2)), (1, Fraction(3)), (2, Fraction(-1)))  # the sign of sin's coefficient flipped
+    d = decide_rank(matrix, provider, prove_null=_returning([wrong]))
+    assert d.settled_by == "precision ladder" and d.explained == ()
+    twice = ((0, Fraction(2)), (0, Fraction(-3)), (2, Fraction(-1)))  # a column named twice
+    assert decide_rank(matrix, provider, prove_null=_returning([twice])).settled_by == "precision ladder"

@@ -37,12 +37,12 @@ def test_verdict_and_margins_equal_check_at_the_grid_value(sigmoid_scan, index):
     assert value.verdict == reference.verdict
     for mine, theirs in zip(value.probes, reference.probes, strict=True):
         assert mine.name == theirs.name
-        assert mine.digits == theirs.precision_digits
         assert mine.dependent == theirs.dependent
-        if mine.dependent:  # at float64's rounding floor or collapsed: both tiny, their exact size is rounding
-            assert mine.margin < 1e-13 and theirs.smallest_singular_value < 1e-13
-            assert mine.margin == theirs.smallest_singular_value  # the same decision, the same value
+        if mine.dependent:  # collapsed on the ladder; check may settle it by relations proved first instead
+            assert mine.margin < 1e-30 and theirs.smallest_singular_value < 1e-13
+            assert mine.digits == 60 and theirs.precision_digits in (16, 30, 60)
         else:
+            assert mine.digits == theirs.precision_digits
             assert mine.margin == pytest.approx(theirs.smallest_singular_value, rel=1e-6)
 
 
