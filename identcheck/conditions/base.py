@@ -23,11 +23,11 @@ from abc import ABC, abstractmethod
 from fractions import Fraction
 from typing import Any, Callable, ClassVar
 
-import flint
 import numpy as np
 
 from ..errors import IdentcheckError
 from ..parse.activation import Activation, parse_activation
+from ..rank.interval import arb_columns
 from ..rank.rule import DEFAULT_LADDER, ProvedNull, raw_gram, unresolved_columns
 from ..scope import Scope
 from ..terms.probes import Component, Probe
@@ -133,7 +133,7 @@ class ProbeMatrix:
         """AᵀA of those columns alone, as :meth:`gram` (the rank rule's step 2b climbs the ladder on
         the columns its proved relations leave)."""
         full = self.arb(digits)
-        raw = raw_gram(flint.arb_mat([[full[i, j] for j in columns] for i in range(full.nrows())]), digits)
+        raw = raw_gram(arb_columns(full, columns), digits)
         self.note = self.unsettled = resolution_note(raw, digits, [self.labels[j] for j in columns])
         return raw
 

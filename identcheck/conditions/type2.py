@@ -26,6 +26,7 @@ import flint
 from ..evidence import Verdict
 from ..families.relations import explain_null_space
 from ..families.type2 import prover, templates
+from ..rank.interval import arb_columns
 from ..rank.reduce import reduce_groups
 from ..rank.rule import DEFAULT_LADDER, RankDecision, raw_gram
 from ..scope import SETTING_II
@@ -156,8 +157,7 @@ class Type2Matrix(ProbeMatrix):
     def gram_of(self, positions, digits):
         """AᵀA of the kept columns at ``positions`` alone (only they are multiplied out, unless A is at hand)."""
         if ("A", digits) in self.memo:
-            full = self.memo[("A", digits)]
-            part = flint.arb_mat([[full[i, j] for j in positions] for i in range(full.nrows())])
+            part = arb_columns(self.memo[("A", digits)], positions)
         else:
             part = self._product(digits, None, list(positions))
         raw = raw_gram(part, digits)

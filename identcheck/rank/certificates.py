@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable
 
-import flint
 import numpy as np
 from sympy import Rational
 
@@ -33,7 +32,7 @@ from ..families.proofs import recover_relations
 from ..families.relations import tied_components
 from ..results import Relation
 from ..util.budget import Outcome
-from .interval import IntervalCertificate, approximate_inverse_test, certify_full_column_rank
+from .interval import IntervalCertificate, approximate_inverse_test, arb_columns, certify_full_column_rank
 
 __all__ = [
     "IntervalDetail",
@@ -185,7 +184,7 @@ def certify_probe(decision, matrix, prove: Callable[[tuple], bool], relations: t
         rest = [j for j in range(values.shape[1]) if j not in pivots]
         if rest:
             cert = certify_full_column_rank(
-                values[:, rest], lambda rows, digits: _columns(matrix.rows(rows, digits), rest)
+                values[:, rest], lambda rows, digits: arb_columns(matrix.rows(rows, digits), rest)
             )
             rest_detail = IntervalDetail.of(cert, points, [columns[j] for j in rest])
         nullity_exact = rest_detail is None or rest_detail.test.proved
@@ -222,10 +221,6 @@ def _relation(coefficients, matrix, outcome=None) -> Relation:
     )
 
 
-def _columns(arb, columns):
-    return flint.arb_mat([[arb[i, j] for j in columns] for i in range(arb.nrows())])
-
-
 def replay_interval(condition, probe: dict, detail: IntervalDetail, relations: list | None = None) -> dict:
     """Re-run the interval test of ``probe`` (its JSON, with its record ``detail``) for ``condition``,
     after checking that the record is the one its probe's claim needs (:func:`claim_mismatch`).
@@ -244,7 +239,7 @@ def replay_interval(condition, probe: dict, detail: IntervalDetail, relations: l
         full = condition.full_matrix(rebuilt, points)
         if points.shape[1] != condition.dim or not all(0 <= c < len(full.labels) for c in detail.columns):
             raise IndexError(f"{points.shape[1]}-dimensional points, columns {list(detail.columns)}")
-        arb = _columns(full.arb(test.digits), detail.columns)
+        arb = arb_columns(full.arb(test.digits), detail.columns)
     except (KeyError, ValueError, IndexError, TypeError) as exc:
         raise IdentcheckError(
             param="probe",

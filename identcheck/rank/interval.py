@@ -49,6 +49,7 @@ __all__ = [
     "select_rows",
     "column_exponents",
     "start_digits",
+    "arb_columns",
     "MAX_DIGITS",
 ]
 
@@ -98,6 +99,11 @@ class IntervalCertificate:
             "attempts": [{"digits": d, "residual_bound": b} for d, b in self.attempts],
             "method": METHOD,
         }
+
+
+def arb_columns(matrix, columns):
+    """Those columns of an ``arb_mat``, in that order (its balls as they are)."""
+    return flint.arb_mat([[matrix[i, j] for j in columns] for i in range(matrix.nrows())])
 
 
 def column_exponents(matrix: np.ndarray) -> np.ndarray:

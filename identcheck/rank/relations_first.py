@@ -62,6 +62,7 @@ from .decision import (
     ProvedNull,
     RankDecision,
 )
+from .interval import arb_columns
 
 __all__ = ["provisional_decision", "settle_by_relations"]
 
@@ -168,9 +169,5 @@ def _independent_at_once(rest, others, rows, ladder, prove_independent):
     if rows is None or s_min < PROOF_FLOOR * s_max:
         return None
 
-    def rows_of_rest(indices, at_digits):
-        full = rows(indices, at_digits)
-        return flint.arb_mat([[full[i, j] for j in others] for i in range(full.nrows())])
-
-    proof = prove_independent(rest, rows_of_rest, s_min, ladder)
+    proof = prove_independent(rest, lambda indices, digits: arb_columns(rows(indices, digits), others), s_min, ladder)
     return None if proof is None else (RELATIONS_PROOF, proof.digits)
