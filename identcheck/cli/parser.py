@@ -271,21 +271,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _float(flag):
-    def convert(text):
-        try:
-            return float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{flag} {text!r}: not a number") from None
+def _typed(kind, word):
+    """``for_flag(flag)``: an argparse type reading ``kind``, whose error names the flag (``not {word}``)."""
 
-    return convert
+    def for_flag(flag):
+        def convert(text):
+            try:
+                return kind(text)
+            except ValueError:
+                raise argparse.ArgumentTypeError(f"{flag} {text!r}: not {word}") from None
+
+        return convert
+
+    return for_flag
 
 
-def _int(flag):
-    def convert(text):
-        try:
-            return int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{flag} {text!r}: not an integer") from None
-
-    return convert
+_float = _typed(float, "a number")
+_int = _typed(int, "an integer")
