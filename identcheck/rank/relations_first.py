@@ -94,23 +94,20 @@ def settle_by_relations(
     if found is None or not 0 < len(found.vectors) <= k or len(found.records) != len(found.vectors):
         return None
     r = len(found.vectors)
-    exact = flint.fmpq_mat(r, T)
+    exact, null = flint.fmpq_mat(r, T), np.zeros((T, r))  # the relations over Q, and in float64
     for i, vector in enumerate(found.vectors):
         if len({int(column) for column, _ in vector}) != len(vector):
             return None  # a column named twice: not a vector of coefficients
         for column, value in vector:
             value = Fraction(value)
             exact[i, int(column)] = flint.fmpq(value.numerator, value.denominator)
+            null[int(column), i] = float(value)
     echelon, rank = exact.rref()
     if rank != r:
         return None
     pivots = {next(j for j in range(T) if echelon[i, j] != 0) for i in range(r)}
     others = [j for j in range(T) if j not in pivots]
     rest = matrix[:, others]
-    null = np.zeros((T, r))
-    for i, vector in enumerate(found.vectors):
-        for column, value in vector:
-            null[int(column), i] = float(Fraction(value))
     if not np.all(_residuals(matrix, null) <= floor):
         return None  # a relation float64 does not see at its rounding floor: not the matrix's (a mislabelled column?)
     null /= np.linalg.norm(null, axis=0)
@@ -168,6 +165,5 @@ def _independent_at_once(rest, others, rows, ladder, prove_independent):
         return RELATIONS_FLOAT64, 16
     if rows is None or s_min < PROOF_FLOOR * s_max:
         return None
-
     proof = prove_independent(rest, lambda indices, digits: arb_columns(rows(indices, digits), others), s_min, ladder)
     return None if proof is None else (RELATIONS_PROOF, proof.digits)
