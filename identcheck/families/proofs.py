@@ -7,9 +7,10 @@ Every type-1 term of component c is exp(xᵀM_c x) · c·x^α · φ^(m)(a_cᵀx)
 
 and the exponentials drop out exactly when the components share M (the only cross-component
 families we name). The reduced expression — polynomials in x times φ's derivatives at exact
-rational arguments — is handed to sympy: first ``expand`` (enough for polynomials and the
-heat/Euler families), then ``simplify``. "Proved" means sympy returned an exact 0; nothing else
-counts as a proof.
+rational arguments — is first read as a rational function and cancelled in flint
+(:mod:`~identcheck.families.exponential_zero`), then handed to sympy: ``expand`` (enough for
+polynomials and the heat/Euler families), then ``simplify``. "Proved" means that exact arithmetic
+(flint's or sympy's) returned 0; nothing else counts as a proof.
 
 A relation found numerically and not recognised as a family is made exact by
 :func:`recover_relations`: with k = nullity, take as pivot columns P the k columns that depend on
@@ -39,6 +40,7 @@ from ..terms.type1 import TermSet, _PhiDerivative, phi_placeholder, substitute_p
 from ..util.budget import PROOF_SECONDS, Outcome, run
 from . import ODE, phi_properties
 from .echelon import dependent_columns, pivoted_rows
+from .exponential_zero import cancels_in_flint
 from .ode import phi_odes
 
 __all__ = [
@@ -73,15 +75,15 @@ def relation_expression(term_set: TermSet, derivatives: tuple | None, components
     n = len(term_set.terms)
     values = [term_set.numeric_params(c.M, c.a) for c in components]
     reference = term_set.quadratic.xreplace(values[0])
-    total = sp.Integer(0)
+    parts = []
     for column, coeff in coefficients:
         comp, position = divmod(column, n)
         reduced = term_set.terms[position].reduced.xreplace(values[comp])
         if derivatives is not None:
             reduced = substitute_phi(reduced, derivatives)
         shift = sp.expand(term_set.quadratic.xreplace(values[comp]) - reference)
-        total += coeff * sp.exp(shift) * reduced
-    return total
+        parts.append(coeff * sp.exp(shift) * reduced)
+    return sp.Add(*parts)
 
 
 def prove_relation(
@@ -189,7 +191,7 @@ def reduces_by_ode(expr: sp.Expr, operator) -> bool:
     ``expand`` settles. Each group 0 ⇒ ``expr`` ≡ 0 (by continuity where P_r(w) = 0).
     """
     parts: dict = {}
-    for term in sp.Add.make_args(sp.expand(expr)):
+    for term in sp.Add.make_args(_expand(expr)):
         atoms = term.atoms(_PhiDerivative)
         if len(atoms) != 1:
             return term == 0
@@ -202,13 +204,19 @@ def reduces_by_ode(expr: sp.Expr, operator) -> bool:
     r = operator.order
     for w in {atom.args[0] for atom in groups}:
         q = {k: groups.get(phi_placeholder(k)(w), sp.Integer(0)) for k in range(3)}
-        if any(sp.expand(q[k]) != 0 for k in q if k > r):
+        if any(_expand(q[k]) != 0 for k in q if k > r):
             return False
         lead = operator.polynomial(r).subs(Z, w)
         for k in range(r):
-            if sp.expand(q[k] * lead - q[r] * operator.polynomial(k).subs(Z, w)) != 0:
+            if _expand(q[k] * lead - q[r] * operator.polynomial(k).subs(Z, w)) != 0:
                 return False
     return True
+
+
+def _expand(expr: sp.Expr) -> sp.Expr:
+    """``expand`` without splitting exp(a + b), (ab)^c or logs: products and powers multiplied out,
+    which is what cancels sums of terms; the exponentials are left to :func:`_cancels`."""
+    return sp.expand(expr, power_exp=False, power_base=False, log=False)
 
 
 def apply_symmetry(expr: sp.Expr, symmetry: tuple) -> tuple[sp.Expr, bool]:
@@ -236,7 +244,10 @@ def is_exact_zero(
 def _exact_zero(expr: sp.Expr, x, thorough: bool = True, derivatives: bool = True) -> bool:
     """Decide ``expr ≡ 0`` in x exactly, or return False when that cannot be shown.
 
-    1. ``expand``.
+    0. The expression read as a rational function of x, of exponentials of polynomials in x and
+       of opaque parts, in flint (:mod:`~identcheck.families.exponential_zero`): most relations
+       cancel there, without expanding.
+    1. ``expand`` (products and powers multiplied out; exp(a + b) and logs left whole).
     2. Exponentials made explicit (below); failing that, the same for every ∂/∂x_j together
        with expr(0) = 0, which suffices on the connected box [−1, 1]^d. Exponentials made
        explicit: rewrite in exp, then write every exp(Σ_β c_β x^β + c_0) (rational c) as
@@ -250,7 +261,9 @@ def _exact_zero(expr: sp.Expr, x, thorough: bool = True, derivatives: bool = Tru
     """
     # floats in the input are taken at their exact binary value: no rounding tolerance anywhere
     expr = expr.xreplace({f: sp.Rational(f) for f in expr.atoms(sp.Float)})
-    expanded = sp.expand(expr)
+    if cancels_in_flint(expr, x):
+        return True
+    expanded = _expand(expr)
     if expanded == 0:
         return True
     if _cancels(expanded, x):

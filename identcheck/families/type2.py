@@ -132,7 +132,7 @@ def prover(ts, activation, values, columns, full_terms):
     seen: dict = {}  # argument w → (k, ±1) with w = ±f^k, or None
 
     def attempt(coefficients, thorough, family):
-        total = sum(coeff * exprs[columns[c]] for c, coeff in coefficients).xreplace(values)
+        total = sp.Add(*(coeff * exprs[columns[c]] for c, coeff in coefficients)).xreplace(values)
         if not full_terms:
             return bool(is_exact_zero(total, ts.x, thorough, seconds=UNBUDGETED))
         if euler is not None and family in ("Euler/homogeneity", None):
@@ -142,7 +142,7 @@ def prover(ts, activation, values, columns, full_terms):
                 abstract, ts.x, thorough=False, derivatives=False, seconds=UNBUDGETED
             ):
                 return True
-        concrete = substitute_phi(total, activation.derivatives)
+        concrete = substitute_phi(total, activation.derivatives) if polynomial else None
         # a polynomial φ substitutes into rational functions of exponentials: quick to cancel
         if polynomial and is_exact_zero(concrete, ts.x, thorough=False, derivatives=False, seconds=UNBUDGETED):
             return True
@@ -150,6 +150,8 @@ def prover(ts, activation, values, columns, full_terms):
             abstract, flipped = apply_parity(total, symmetry, outputs, seen)
             if flipped and is_exact_zero(abstract, ts.x, thorough=False, derivatives=False, seconds=UNBUDGETED):
                 return PARITY  # zero for every φ with this symmetry: the symmetry's relation
+        if concrete is None:  # φ substituted only now: the parity proof above keeps it abstract
+            concrete = substitute_phi(total, activation.derivatives)
         terms = [
             substitute_phi((coeff * exprs[columns[c]]).xreplace(values), activation.derivatives)
             for c, coeff in coefficients

@@ -19,6 +19,7 @@ package not installed.
 
 from __future__ import annotations
 
+import functools
 import platform
 from importlib import metadata
 
@@ -29,6 +30,7 @@ PACKAGES = ("identcheck", "numpy", "scipy", "sympy", "python-flint")
 BLAS_FIELDS = ("version", "architecture", "threading_layer", "num_threads", "prefix")
 
 
+@functools.cache  # an installed distribution's version does not change while the process runs
 def _version(name: str) -> str | None:
     try:
         return metadata.version(name)

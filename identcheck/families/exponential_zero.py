@@ -1,0 +1,157 @@
+"""An exact zero test for rational functions of exponentials, computed in flint (docs/method.md §4).
+
+An expression built by sums, products and integer powers from
+
+- rational numbers and the variables x_1 … x_d,
+- exponentials exp(p(x)) of polynomials p = Σ_β c_β x^β with rational coefficients
+  (and e = exp(1)), and
+- any other subexpression f, taken as a whole (a placeholder φ^(m)(w), a log, √2, a parameter
+  symbol, an exponential of anything else),
+
+is read as a rational function over ℚ in new indeterminates: x_j ↦ X_j; exp(p) ↦ Π_β T_β^(L·c_β)
+(L the common denominator of every exponential's coefficients, T_β standing for exp(x^β/L): an
+integer exponent, negative ones in the denominator); each other subexpression f ↦ an
+indeterminate F_f, structurally equal subexpressions sharing one. Substituting X_j → x_j,
+T_β → exp(x^β/L), F_f → f is a ring homomorphism from polynomials in these indeterminates to
+functions of x, and it maps the rational function back to the expression. So when the rational
+function is 0 — its numerator, over a common denominator, is the zero polynomial — the expression
+is identically 0 wherever it is defined. This is the argument of the sympy route
+(:func:`~identcheck.families.proofs.is_exact_zero`, step 2) with the arithmetic done in flint's
+sparse multivariate polynomials over ℚ (``fmpq_mpoly``) instead of sympy's ``together`` and
+``cancel``, and without expanding first.
+
+The test is one-sided: ``False`` means "not shown" (the rational function is not 0 with this
+reading of the subexpressions — two equal ones written differently are different indeterminates —
+or the expression has a part it does not read, e.g. a zero denominator); the caller then tries
+sympy's routes.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import reduce
+
+import flint
+import sympy as sp
+
+__all__ = ["cancels_in_flint"]
+
+
+class _Unreadable(Exception):
+    """A part of the expression this reading does not cover (the test then says "not shown")."""
+
+
+def cancels_in_flint(expr: sp.Expr, x) -> bool:
+    """True when ``expr``, read as a rational function of x, exponentials of polynomials in x and
+    opaque subexpressions (module docstring), is exactly 0; False when that was not shown."""
+    x = tuple(x)
+    try:
+        reading = _Reading(x)
+        reading.collect(expr)
+        reading.name_indeterminates()
+        numerator, _ = reading.convert(expr)
+    except (_Unreadable, ZeroDivisionError, sp.PolynomialError, sp.GeneratorsError):
+        return False
+    return numerator.is_zero()
+
+
+class _Reading:
+    """The indeterminates of one expression (first pass) and its rational function (second pass)."""
+
+    def __init__(self, x: tuple):
+        self.x = x
+        self.exponents: dict = {}  # exp atom → {monomial β: rational c_β}
+        self.monomials: dict = {}  # β → index among the T_β
+        self.opaque: dict = {}  # subexpression → index among the F_f
+
+    def collect(self, e) -> None:
+        if e.is_Rational or e in self.x:
+            return
+        if e.is_Number:  # a float, an infinity or nan: not a rational function's coefficient
+            raise _Unreadable(e)
+        if e.is_Add or e.is_Mul:
+            for arg in e.args:
+                self.collect(arg)
+        elif e.is_Pow and e.exp.is_Integer:
+            self.collect(e.base)
+        elif (isinstance(e, sp.exp) or e is sp.E) and e not in self.exponents:
+            terms = self._exponent(e)
+            if terms is None:
+                self.opaque.setdefault(e, len(self.opaque))
+            else:
+                self.exponents[e] = terms
+                for beta in terms:
+                    self.monomials.setdefault(beta, len(self.monomials))
+        elif not (isinstance(e, sp.exp) or e is sp.E):
+            self.opaque.setdefault(e, len(self.opaque))
+
+    def _exponent(self, e) -> dict | None:
+        """{β: c_β} of an exponential's polynomial argument, or None when it is not one with rational coefficients."""
+        if e is sp.E:
+            return {(0,) * len(self.x): sp.Integer(1)}
+        argument = e.args[0]
+        if not argument.is_polynomial(*self.x):
+            return None
+        terms = dict(sp.Poly(argument, *self.x).terms())
+        return terms if all(c.is_Rational for c in terms.values()) else None
+
+    def name_indeterminates(self) -> None:
+        """The polynomial ring of the indeterminates :meth:`collect` found (call before :meth:`convert`)."""
+        names = [f"X{j}" for j in range(len(self.x))]
+        names += [f"T{j}" for j in range(len(self.monomials))] + [f"F{j}" for j in range(len(self.opaque))]
+        self.context = flint.fmpq_mpoly_ctx.get(tuple(names) or ("X0",), "lex")
+        gens = self.context.gens()
+        self.gens_x = dict(zip(self.x, gens))
+        self.gens_t = gens[len(self.x) : len(self.x) + len(self.monomials)]
+        self.gens_f = gens[len(self.x) + len(self.monomials) :]
+        denominators = [c.q for terms in self.exponents.values() for c in terms.values()]
+        self.common = reduce(math.lcm, denominators, 1)
+        self.one = self.context.constant(1)
+
+    def convert(self, e):
+        """(numerator, denominator) of ``e`` as ``fmpq_mpoly`` s."""
+        one = self.one
+        if e.is_Rational:
+            return self.context.constant(flint.fmpq(int(e.p), int(e.q))), one
+        if e in self.gens_x:
+            return self.gens_x[e], one
+        if e.is_Add:
+            return reduce(_add, (self.convert(arg) for arg in e.args))
+        if e.is_Mul:
+            parts = [self.convert(arg) for arg in e.args]
+            return reduce(lambda a, b: a * b, (n for n, _ in parts)), reduce(lambda a, b: a * b, (d for _, d in parts))
+        if e.is_Pow and e.exp.is_Integer:
+            numerator, denominator = self.convert(e.base)
+            power = int(e.exp)
+            if power < 0:
+                if numerator.is_zero():
+                    raise ZeroDivisionError("a zero base to a negative power")
+                numerator, denominator, power = denominator, numerator, -power
+            return numerator**power, denominator**power
+        if e in self.exponents:
+            numerator, denominator = one, one
+            for beta, c in self.exponents[e].items():
+                k = int(c * self.common)
+                t = self.gens_t[self.monomials[beta]]
+                if k > 0:
+                    numerator = numerator * t**k
+                elif k < 0:
+                    denominator = denominator * t ** (-k)
+            return numerator, denominator
+        if e in self.opaque:
+            return self.gens_f[self.opaque[e]], one
+        raise _Unreadable(e)
+
+
+def _add(a, b):
+    """a + b as fractions over the smaller common denominator (their gcd divided out)."""
+    (n1, d1), (n2, d2) = a, b
+    if d1 == d2:
+        return n1 + n2, d1
+    if d2.is_one():
+        return n1 + n2 * d1, d1
+    if d1.is_one():
+        return n1 * d2 + n2, d2
+    g = d1.gcd(d2)
+    e1, e2 = d1 / g, d2 / g  # exact: g divides both
+    return n1 * e2 + n2 * e1, d1 * e2
