@@ -5,12 +5,12 @@ For a condition (:mod:`identcheck.conditions`) and each of its probes:
     matrix A = condition.matrix(probe)          columns = terms, rows = x_i ∈ [−1, 1]^d
     decision = decide_rank(A)                    float64; at its rounding floor relations proved first;
                                                  borderline: a proof of full rank, else 30/60/120 digits
-    relations = condition.explain(decision)      when dependent: named families, proved by sympy
+    relations = condition.explain(decision)      when dependent: named families, proved exactly
     certificate = certify_probe(...)             with ``certify``: exact relations / interval bounds
 
 and the verdict follows :func:`conclude` (three-valued, one-sided; :mod:`results`). Without
 ``certify``, when no dependent probe has a proved relation, the witness-to-be's relations read as
-exact rationals are proved by sympy while the check's budget lasts (:func:`_prove_witness`: that
+exact rationals are proved exactly while the check's budget lasts (:func:`_prove_witness`: that
 probe only, not every probe, and no certificate is recorded).
 """
 
@@ -76,7 +76,7 @@ def check(
         Certify each probe's outcome (:mod:`certificates`): independence by interval arithmetic,
         dependence by exact relations proved with sympy. Evidence becomes ``"proof"`` only when
         every claim behind the verdict is certified. Without it, the witness probe's relations
-        are still proved by sympy when the check's budget allows (no certificate recorded).
+        are still proved exactly when the check's budget allows (no certificate recorded).
     include_inadmissible : bool
         Also count the probes that violate one of the paper's assumptions (A.1)–(A.5)
         (:mod:`probes`; e.g. type-2's uniform gating violates (A.4)). By default they are run
@@ -342,7 +342,7 @@ def _conclude(results, ladder, certify=False) -> tuple[Verdict, Evidence, str, s
         summary = (
             f"dependent on {len(dependent)} of {len(counted)} probes; witness: probe "
             f"'{witness.name}' ({witness.nullity} relation(s), first: {family}"
-            + (", proved exactly by sympy)" if proved else ", confirmed at two precisions)")
+            + (", proved exactly)" if proved else ", confirmed at two precisions)")
         )
         return Verdict.NOT_IDENTIFIABLE, Evidence.PROOF if proved else Evidence.NUMERIC, summary, witness.name
     if verdict is Verdict.INCONCLUSIVE:

@@ -44,10 +44,10 @@ class Evidence(StrEnum):
 class CertificateKind(StrEnum):
     """How a probe's outcome was certified: ``INTERVAL`` (an independence: a minor proved
     nonsingular in ball arithmetic) or ``PROOF`` (a dependence: exact relations proved identically
-    zero by sympy)."""
+    zero in exact arithmetic)."""
 
     INTERVAL = "interval"  # independence: a minor proved nonsingular in ball arithmetic
-    PROOF = "proof"  # dependence: an exact relation proved identically zero by sympy
+    PROOF = "proof"  # dependence: an exact relation proved identically zero
 
 
 class CertificateDetail(Protocol):

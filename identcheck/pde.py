@@ -14,7 +14,7 @@ polynomial             φ of degree k                ū(M, b) = Σ_{|t| ≤ k} (
                                                     (direct proof only)
 =====================  ===========================  =============================================================
 
-Each proof has two exact steps, both checked by sympy (:func:`~certify.is_exact_zero`):
+Each proof has two exact steps, both checked exactly (:func:`~certify.is_exact_zero`):
 
 1. *reduction, for every φ*: with φ an undefined function (placeholders φ^(m)), the left side
    minus exp(Q)·H(aᵀx) expands to 0, where H(z) is the hypothesis written as H ≡ 0

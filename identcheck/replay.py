@@ -189,7 +189,7 @@ def replay_file(path: str, probe: str | None = None) -> list[dict]:
         why = {
             None: "it was not certified: run check with --certify",
             "proof": "it is dependent and not every relation of its null space was proved: its certificate is "
-            "an exact proof by sympy, not an interval test",
+            "an exact proof, not an interval test",
         }
         kinds = dict.fromkeys(_kind(p) for _, p in having)
         reason = "; ".join(why.get(k, f"its certificate is {k!r}") for k in kinds)

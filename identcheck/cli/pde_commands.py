@@ -1,4 +1,4 @@
-"""The ``prove-pde`` and ``positions`` commands: which PDE families a φ satisfies, proved by sympy
+"""The ``prove-pde`` and ``positions`` commands: which PDE families a φ satisfies, proved exactly
 (:mod:`identcheck.pde`), and where a gate placed in attention lets the PDE survive
 (:mod:`identcheck.positions`, docs/positions.md). Each command imports what it runs inside it, as the
 other command modules do, so ``identcheck --help`` stays light."""

@@ -8,7 +8,7 @@
   :func:`replay_interval` here, given the condition, checks the record against the probe's claim,
   :func:`claim_mismatch`, and repeats the test).
 - **dependent** → exact relations: the numerical null space is turned into rational relations
-  (:func:`~certify.recover_relations`) and each is proved identically zero in x by sympy
+  (:func:`~certify.recover_relations`) and each is proved identically zero in x in exact arithmetic
   (:func:`~certify.is_exact_zero`). One proved relation proves the dependence: kind ``"proof"``.
   When all k basis relations are proved *and* the remaining columns are certified independent
   by the interval test, the nullity is exactly k (``"nullity_exact": true``).
@@ -44,7 +44,7 @@ __all__ = [
     "replay_interval",
 ]
 
-RECOVERED = "rational relation recovered from a 120-digit null space, proved identically zero by sympy"
+RECOVERED = "rational relation recovered from a 120-digit null space, proved identically zero in exact arithmetic"
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,7 +194,9 @@ def certify_probe(decision, matrix, prove: Callable[[tuple], bool], relations: t
     if proved or not already:
         method = RECOVERED
     else:
-        method = "a family relation proved identically zero by sympy (rational recovery did not prove the basis)"
+        method = (
+            "a family relation proved identically zero in exact arithmetic (rational recovery did not prove the basis)"
+        )
     why_not = None
     if not (proved or already):
         why_not = (
@@ -351,7 +353,7 @@ def _proved_pivots(prove, matrix, relations: list) -> tuple[set, str | None]:
         return set(), "the relations' pivots (first columns) are not each in one relation only: not independent"
     for i, coefficients in enumerate(found, 1):
         if not prove([(j, Rational(v.numerator, v.denominator)) for j, v in coefficients]):
-            return set(), f"relation {i} is not proved identically zero again by sympy"
+            return set(), f"relation {i} is not proved identically zero again"
     return set(pivots), None
 
 

@@ -3,7 +3,7 @@
 The every-ratio scan (:mod:`identcheck.scan.ratio`: a ratio c proved exceptional) and the adversarial
 search (:mod:`identcheck.scan.search_check`: a new witness, its snapped point checked exactly) each
 decide one probe more than the check ran, with the check's own rule, its relations named by the
-families and proved by sympy. When that probe is dependent and its relation proved, the check's verdict
+families and proved exactly. When that probe is dependent and its relation proved, the check's verdict
 becomes *not identifiable* with evidence *proof*, and :func:`found_dependence` builds that result, the
 same for both:
 

@@ -6,7 +6,7 @@ real-analytic on ℝ). :class:`RatioFamily` is a :class:`~identcheck.scan.family
 is c: its grid, the bisection of verdict changes (:meth:`Family.bisect`) and the choice of simple
 numbers inside a bracket (:meth:`Family.exceptional`) are the scan's own; a grid value is decided
 per family G_s(c) with the check's rank rule, and a simple ratio is checked exactly by a full check
-of the probe "shared M, a2 = c·a1" at that c (relations named by family and proved by sympy).
+of the probe "shared M, a2 = c·a1" at that c (relations named by family and proved exactly).
 The grid holds the COUNT equally spaced ratios and every simple number p/q (q ≤ 4) inside the range,
 where an isolated exceptional ratio such as c = 2 for exp(z) + exp(2z) is found. Between grid values,
 :func:`~identcheck.rank.parallel.certify_interval` is tried on each grid cell
@@ -348,6 +348,6 @@ def check_every_ratio(phi, ratios, *, certify: bool = False, progress=None, incl
     c = point.values[0][1]  # a proved dependence at an admissible ratio: the verdict is that of the stratum there
     summary = (
         f"dependent at the ratio c = {c} of parallel experts (shared M, a2 = {c}·a1), found by the "
-        f"ratio scan and proved by sympy: {point.relation}"
+        f"ratio scan and proved exactly: {point.relation}"
     )
     return found_dependence(result, witness, setup.scope, summary, "the ratio scan")

@@ -17,7 +17,7 @@ reason and the scan goes on. The verdict per value is the rule of :func:`identch
 pair is a bracket [p_lo, p_hi]; bisection at exact rational midpoints, with the same rule,
 shrinks it to ``width``. Then a simple number (0, ±1, ±1/2, ±2, ±1/3, …: p/q, q ≤ 4, |p/q| ≤ 16) is
 checked exactly by a full :func:`~identcheck.check.run` at that rational value (relations named
-and proved by sympy; with ``certify`` also certified): a bracket end that is simple and not
+and proved exactly; with ``certify`` also certified): a bracket end that is simple and not
 identifiable (an isolated exceptional value such as b = 0), else the simplest number inside.
 
 **For all p.** When every evaluated value is not identifiable, the full check at a grid value

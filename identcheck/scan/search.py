@@ -19,7 +19,7 @@ L-BFGS-B with finite-difference gradients inside the box (:func:`scipy.optimize.
 snapped to dyadic rationals k/q (q = 8, 16, 32, 64; coordinates equal in size to within 1/(4q) get one
 value, so equalities and sign flips survive) and the snapped point is checked exactly: the probe of its
 components is decided by the check's rule (precision ladder: a dependence collapses with precision),
-its relations named by the families and proved by sympy (:func:`identcheck.check.run` on that probe
+its relations named by the families and proved exactly (:func:`identcheck.check.run` on that probe
 alone, counted even when inadmissible so that its relation is proved). It is a *witness found by
 search* when the decision is dependent; it is **new** when it is admissible ((A.1)–(A.5)), every
 a_c ≠ 0, its relation is proved, and it lies in none of the known sets (the left-out ones included).

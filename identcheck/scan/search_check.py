@@ -5,7 +5,7 @@ stratum); a one-component stratum is left out where the one-component lemma (doc
 already proves K = 1 for every (M, a ≠ 0) at this d on all of ℝ. The probes the check found dependent
 give the known sets their strata stand for. The outcome is ``details["search"]``
 (:class:`~identcheck.scan.search.SearchResult`). Only a *new* witness — a dependence found by the
-search, admissible, with every a ≠ 0, its relation proved by sympy, in no known set — makes the verdict
+search, admissible, with every a ≠ 0, its relation proved exactly, in no known set — makes the verdict
 *not identifiable* (proof), the probe checked exactly at its point the witness
 (:mod:`identcheck.scan.override`); a search that finds nothing changes nothing.
 """
@@ -127,6 +127,6 @@ def check_searching(
         return result
     summary = (
         f"dependent on the stratum of '{new.probe}' ({new.stratum}) at a point found by search, "
-        f"proved by sympy: {w.relation}"
+        f"proved exactly: {w.relation}"
     )
     return found_dependence(result, w.outcome, setup.scope, summary, "search")

@@ -107,14 +107,14 @@ class Relation:
 
     @property
     def tag(self) -> str:
-        """``'Euler/homogeneity: z*phi' = 1*phi, proved by sympy'``: family, hypothesis, proof."""
+        """``'Euler/homogeneity: z*phi' = 1*phi, proved exactly'``: family, hypothesis, proof."""
         tag = f"{self.family or 'unrecognised'}" + (f": {hypothesis_text(self.hypothesis)}" if self.hypothesis else "")
         if self.ties:
             tag += ", ties experts " + ", ".join(f"[{k}]" for k in self.ties)
         if self.family is None and self.exact is not None and not self.proved and not self.timed_out:
             tag += ", rational reading, not proved"
         timed_out = ", exact proof timed out: numeric evidence" if self.timed_out else ""
-        return tag + (", proved by sympy" if self.proved else timed_out)
+        return tag + (", proved exactly" if self.proved else timed_out)
 
     def to_dict(self) -> dict:
         return (

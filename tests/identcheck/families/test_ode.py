@@ -84,7 +84,7 @@ def test_single_expert_relation_is_the_ode_proved(phi):
 
 def test_the_ode_is_in_text_and_markdown():
     result = checked("gelu(z)")
-    assert "[ode: z**2*phi'' + (z**3 - 2*z)*phi' + (2 - z**2)*phi = 0, proved by sympy; order 2:" in result.to_text()
+    assert "[ode: z**2*phi'' + (z**3 - 2*z)*phi' + (2 - z**2)*phi = 0, proved exactly; order 2:" in result.to_text()
     assert "ode: z**2*phi'' + (z**3 - 2*z)*phi' + (2 - z**2)*phi = 0" in result._repr_markdown_()
 
 
