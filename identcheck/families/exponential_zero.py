@@ -20,21 +20,28 @@ is identically 0 wherever it is defined. This is the argument of the sympy route
 sparse multivariate polynomials over ℚ (``fmpq_mpoly``) instead of sympy's ``together`` and
 ``cancel``, and without expanding first.
 
-The test is one-sided: ``False`` means "not shown" (the rational function is not 0 with this
-reading of the subexpressions — two equal ones written differently are different indeterminates —
-or the expression has a part it does not read, e.g. a zero denominator); the caller then tries
-sympy's routes.
+:func:`cancels_in_flint` is one-sided: ``False`` means "not shown" (the rational function is not 0
+with this reading of the subexpressions — two equal ones written differently are different
+indeterminates — or the expression has a part it does not read, e.g. a zero denominator); the
+caller then tries sympy's routes. :func:`zero_in_flint` also says when those routes cannot do
+better: an expression whose only other parts are placeholders φ^(m)(w) at polynomial arguments w
+written out (w equal to its ``expand``), with no exponential of a constant (no e, no exp(c + …)),
+is read by sympy's ``expand`` and ``cancel`` with the same indeterminates — x, one T_β per
+monomial of the exponentials' arguments (a power of flint's, which changes no identity), the
+placeholders — so a rational function that is not 0 here is not 0 there (``False``).
 """
 
 from __future__ import annotations
 
 import math
-from functools import reduce
+from functools import lru_cache, reduce
 
 import flint
 import sympy as sp
 
-__all__ = ["cancels_in_flint"]
+from ..terms.type1 import _PhiDerivative
+
+__all__ = ["cancels_in_flint", "zero_in_flint"]
 
 
 class _Unreadable(Exception):
@@ -44,6 +51,13 @@ class _Unreadable(Exception):
 def cancels_in_flint(expr: sp.Expr, x) -> bool:
     """True when ``expr``, read as a rational function of x, exponentials of polynomials in x and
     opaque subexpressions (module docstring), is exactly 0; False when that was not shown."""
+    return zero_in_flint(expr, x) is True
+
+
+def zero_in_flint(expr: sp.Expr, x) -> bool | None:
+    """True when ``expr`` is exactly 0 in this reading (module docstring); False when it is not and
+    sympy's ``expand`` and ``cancel`` read it the same way (so they cannot show it either); None
+    when not shown otherwise."""
     x = tuple(x)
     try:
         reading = _Reading(x)
@@ -51,8 +65,10 @@ def cancels_in_flint(expr: sp.Expr, x) -> bool:
         reading.name_indeterminates()
         numerator, _ = reading.convert(expr)
     except (_Unreadable, ZeroDivisionError, sp.PolynomialError, sp.GeneratorsError):
-        return False
-    return numerator.is_zero()
+        return None
+    if numerator.is_zero():
+        return True
+    return False if reading.faithful else None
 
 
 class _Reading:
@@ -63,6 +79,7 @@ class _Reading:
         self.exponents: dict = {}  # exp atom → {monomial β: rational c_β}
         self.monomials: dict = {}  # β → index among the T_β
         self.opaque: dict = {}  # subexpression → index among the F_f
+        self.faithful = True  # sympy's expand and cancel would read it with the same indeterminates
 
     def collect(self, e) -> None:
         if e.is_Rational or e in self.x:
@@ -78,12 +95,18 @@ class _Reading:
             terms = self._exponent(e)
             if terms is None:
                 self.opaque.setdefault(e, len(self.opaque))
+                self.faithful = False
             else:
                 self.exponents[e] = terms
                 for beta in terms:
                     self.monomials.setdefault(beta, len(self.monomials))
+                self.faithful = self.faithful and e is not sp.E and (0,) * len(self.x) not in terms
         elif not (isinstance(e, sp.exp) or e is sp.E):
             self.opaque.setdefault(e, len(self.opaque))
+            self.faithful = self.faithful and self._written_out_placeholder(e)
+
+    def _written_out_placeholder(self, e) -> bool:
+        return isinstance(e, _PhiDerivative) and _written_out(e.args[0], self.x)
 
     def _exponent(self, e) -> dict | None:
         """{β: c_β} of an exponential's polynomial argument, or None when it is not one with rational coefficients."""
@@ -141,6 +164,15 @@ class _Reading:
         if e in self.opaque:
             return self.gens_f[self.opaque[e]], one
         raise _Unreadable(e)
+
+
+@lru_cache(maxsize=4096)
+def _written_out(w, x: tuple) -> bool:
+    """w is a polynomial in x with rational coefficients, equal to its ``expand`` (a placeholder's
+    argument as sympy's ``expand`` leaves it)."""
+    if not w.is_polynomial(*x) or w != w.expand():
+        return False
+    return all(c.is_Rational for c in sp.Poly(w, *x).coeffs()) if x else bool(w.is_Rational)
 
 
 def _add(a, b):

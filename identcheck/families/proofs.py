@@ -12,35 +12,22 @@ rational arguments — is first read as a rational function and cancelled in fli
 polynomials and the heat/Euler families), then ``simplify``. "Proved" means that exact arithmetic
 (flint's or sympy's) returned 0; nothing else counts as a proof.
 
-A relation found numerically and not recognised as a family is made exact by
-:func:`recover_relations`: with k = nullity, take as pivot columns P the k columns that depend on
-earlier ones (the reduced echelon form of the numerical null space N in term order,
-:mod:`echelon`: canonical, the same relations on every machine; QR with pivoting on Nᵀ only when
-N is too ill-separated for that), set λ_P = e_i, and solve the rest from the
-normal equations A_Rᵀ A_R λ_R = −A_Rᵀ A_P e_i in arb at high precision (A_R has full column rank
-exactly when N restricted to P is invertible). Each λ_j is then read as a rational p/q
-(continued fractions, q ≤ ``MAX_DENOMINATOR``, accepted only when |λ_j − p/q| < 10^-(digits/3));
-the parameters are dyadic rationals, so relations of the families have rational coefficients.
-The exact candidate is then *proved* like any other — a wrong guess cannot survive that step.
+A relation found numerically and not recognised as a family is first made exact by
+:func:`~identcheck.families.recovery.recover_relations`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
-from typing import Callable
+from functools import lru_cache
 
-import flint
-import numpy as np
 import sympy as sp
 
 from ..parse.activation import Z
-from ..terms.compile import arb_precision
 from ..terms.type1 import TermSet, _PhiDerivative, phi_placeholder, substitute_phi
 from ..util.budget import PROOF_SECONDS, Outcome, run
 from . import ODE, phi_properties
-from .echelon import dependent_columns, pivoted_rows
-from .exponential_zero import cancels_in_flint
+from .exponential_zero import zero_in_flint
 from .ode import phi_odes
 
 __all__ = [
@@ -51,13 +38,9 @@ __all__ = [
     "prove_relation",
     "relation_expression",
     "is_exact_zero",
-    "recover_relations",
-    "RECOVERY_DIGITS",
 ]
 
 MAX_OPS_FOR_SIMPLIFY = 4000
-RECOVERY_DIGITS = 120
-MAX_DENOMINATOR = 10**12
 
 
 def relation_expression(term_set: TermSet, derivatives: tuple | None, components, coefficients) -> sp.Expr:
@@ -73,17 +56,25 @@ def relation_expression(term_set: TermSet, derivatives: tuple | None, components
     coefficients : iterable of (column, exact coefficient)
     """
     n = len(term_set.terms)
-    values = [term_set.numeric_params(c.M, c.a) for c in components]
-    reference = term_set.quadratic.xreplace(values[0])
     parts = []
     for column, coeff in coefficients:
         comp, position = divmod(column, n)
-        reduced = term_set.terms[position].reduced.xreplace(values[comp])
-        if derivatives is not None:
-            reduced = substitute_phi(reduced, derivatives)
-        shift = sp.expand(term_set.quadratic.xreplace(values[comp]) - reference)
+        reduced, shift = _term_at(term_set, position, tuple(components), comp, derivatives)
         parts.append(coeff * sp.exp(shift) * reduced)
     return sp.Add(*parts)
+
+
+@lru_cache(maxsize=4096)
+def _term_at(term_set: TermSet, position: int, components: tuple, comp: int, derivatives: tuple | None):
+    """(term ``position`` over its exponential, at component ``comp``'s values, φ substituted unless
+    ``derivatives`` is None; xᵀ(M_comp − M_1)x): the same for every relation of a probe, built once."""
+    values = term_set.numeric_params(components[comp].M, components[comp].a)
+    reduced = term_set.terms[position].reduced.xreplace(values)
+    if derivatives is not None:
+        reduced = substitute_phi(reduced, derivatives)
+    first = term_set.numeric_params(components[0].M, components[0].a)
+    shift = sp.expand(term_set.quadratic.xreplace(values) - term_set.quadratic.xreplace(first))
+    return reduced, shift
 
 
 def prove_relation(
@@ -246,7 +237,9 @@ def _exact_zero(expr: sp.Expr, x, thorough: bool = True, derivatives: bool = Tru
 
     0. The expression read as a rational function of x, of exponentials of polynomials in x and
        of opaque parts, in flint (:mod:`~identcheck.families.exponential_zero`): most relations
-       cancel there, without expanding.
+       cancel there, without expanding. When it is not 0 there and steps 1–2 would read it with
+       the same indeterminates (``zero_in_flint`` is False), with ``thorough`` and
+       ``derivatives`` off nothing else is tried: those steps cannot show it either.
     1. ``expand`` (products and powers multiplied out; exp(a + b) and logs left whole).
     2. Exponentials made explicit (below); failing that, the same for every ∂/∂x_j together
        with expr(0) = 0, which suffices on the connected box [−1, 1]^d. Exponentials made
@@ -261,8 +254,9 @@ def _exact_zero(expr: sp.Expr, x, thorough: bool = True, derivatives: bool = Tru
     """
     # floats in the input are taken at their exact binary value: no rounding tolerance anywhere
     expr = expr.xreplace({f: sp.Rational(f) for f in expr.atoms(sp.Float)})
-    if cancels_in_flint(expr, x):
-        return True
+    in_flint = zero_in_flint(expr, x)
+    if in_flint is not None and (in_flint or not (thorough or derivatives)):
+        return in_flint  # not 0 where steps 1–2 read it the same way, and 3 and the derivatives are not asked for
     expanded = _expand(expr)
     if expanded == 0:
         return True
@@ -325,67 +319,3 @@ def _cancels_with_exponential_symbols(expr: sp.Expr, x) -> bool:
         replacement[e] = value
     reduced = expr.xreplace(replacement)
     return sp.cancel(sp.together(reduced)) == 0
-
-
-def recover_relations(
-    null_space: np.ndarray, arb_matrix: Callable[[int], "flint.arb_mat"], digits: int = RECOVERY_DIGITS
-):
-    """Exact rational candidates for a numerical null space (see the module docstring).
-
-    Parameters
-    ----------
-    null_space : ndarray, shape (T, k)
-        Numerical null directions (any basis).
-    arb_matrix : callable
-        ``arb_matrix(digits)`` returns the n × T matrix as a ``flint.arb_mat`` at ``digits`` digits.
-    digits : int
-
-    Returns
-    -------
-    list of tuple or None
-        Per basis relation, ``((column, sympy.Rational), ...)``: its pivot column first (coefficient
-        1, and 0 in every other relation), then the other nonzero coefficients by column; None for
-        a relation whose coefficients were not all recognised as rationals.
-    """
-    T, k = null_space.shape
-    if k == 0:
-        return []
-    chosen = dependent_columns(null_space, k)  # canonical: the reduced echelon form in term order
-    if chosen is None:  # an ill-separated null space: the pivots of a column-pivoted QR
-        chosen = sorted(pivoted_rows(null_space, k))
-    rest = [j for j in range(T) if j not in chosen]
-    with arb_precision(digits):
-        a = arb_matrix(digits).mid()
-        n = a.nrows()
-        a_rest = flint.arb_mat([[a[i, j] for j in rest] for i in range(n)])
-        a_piv = flint.arb_mat([[a[i, j] for j in chosen] for i in range(n)])
-        gram = (a_rest.transpose() * a_rest).mid()
-        rhs = -(a_rest.transpose() * a_piv).mid()
-        try:
-            solution = gram.solve(rhs, algorithm="approx") if rest else None
-        except ZeroDivisionError:
-            return [None] * k
-        tolerance = Fraction(1, 10 ** (digits // 3))
-        out: list[tuple | None] = []
-        for i in range(k):
-            coefficients = [(chosen[i], sp.Integer(1))]
-            rational = True  # False when a coefficient does not read as a rational
-            for r, column in enumerate(rest):
-                assert solution is not None  # solved above whenever rest has columns
-                value = _rational(solution[r, i], tolerance)
-                if value is None:
-                    rational = False
-                    break
-                if value != 0:
-                    coefficients.append((column, value))
-            out.append(tuple(coefficients) if rational else None)
-        return out
-
-
-def _rational(value, tolerance: Fraction):
-    mantissa, exponent = value.mid().man_exp()
-    exact = Fraction(int(mantissa)) * (Fraction(2) ** int(exponent))
-    guess = exact.limit_denominator(MAX_DENOMINATOR)
-    if abs(exact - guess) >= tolerance:
-        return None
-    return sp.Rational(guess.numerator, guess.denominator)

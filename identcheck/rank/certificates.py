@@ -8,7 +8,7 @@
   :func:`replay_interval` here, given the condition, checks the record against the probe's claim,
   :func:`claim_mismatch`, and repeats the test).
 - **dependent** → exact relations: the numerical null space is turned into rational relations
-  (:func:`~certify.recover_relations`) and each is proved identically zero in x in exact arithmetic
+  (:func:`~identcheck.families.recovery.recover_relations`) and each is proved identically zero in x in exact arithmetic
   (:func:`~certify.is_exact_zero`). One proved relation proves the dependence: kind ``"proof"``.
   When all k basis relations are proved *and* the remaining columns are certified independent
   by the interval test, the nullity is exactly k (``"nullity_exact": true``).
@@ -28,7 +28,7 @@ from sympy import Rational
 
 from ..errors import IdentcheckError
 from ..evidence import Certificate, CertificateDetail, CertificateKind
-from ..families.proofs import recover_relations
+from ..families.recovery import recover_relations
 from ..families.relations import tied_components
 from ..results import Relation
 from ..util.budget import Outcome

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from identcheck import check
 from identcheck.errors import IdentcheckError
-from identcheck.families.proofs import prove_relation, recover_relations
+from identcheck.families.proofs import prove_relation
+from identcheck.families.recovery import recover_relations
 from identcheck.rank.rule import decide_rank
 from identcheck.replay import replay
 
