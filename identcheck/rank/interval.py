@@ -32,6 +32,7 @@ rows cannot shrink ‖Bλ‖).
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Callable, Sequence
@@ -251,7 +252,9 @@ def _arb_inverse(s):
         return None
 
 
+@functools.lru_cache(maxsize=64)
 def _identity(n):
+    """The n × n identity (exact at every precision; shared, so never modified in place)."""
     return flint.arb_mat(n, n, [int(i == j) for i in range(n) for j in range(n)])
 
 
