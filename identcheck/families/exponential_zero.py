@@ -41,7 +41,12 @@ import sympy as sp
 
 from ..terms.type1 import _PhiDerivative
 
-__all__ = ["cancels_in_flint", "zero_in_flint"]
+__all__ = ["cancels_in_flint", "zero_in_flint", "MAX_EXPONENT"]
+
+#: The largest power read — of a T_β (L·|c_β|) or an integer power in the expression: past it the
+#: expression is left to sympy, whose Python code a proof's budget can stop; flint's multiplications
+#: and gcds at degree 10⁸ take a minute inside one C call. The catalog's largest T-power is 144.
+MAX_EXPONENT = 4096
 
 
 class _Unreadable(Exception):
@@ -90,6 +95,8 @@ class _Reading:
             for arg in e.args:
                 self.collect(arg)
         elif e.is_Pow and e.exp.is_Integer:
+            if abs(e.exp) > MAX_EXPONENT:
+                raise _Unreadable(e)  # a power flint would expand in one long C call
             self.collect(e.base)
         elif (isinstance(e, sp.exp) or e is sp.E) and e not in self.exponents:
             terms = self._exponent(e)
@@ -129,6 +136,8 @@ class _Reading:
         self.gens_f = gens[len(self.x) + len(self.monomials) :]
         denominators = [c.q for terms in self.exponents.values() for c in terms.values()]
         self.common = reduce(math.lcm, denominators, 1)
+        if any(abs(c * self.common) > MAX_EXPONENT for terms in self.exponents.values() for c in terms.values()):
+            raise _Unreadable("an exponent past MAX_EXPONENT")  # flint's C code would not heed a budget's alarm
         self.one = self.context.constant(1)
 
     def convert(self, e):
