@@ -64,6 +64,8 @@ def zero_in_flint(expr: sp.Expr, x) -> bool | None:
     sympy's ``expand`` and ``cancel`` read it the same way (so they cannot show it either); None
     when not shown otherwise."""
     x = tuple(x)
+    if not x or not expr.is_commutative or expr.has(sp.zoo, sp.nan, sp.oo, sp.S.NegativeInfinity):
+        return None  # nothing to read the exponentials in; or not a function of x at all
     try:
         reading = _Reading(x)
         reading.collect(expr)
@@ -120,7 +122,7 @@ class _Reading:
         if e is sp.E:
             return {(0,) * len(self.x): sp.Integer(1)}
         argument = e.args[0]
-        if not argument.is_polynomial(*self.x):
+        if not argument.free_symbols <= set(self.x) or not argument.is_polynomial(*self.x):
             return None
         terms = dict(sp.Poly(argument, *self.x).terms())
         return terms if all(c.is_Rational for c in terms.values()) else None

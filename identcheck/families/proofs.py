@@ -56,10 +56,11 @@ def relation_expression(term_set: TermSet, derivatives: tuple | None, components
     coefficients : iterable of (column, exact coefficient)
     """
     n = len(term_set.terms)
+    phi = tuple(derivatives) if derivatives is not None else None
     parts = []
     for column, coeff in coefficients:
         comp, position = divmod(column, n)
-        reduced, shift = _term_at(term_set, position, tuple(components), comp, derivatives)
+        reduced, shift = _term_at(term_set, position, tuple(components), comp, phi)
         parts.append(coeff * sp.exp(shift) * reduced)
     return sp.Add(*parts)
 
@@ -87,7 +88,7 @@ def prove_relation(
     symmetry: tuple | None = None,
     family: str | None = None,
 ) -> Outcome:
-    """Truthy when sympy reduces the relation to exactly 0 (for all x); falsy if it could not.
+    """Truthy when the relation reduces to exactly 0 (for all x) in exact arithmetic; falsy if not shown.
 
     ``thorough=False`` skips the last, slow resort (``simplify``). The whole proof, building the
     expression included, runs under a budget of ``seconds`` (:mod:`budget`); the outcome's
@@ -301,7 +302,11 @@ def _cancels_with_exponential_symbols(expr: sp.Expr, x) -> bool:
     exponentials = list(expr.atoms(sp.exp))
     decompositions = []
     monomials: set = set()
+    if exponentials and not x:
+        return False  # no variables to read the exponentials' arguments in
     for e in exponentials:
+        if not e.args[0].free_symbols <= set(x):
+            return False  # an exponential of another symbol: not read
         poly = sp.Poly(sp.expand(e.args[0]), *x)
         terms = dict(poly.terms())
         if not all(c.is_Rational for c in terms.values()):

@@ -128,3 +128,13 @@ def test_exponents_past_the_bound_are_left_to_sympy():
         assert zero_in_flint(expr, X) is read
     assert zero_in_flint((1 + x1) ** (MAX_EXPONENT + 1) - (1 + x1) ** (MAX_EXPONENT + 1), X) is True  # sympy: 0
     assert zero_in_flint((1 + x1) ** (MAX_EXPONENT + 1) * (1 - x1) - x2, X) is None
+
+
+def test_what_is_not_a_function_of_x_is_not_read():
+    y, z = sp.symbols("y z")
+    identity = x1**2 + 2 * x1 + 1 - (x1 + 1) ** 2  # a zero sympy keeps unexpanded
+    assert zero_in_flint(sp.zoo * identity, X) is None  # nan, not 0
+    a, b = sp.symbols("a b", commutative=False)
+    assert zero_in_flint(a * b - b * a, X) is None
+    assert zero_in_flint(sp.exp(y) - sp.exp(z), ()) is None  # no x to read exp's arguments in
+    assert not cancels_in_flint(sp.exp(y * x1) - sp.exp(z * x1), X)
