@@ -43,12 +43,10 @@ def probe_times(phi: str, dim: int, repeats: int):
             start = time.perf_counter()
             cert, _ = certify_probe(decision, matrix, condition.prover(probe, matrix), relations)
             times.append(time.perf_counter() - start)
+        d = cert.detail.to_dict() if cert.detail is not None else {}
         if cert.kind == "interval":
-            what = (
-                f"interval, sigma_min >= {cert.detail['sigma_min_lower_bound']:.1e} at {cert.detail['digits']} digits"
-            )
+            what = f"interval, sigma_min >= {d['sigma_min_lower_bound']:.1e} at {d['digits']} digits"
         elif cert.kind == "proof":
-            d = cert.detail
             what = f"proof, {d['proved']}/{d['nullity']} relations" + (
                 ", nullity exact" if d.get("nullity_exact") else ""
             )

@@ -74,7 +74,7 @@ def check(
         Called as ``progress(done, total, probe_name)`` after each probe.
     certify : bool
         Certify each probe's outcome (:mod:`certificates`): independence by interval arithmetic,
-        dependence by exact relations proved with sympy. Evidence becomes ``"proof"`` only when
+        dependence by exact relations proved exactly. Evidence becomes ``"proof"`` only when
         every claim behind the verdict is certified. Without it, the witness probe's relations
         are still proved exactly when the check's budget allows (no certificate recorded).
     include_inadmissible : bool

@@ -34,10 +34,10 @@ class Verdict(StrEnum):
 
 
 class Evidence(StrEnum):
-    """What a verdict rests on: ``PROOF`` (sympy reduced the witness relation to an exact 0, or every
+    """What a verdict rests on: ``PROOF`` (exact arithmetic reduced the witness relation to 0, or every
     counted probe carries a proof certificate) or ``NUMERIC`` (the precision ladder alone)."""
 
-    PROOF = "proof"  # sympy reduced the witness to 0, or every probe carries a proof certificate
+    PROOF = "proof"  # the witness reduced to 0 exactly, or every probe carries a proof certificate
     NUMERIC = "numeric"  # decided by the precision ladder only
 
 

@@ -91,7 +91,7 @@ class FamilyProof:
             return f"{self.family}: {self.hypothesis} not shown for this phi ({self.note})"
         lines = [f"{self.family}: {self.hypothesis_shown}", f"  identity: {self.shown(self.identity)}"]
         for what, shown, ok in self.steps:
-            lines.append(f"  {what}: {self.shown(shown)}  ->  {'exact 0 (sympy)' if ok else 'not reduced to 0'}")
+            lines.append(f"  {what}: {self.shown(shown)}  ->  {'exact 0' if ok else 'not reduced to 0'}")
         lines.append(
             "  PROVED for all x, symmetric M, a" if self.proved else f"  not proved: {self.note or 'a step failed'}"
         )

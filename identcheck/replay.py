@@ -14,7 +14,7 @@ against what the probe *claims*, rebuilt from the condition and never read from 
 with exactly the recorded components; an independent probe (``dependent: false``, nullity 0)
 needs a minor on exactly all the columns its rank decision judged (``condition.matrix``), a
 dependent one of nullity k its k recorded relations — each proved identically zero again by the
-condition's sympy prover, each with a pivot (its first column) no other relation uses — and a
+condition's exact prover, each with a pivot (its first column) no other relation uses — and a
 minor on exactly the other columns (the ``rest_certificate``); the minor's rows must be distinct
 sample points of the probe, the recorded points exactly those. Only then is the interval test
 repeated (:func:`~identcheck.rank.certificates.replay_interval`). A record that fits no claim is not

@@ -1,9 +1,9 @@
 """Results of a check, as frozen dataclasses, with their JSON form: the ground floor every builder imports.
 
 Verdicts are three-valued and one-sided (docs/method.md §9): ``not identifiable`` when a probe that
-counts has a dependence (the witness) — confirmed at two precisions, or settled by relations sympy
-proved (the rank rule's step 2b); ``evidence = "proof"`` when sympy reduced its relation to an
-exact 0; ``identifiable`` when every probe that counts is independent (``"proof"`` only with
+counts has a dependence (the witness) — confirmed at two precisions, or settled by relations proved
+exactly (the rank rule's step 2b); ``evidence = "proof"`` when its relation was reduced to 0 in
+exact arithmetic; ``identifiable`` when every probe that counts is independent (``"proof"`` only with
 ``certify`` and every counted independence proved in interval arithmetic — at those parameter
 values only, as the summary says); ``inconclusive`` otherwise. A probe counts unless it violates
 the paper's assumptions (A.1)–(A.5) (``admissible`` false; counted with ``include_inadmissible``)

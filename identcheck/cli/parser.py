@@ -109,7 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument(
         "--certify",
         action="store_true",
-        help="certify each probe: independence by interval arithmetic, dependence by exact relations proved with sympy",
+        help="certify each probe: independence by interval arithmetic, dependence by exact relations proved exactly",
     )
     c.add_argument(
         "--ratios",
@@ -146,7 +146,7 @@ def build_parser() -> argparse.ArgumentParser:
     pos.add_argument("--json", action="store_true")
     pde = sub.add_parser(
         "prove-pde",
-        help="prove the relation families phi satisfies, for general x, M, a (exact, sympy)",
+        help="prove the relation families phi satisfies, for general x, M, a (exact arithmetic)",
         description="For each known family (Euler/homogeneity = the paper's PDE (5), heat, Gaussian, zero phi'', "
         "symmetry): whether phi satisfies its hypothesis and, if so, the exact proof of the identity "
         "for all parameters.",

@@ -277,13 +277,13 @@ class Condition(ABC):
 
     @abstractmethod
     def prover(self, probe, matrix: ProbeMatrix) -> Callable[..., bool]:
-        """``prove(coefficients, thorough=False, family=None)``: True when sympy proved
-        Σ λ_c column_c ≡ 0 (``coefficients``: pairs (column, exact λ))."""
+        """``prove(coefficients, thorough=False, family=None)``: True when Σ λ_c column_c ≡ 0 was
+        proved exactly (``coefficients``: pairs (column, exact λ))."""
 
     def relations_prover(self, probe, matrix: ProbeMatrix) -> Callable[..., ProvedNull | None] | None:
         """``prove_null`` for the rank rule's step 2b (:mod:`~identcheck.rank.relations_first`), None
         unless ``relations_first``: those of :meth:`explain`'s relations on the provisional float64
-        null space that sympy proved, with rational coefficients on columns of the matrix (None
+        null space that were proved exactly, with rational coefficients on columns of the matrix (None
         when there is none)."""
         if not self.relations_first:
             return None

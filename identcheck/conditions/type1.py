@@ -6,7 +6,7 @@ component by component, labelled ``label[c]`` when C > 1 and keyed ``(c, derivat
 ``derivative`` the term's typed variables, in parameter order, e.g. ``(("M", 0, 0), ("a", 0))`` for
 ∂²ū/∂M11∂a1, :attr:`~identcheck.terms.type1.Term.key`; ``()`` for ū). A null space is read against the
 relation families φ satisfies (:mod:`~identcheck.families`; the ``ode`` family only where the named
-ones leave some of it unexplained); relations are proved with sympy (:mod:`~identcheck.families.proofs`).
+ones leave some of it unexplained); relations are proved exactly (:mod:`~identcheck.families.proofs`).
 An independent probe with a stratum carries the premise of the almost-everywhere lemma
 (:mod:`~identcheck.rank.almost_everywhere`: every column is analytic in θ where φ is, at every aᵀx);
 the result's ``details["one_component"]`` is the lemma for one component and every parameter

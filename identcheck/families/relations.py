@@ -30,7 +30,7 @@ templates of the known families (:mod:`families`), all in column-scaled coordina
    pivots) and proves them (:func:`~identcheck.rank.certificates.certify_probe`). Otherwise a raw
    relation is printed with float coefficients.
 
-Kept templates are proved with sympy (:mod:`certify`).
+Kept templates are proved exactly (:mod:`~identcheck.families.proofs`).
 """
 
 from __future__ import annotations

@@ -153,7 +153,7 @@ def certify_probe(decision, matrix, prove: Callable[[tuple], bool], relations: t
         containing the exact values), ``points``, ``labels``, ``keys`` and ``columns`` (their positions in
         the probe's full column list, recorded for :func:`replay_interval`).
     prove : callable
-        ``prove(coefficients)`` → truthy when sympy proved Σ λ_c column_c ≡ 0 (an
+        ``prove(coefficients)`` → truthy when Σ λ_c column_c ≡ 0 was proved exactly (an
         :class:`~identcheck.util.budget.Outcome` also says when the proof timed out: counted in
         ``detail["timed_out"]``, present only when non-zero).
     relations : tuple of Relation
@@ -202,7 +202,7 @@ def certify_probe(decision, matrix, prove: Callable[[tuple], bool], relations: t
         why_not = (
             "coefficients not recognised as rationals"
             if not recovered
-            else "sympy did not reduce the recovered relations to 0"
+            else "the recovered relations did not reduce to 0 in exact arithmetic"
         ) + (f" ({timed_out} exact proof(s) timed out)" if timed_out else "")
     detail = RelationsDetail(
         decision.nullity, recovered, exact_relations, method, nullity_exact, rest_detail, timed_out, why_not

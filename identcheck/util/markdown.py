@@ -87,7 +87,7 @@ def proof_markdown(proof) -> str:
         "",
     ]
     for what, shown, ok in proof.steps:
-        lines.append(f"- {what}: {code(proof.shown(shown))} → {'exact 0 (sympy)' if ok else 'not reduced to 0'}")
+        lines.append(f"- {what}: {code(proof.shown(shown))} → {'exact 0' if ok else 'not reduced to 0'}")
     lines += [
         "",
         "**PROVED** for all x, symmetric M, a" if proof.proved else f"not proved: {proof.note or 'a step failed'}",
