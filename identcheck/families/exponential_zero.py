@@ -20,15 +20,15 @@ is identically 0 wherever it is defined. This is the argument of the sympy route
 sparse multivariate polynomials over ℚ (``fmpq_mpoly``) instead of sympy's ``together`` and
 ``cancel``, and without expanding first.
 
-:func:`cancels_in_flint` is one-sided: ``False`` means "not shown" (the rational function is not 0
-with this reading of the subexpressions — two equal ones written differently are different
-indeterminates — or the expression has a part it does not read, e.g. a zero denominator); the
-caller then tries sympy's routes. :func:`zero_in_flint` also says when those routes cannot do
-better: an expression whose only other parts are placeholders φ^(m)(w) at polynomial arguments w
-written out (w equal to its ``expand``), with no exponential of a constant (no e, no exp(c + …)),
-is read by sympy's ``expand`` and ``cancel`` with the same indeterminates — x, one T_β per
-monomial of the exponentials' arguments (a power of flint's, which changes no identity), the
-placeholders — so a rational function that is not 0 here is not 0 there (``False``).
+:func:`zero_in_flint` answers True (0), None ("not shown": the rational function is not 0 with
+this reading of the subexpressions — two equal ones written differently are different
+indeterminates — or the expression has a part it does not read, e.g. a zero denominator; the
+caller then tries sympy's routes) or False, when those routes cannot do better either: an
+expression whose only other parts are placeholders φ^(m)(w) at polynomial arguments w written
+out (w equal to its ``expand``), with no exponential of a constant (no e, no exp(c + …)), is read
+by sympy's ``expand`` and ``cancel`` with the same indeterminates — x, one T_β per monomial of
+the exponentials' arguments (a power of flint's, which changes no identity), the placeholders —
+so a rational function that is not 0 here is not 0 there.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ import sympy as sp
 
 from ..terms.type1 import _PhiDerivative
 
-__all__ = ["cancels_in_flint", "zero_in_flint", "MAX_EXPONENT"]
+__all__ = ["zero_in_flint", "MAX_EXPONENT"]
 
 #: The largest power read — of a T_β (L·|c_β|) or an integer power in the expression: past it the
 #: expression is left to sympy, whose Python code a proof's budget can stop; flint's multiplications
@@ -51,12 +51,6 @@ MAX_EXPONENT = 4096
 
 class _Unreadable(Exception):
     """A part of the expression this reading does not cover (the test then says "not shown")."""
-
-
-def cancels_in_flint(expr: sp.Expr, x) -> bool:
-    """True when ``expr``, read as a rational function of x, exponentials of polynomials in x and
-    opaque subexpressions (module docstring), is exactly 0; False when that was not shown."""
-    return zero_in_flint(expr, x) is True
 
 
 def zero_in_flint(expr: sp.Expr, x) -> bool | None:

@@ -113,20 +113,20 @@ def prove_relation(
     )
 
     def attempt():
+        plain, concrete = relation_expression(term_set, None, components, coefficients), None
         if family == ODE:
+            concrete = relation_expression(term_set, derivatives, components, coefficients)
             # φ's closed form often cancels at once in flint (gelu's erf and Gaussian, a rational φ)
-            if zero_in_flint(relation_expression(term_set, derivatives, components, coefficients), term_set.x):
+            if zero_in_flint(concrete, term_set.x):
                 return True
-            plain = relation_expression(term_set, None, components, coefficients)
             if any(reduces_by_ode(plain, operator) for _, operator in phi_odes(tuple(derivatives), term_set.dim)[0]):
                 return True
-        abstract, rewritten = apply_hypotheses(
-            relation_expression(term_set, None, components, coefficients), hypotheses
-        )
+        abstract, rewritten = apply_hypotheses(plain, hypotheses)
         if rewritten and _exact_zero(abstract, term_set.x, False, False):
             return True
-        expr = relation_expression(term_set, derivatives, components, coefficients)
-        return _exact_zero(expr, term_set.x, thorough, True)
+        if concrete is None:  # φ substituted only now: the abstract routes above did not need it
+            concrete = relation_expression(term_set, derivatives, components, coefficients)
+        return _exact_zero(concrete, term_set.x, thorough, True)
 
     proved, timed_out = run(attempt, seconds=seconds, default=False)
     return Outcome(proved, timed_out)
