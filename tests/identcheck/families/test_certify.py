@@ -14,6 +14,7 @@ from identcheck.families.proofs import (
     prove_relation,
     relation_expression,
 )
+from identcheck.terms.probes import Component
 
 
 def _euler_template(term_set, phi="z"):
@@ -78,3 +79,20 @@ def test_gaussian_and_zero_second_rewrites(term_set_2d):
     abstract = relation_expression(term_set_2d, None, probe.components, template.coefficients)
     assert not _exact_zero(abstract, term_set_2d.x, False, False)
     assert _exact_zero(apply_hypotheses(abstract, Hypotheses(zero_second=True))[0], term_set_2d.x, False, False)
+
+
+def test_a_relation_between_components_carries_their_exponentials(term_set_2d):
+    """ū of two components with the same a: ū[1] − ū[2] = exp(xᵀM₁x)φ(aᵀx) − exp(xᵀM₂x)φ(aᵀx), which is 0
+    exactly when M₁ = M₂ — the factor exp(xᵀ(M₂ − M₁)x) of the second term decides it."""
+    act = parse_activation("tanh(z)")
+    half, a = sp.Rational(1, 2), (sp.Rational(3, 4), -sp.Rational(1, 8))
+    m1 = ((half, 0), (0, -half))
+    m2 = ((half, sp.Rational(1, 4)), (sp.Rational(1, 4), -half))
+    n = len(term_set_2d.terms)
+    position = next(i for i, t in enumerate(term_set_2d.terms) if t.derivative == ())  # ū itself
+    coefficients = [(position, sp.Integer(1)), (n + position, sp.Integer(-1))]
+    same = (Component(m1, a), Component(m1, a))
+    different = (Component(m1, a), Component(m2, a))
+    assert prove_relation(term_set_2d, act.derivatives, same, coefficients)
+    assert not prove_relation(term_set_2d, act.derivatives, different, coefficients)
+    assert relation_expression(term_set_2d, None, different, coefficients).has(sp.exp)

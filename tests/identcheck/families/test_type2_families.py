@@ -105,3 +105,18 @@ def test_a_wrong_relation_is_refused_without_an_exact_attempt(monkeypatch):
         outcome = families.prover(ts, act, values, list(range(len(labels))), True)(relation, False, "symmetry")
         assert bool(outcome) is expected and not outcome.timed_out
         assert calls == ([] if not expected else [1])  # wrong: no exact attempt; right: the abstract parity route
+
+
+def test_without_the_parity_rewrite_phi_is_substituted_and_proves_it(monkeypatch):
+    """sin's symmetry relation φ(f²) + φ(f¹) on the head f² = −f¹ with the parity route disabled: the
+    last route substitutes sin and proves sin(−f¹) + sin(f¹) ≡ 0 (not the symmetry's family then);
+    with φ left abstract it could not, and a wrong sign is refused."""
+    monkeypatch.setattr(families, "apply_parity", lambda expr, *args: (expr, False))
+    act = parse_activation("sin(z)")
+    ts, config, values = _head("channel 2 = -channel 1")
+    labels = [t.label for t in ts.terms]
+    prove = families.prover(ts, act, values, list(range(len(labels))), True)
+    first, second = labels.index("φ(f1)"), labels.index("φ(f2)")
+    outcome = prove(((second, sp.Integer(1)), (first, sp.Integer(1))), False, "symmetry")
+    assert outcome and outcome.family is None
+    assert not prove(((second, sp.Integer(1)), (first, sp.Integer(-1))), False, "symmetry")
